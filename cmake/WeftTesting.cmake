@@ -1,0 +1,32 @@
+include(CTest)
+include(GoogleTest)
+
+# weft_add_gtest(NAME name SOURCES a.cc b.cc LIBS lib... LABEL unit|integration
+#                [TIMEOUT seconds] [RUN_SERIAL])
+# One executable per call; every TEST in it becomes one ctest test carrying the label.
+# A test that calls GTEST_SKIP() is reported by ctest as skipped, with its printed reason.
+function(weft_add_gtest)
+  cmake_parse_arguments(T "RUN_SERIAL" "NAME;LABEL;TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  if(NOT WEFT_BUILD_TESTS)
+    return()
+  endif()
+  if(NOT T_LABEL MATCHES "^(unit|integration)$")
+    message(FATAL_ERROR "weft_add_gtest(${T_NAME}): LABEL must be unit or integration")
+  endif()
+  if(NOT T_TIMEOUT)
+    if(T_LABEL STREQUAL "unit")
+      set(T_TIMEOUT 60)
+    else()
+      set(T_TIMEOUT 300)
+    endif()
+  endif()
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gmock GTest::gtest_main Threads::Threads)
+  target_compile_definitions(${T_NAME} PRIVATE
+    WEFT_SOURCE_DIR="${CMAKE_SOURCE_DIR}" WEFT_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  set(props LABELS ${T_LABEL} TIMEOUT ${T_TIMEOUT} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+  if(T_RUN_SERIAL)
+    list(APPEND props RUN_SERIAL TRUE)
+  endif()
+  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES ${props})
+endfunction()

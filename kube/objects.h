@@ -1,0 +1,37 @@
+// Small accessors over Kubernetes objects held as JSON, shared by every part.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "kube/quantity.h"
+
+namespace weft::kube {
+
+std::string name_of(const nlohmann::json& obj);
+std::string namespace_of(const nlohmann::json& obj);   // "" for cluster-scoped objects
+std::string key_of(const nlohmann::json& obj);          // "ns/name" or "name"
+std::string kind_of(const nlohmann::json& obj);
+std::string annotation(const nlohmann::json& obj, const std::string& key, const std::string& fallback = "");
+std::string label(const nlohmann::json& obj, const std::string& key, const std::string& fallback = "");
+
+// A pod's effective request: sum over containers, max with each init container,
+// plus spec.overhead. Errors name the container and resource.
+Result<ResourceList> pod_requests(const nlohmann::json& pod);
+// status.allocatable (falling back to capacity) of a Node.
+Result<ResourceList> node_allocatable(const nlohmann::json& node);
+// Ready condition True.
+bool node_ready(const nlohmann::json& node);
+bool node_unschedulable(const nlohmann::json& node);   // spec.unschedulable (cordon)
+// spec.priority, else 0.
+int32_t pod_priority(const nlohmann::json& pod);
+// Pods that have finished hold no resources.
+bool pod_terminal(const nlohmann::json& pod);          // phase Succeeded or Failed
+// ownerReferences[controller=true].kind, or "" for a bare pod.
+std::string controller_kind(const nlohmann::json& pod);
+bool pod_is_mirror(const nlohmann::json& pod);          // kubernetes.io/config.mirror annotation
+
+}  // namespace weft::kube

@@ -1,0 +1,77 @@
+// Label selectors (matchLabels/matchExpressions and the string form), field
+// selectors, and required node affinity.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+
+namespace weft::kube {
+
+using Labels = std::map<std::string, std::string>;
+
+struct Requirement {
+  enum class Op { In, NotIn, Exists, DoesNotExist, Equals, NotEquals, Gt, Lt };
+  std::string key;
+  Op op = Op::Exists;
+  std::vector<std::string> values;
+  bool matches(const Labels& labels) const;
+};
+
+class LabelSelector {
+ public:
+  // {matchLabels:{..}, matchExpressions:[{key,operator,values}]}; null/absent selects everything.
+  static Result<LabelSelector> from_json(const nlohmann::json& selector);
+  // "app=web,tier!=db,env in (a,b),!legacy,release" (as kubectl -l and ?labelSelector=).
+  static Result<LabelSelector> parse(const std::string& text);
+  bool matches(const Labels& labels) const;
+  bool empty() const { return requirements_.empty(); }
+  const std::vector<Requirement>& requirements() const { return requirements_; }
+
+ private:
+  std::vector<Requirement> requirements_;
+};
+
+// "metadata.name=a,spec.nodeName!=b,status.phase=Running": each field a dotted path in the object.
+// An empty value matches an absent field ("spec.nodeName=" selects unbound pods).
+class FieldSelector {
+ public:
+  static Result<FieldSelector> parse(const std::string& text);
+  bool matches(const nlohmann::json& object) const;
+  bool empty() const { return terms_.empty(); }
+
+ private:
+  struct Term {
+    std::string path;
+    bool equal = true;
+    std::string value;
+  };
+  std::vector<Term> terms_;
+};
+
+// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution plus spec.nodeSelector.
+// Terms are ORed, expressions within a term ANDed; matchFields supports metadata.name.
+class NodeAffinity {
+ public:
+  static Result<NodeAffinity> from_pod(const nlohmann::json& pod);
+  bool matches(const std::string& node_name, const Labels& node_labels) const;
+  bool empty() const { return node_selector_.empty() && terms_.empty(); }
+
+ private:
+  struct Term {
+    std::vector<Requirement> label_requirements;
+    std::vector<Requirement> field_requirements;  // key "metadata.name"
+  };
+  Labels node_selector_;
+  std::vector<Term> terms_;
+  bool has_required_ = false;
+};
+
+Labels labels_of(const nlohmann::json& object);       // metadata.labels
+Labels annotations_of(const nlohmann::json& object);  // metadata.annotations
+
+}  // namespace weft::kube
