@@ -10,7 +10,7 @@ Status setup_logging(const std::string& binary, const std::string& level) {
   if (lvl == spdlog::level::off && level != "off") {
     return make_error("--log-level: unknown level '" + level + "' (trace|debug|info|warn|error)");
   }
-  auto logger = spdlog::stderr_logger_mt(binary);
+  auto logger = spdlog::get(binary) ? spdlog::get(binary) : spdlog::stderr_color_mt(binary);
   logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %n: %v");
   logger->set_level(lvl);
   spdlog::set_default_logger(logger);

@@ -16,6 +16,8 @@ namespace weft::kube {
 
 // "500m" -> 500, "2" -> 2000, "1Ki" -> 1024000, "1e3" -> 1000000. Invalid -> error naming the text.
 Result<int64_t> parse_quantity_milli(std::string_view text);
+Result<int64_t> parse_quantity_milli(const std::string& text);
+Result<int64_t> parse_quantity_milli(const char* text);
 // Accepts a JSON string or number (as the API sometimes carries numbers).
 Result<int64_t> parse_quantity_milli(const nlohmann::json& value);
 

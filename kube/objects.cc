@@ -1,0 +1,131 @@
+#include "kube/objects.h"
+
+namespace weft::kube {
+namespace {
+
+const nlohmann::json& empty_object() {
+  static const nlohmann::json e = nlohmann::json::object();
+  return e;
+}
+
+const nlohmann::json& field(const nlohmann::json& obj, const char* name) {
+  if (!obj.is_object()) return empty_object();
+  auto it = obj.find(name);
+  return it == obj.end() || it->is_null() ? empty_object() : *it;
+}
+
+std::string string_at(const nlohmann::json& obj, const char* name) {
+  const auto& v = field(obj, name);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+std::string map_value(const nlohmann::json& obj, const char* map, const std::string& key, const std::string& fallback) {
+  const auto& m = field(field(obj, "metadata"), map);
+  auto it = m.find(key);
+  return it != m.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// A container's request: requests, with each limit standing in for a missing request
+// (as the API server defaults them).
+Result<ResourceList> container_request(const nlohmann::json& c, const std::string& where) {
+  const auto& res = field(c, "resources");
+  auto req = parse_resource_list(field(res, "requests"));
+  if (!req) return wrap(req.error(), where + ".resources.requests");
+  auto lim = parse_resource_list(field(res, "limits"));
+  if (!lim) return wrap(lim.error(), where + ".resources.limits");
+  for (const auto& [k, v] : *lim)
+    if (!req->count(k)) (*req)[k] = v;
+  return req;
+}
+
+}  // namespace
+
+std::string name_of(const nlohmann::json& obj) { return string_at(field(obj, "metadata"), "name"); }
+std::string namespace_of(const nlohmann::json& obj) { return string_at(field(obj, "metadata"), "namespace"); }
+std::string kind_of(const nlohmann::json& obj) { return string_at(obj, "kind"); }
+
+std::string key_of(const nlohmann::json& obj) {
+  std::string ns = namespace_of(obj);
+  return ns.empty() ? name_of(obj) : ns + "/" + name_of(obj);
+}
+
+std::string annotation(const nlohmann::json& obj, const std::string& key, const std::string& fallback) {
+  return map_value(obj, "annotations", key, fallback);
+}
+
+std::string label(const nlohmann::json& obj, const std::string& key, const std::string& fallback) {
+  return map_value(obj, "labels", key, fallback);
+}
+
+Result<ResourceList> pod_requests(const nlohmann::json& pod) {
+  const auto& spec = field(pod, "spec");
+  ResourceList sum;
+  const auto& containers = field(spec, "containers");
+  if (containers.is_array()) {
+    for (size_t i = 0; i < containers.size(); ++i) {
+      auto r = container_request(containers[i], "spec.containers[" + std::to_string(i) + "]");
+      if (!r) return r.error();
+      add_to(sum, *r);
+    }
+  }
+  const auto& inits = field(spec, "initContainers");
+  if (inits.is_array()) {
+    for (size_t i = 0; i < inits.size(); ++i) {
+      auto r = container_request(inits[i], "spec.initContainers[" + std::to_string(i) + "]");
+      if (!r) return r.error();
+      sum = max_of(sum, *r);
+    }
+  }
+  auto overhead = parse_resource_list(field(spec, "overhead"));
+  if (!overhead) return wrap(overhead.error(), "spec.overhead");
+  add_to(sum, *overhead);
+  return sum;
+}
+
+Result<ResourceList> node_allocatable(const nlohmann::json& node) {
+  const auto& status = field(node, "status");
+  const auto& alloc = field(status, "allocatable");
+  bool use_alloc = alloc.is_object() && !alloc.empty();
+  auto r = parse_resource_list(use_alloc ? alloc : field(status, "capacity"));
+  if (!r) return wrap(r.error(), use_alloc ? "status.allocatable" : "status.capacity");
+  return r;
+}
+
+bool node_ready(const nlohmann::json& node) {
+  const auto& conds = field(field(node, "status"), "conditions");
+  // A scenario node that states no conditions at all is taken as Ready; one that
+  // states a Ready condition is Ready only when it is "True".
+  if (!conds.is_array()) return true;
+  for (const auto& c : conds)
+    if (c.is_object() && c.value("type", "") == "Ready") return c.value("status", "") == "True";
+  return conds.empty();
+}
+
+bool node_unschedulable(const nlohmann::json& node) {
+  const auto& v = field(field(node, "spec"), "unschedulable");
+  return v.is_boolean() && v.get<bool>();
+}
+
+int32_t pod_priority(const nlohmann::json& pod) {
+  const auto& v = field(field(pod, "spec"), "priority");
+  return v.is_number_integer() ? v.get<int32_t>() : 0;
+}
+
+bool pod_terminal(const nlohmann::json& pod) {
+  std::string phase = string_at(field(pod, "status"), "phase");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+std::string controller_kind(const nlohmann::json& pod) {
+  const auto& owners = field(field(pod, "metadata"), "ownerReferences");
+  if (!owners.is_array()) return "";
+  for (const auto& o : owners)
+    if (o.is_object() && o.value("controller", false)) return o.value("kind", "");
+  return "";
+}
+
+bool pod_is_mirror(const nlohmann::json& pod) {
+  return !annotation(pod, "kubernetes.io/config.mirror").empty();
+}
+
+}  // namespace weft::kube

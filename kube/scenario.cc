@@ -1,0 +1,174 @@
+#include "kube/scenario.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace weft::kube {
+namespace {
+
+using nlohmann::json;
+
+json scalar_to_json(const YAML::Node& node) {
+  const std::string& s = node.Scalar();
+  if (node.Tag() == "!") return s;  // quoted: always a string
+  if (!node.Tag().empty() && node.Tag() != "?") return s;
+  static const std::regex int_re(R"([-+]?[0-9]+)");
+  static const std::regex hex_re(R"(0x[0-9a-fA-F]+)");
+  static const std::regex float_re(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  try {
+    if (std::regex_match(s, int_re)) return std::stoll(s);
+    if (std::regex_match(s, hex_re)) return static_cast<int64_t>(std::stoull(s, nullptr, 16));
+    if (std::regex_match(s, float_re)) return std::stod(s);
+  } catch (const std::out_of_range&) {
+    return s;  // too large for a number: keep the text
+  }
+  return s;
+}
+
+json to_json(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+    case YAML::NodeType::Scalar:
+      return scalar_to_json(node);
+    case YAML::NodeType::Sequence: {
+      json arr = json::array();
+      for (const auto& item : node) arr.push_back(to_json(item));
+      return arr;
+    }
+    case YAML::NodeType::Map: {
+      json obj = json::object();
+      for (const auto& kv : node) obj[kv.first.as<std::string>()] = to_json(kv.second);
+      return obj;
+    }
+  }
+  return nullptr;
+}
+
+// The 1-based document that holds a 0-based line, counting "---" separators before it.
+int document_of_line(const std::string& text, int line) {
+  std::istringstream in(text);
+  std::string l;
+  int doc = 1, n = 0;
+  bool content_seen = false;
+  while (n < line && std::getline(in, l)) {
+    if (l.rfind("---", 0) == 0) {
+      if (content_seen) ++doc;
+      content_seen = false;
+    } else if (!l.empty() && l[0] != '#') {
+      content_seen = true;
+    }
+    ++n;
+  }
+  return doc;
+}
+
+Status check_object(const SourcedObject& so) {
+  const json& o = so.object;
+  std::string where = so.file + ": document " + std::to_string(so.document);
+  if (!o.is_object()) return make_error(where + ": not an object");
+  for (const char* f : {"apiVersion", "kind"})
+    if (!o.contains(f) || !o[f].is_string() || o[f].get<std::string>().empty())
+      return make_error(where + ": missing field '" + f + "'");
+  if (!o.contains("metadata") || !o["metadata"].is_object() || !o["metadata"].contains("name") ||
+      !o["metadata"]["name"].is_string() || o["metadata"]["name"].get<std::string>().empty())
+    return make_error(where + " (" + o["kind"].get<std::string>() + "): missing field 'metadata.name'");
+  return {};
+}
+
+Result<std::vector<SourcedObject>> from_json_text(const std::string& text, const std::string& name) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return make_error(name + ": JSON error at byte " + std::to_string(e.byte) + ": " + e.what());
+  }
+  std::vector<SourcedObject> out;
+  const json* items = nullptr;
+  if (doc.is_array()) items = &doc;
+  else if (doc.is_object() && doc.contains("items") && doc.value("kind", "").ends_with("List")) items = &doc["items"];
+  if (items) {
+    int i = 0;
+    for (const auto& item : *items) out.push_back({item, name, ++i});
+  } else {
+    out.push_back({doc, name, 1});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SourcedObject::where() const {
+  std::string s = file + ": document " + std::to_string(document);
+  if (object.is_object()) {
+    std::string kind = object.value("kind", "");
+    std::string ns, nm;
+    if (object.contains("metadata") && object["metadata"].is_object()) {
+      ns = object["metadata"].value("namespace", "");
+      nm = object["metadata"].value("name", "");
+    }
+    if (!kind.empty()) s += " (" + kind + " " + (ns.empty() ? nm : ns + "/" + nm) + ")";
+  }
+  return s;
+}
+
+Result<json> yaml_to_json(const std::string& text, const std::string& name) {
+  try {
+    return to_json(YAML::Load(text));
+  } catch (const YAML::Exception& e) {
+    return make_error(name + ": YAML error at line " + std::to_string(e.mark.line + 1) + ", column " +
+                      std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+}
+
+Result<std::vector<SourcedObject>> load_objects_text(const std::string& text, const std::string& name) {
+  std::vector<SourcedObject> out;
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
+    auto r = from_json_text(text, name);
+    if (!r) return r.error();
+    out = std::move(*r);
+  } else {
+    std::vector<YAML::Node> docs;
+    try {
+      docs = YAML::LoadAll(text);
+    } catch (const YAML::Exception& e) {
+      return make_error(name + ": document " + std::to_string(document_of_line(text, e.mark.line)) +
+                        ": YAML error at line " + std::to_string(e.mark.line + 1) + ", column " +
+                        std::to_string(e.mark.column + 1) + ": " + e.msg);
+    }
+    int index = 0;
+    for (const auto& d : docs) {
+      ++index;
+      if (d.IsNull()) continue;  // an empty document between separators
+      json obj = to_json(d);
+      // A YAML document may itself be a List.
+      if (obj.is_object() && obj.contains("items") && obj.value("kind", "").ends_with("List") &&
+          obj["items"].is_array()) {
+        for (auto& item : obj["items"]) out.push_back({std::move(item), name, index});
+      } else {
+        out.push_back({std::move(obj), name, index});
+      }
+    }
+  }
+  for (const auto& so : out)
+    if (auto st = check_object(so); !st) return st.error();
+  return out;
+}
+
+Result<std::vector<SourcedObject>> load_objects_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(path + ": cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_objects_text(ss.str(), path);
+}
+
+}  // namespace weft::kube

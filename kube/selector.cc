@@ -1,0 +1,323 @@
+#include "kube/selector.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace weft::kube {
+namespace {
+
+std::string trim(std::string s) {
+  auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+// Splits on commas outside parentheses: "a in (x,y),b" -> ["a in (x,y)", "b"].
+Result<std::vector<std::string>> split_top_level(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string cur;
+  int depth = 0;
+  for (char c : text) {
+    if (c == '(') ++depth;
+    if (c == ')' && --depth < 0) return make_error("selector '" + text + "': unbalanced ')'");
+    if (c == ',' && depth == 0) {
+      parts.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (depth != 0) return make_error("selector '" + text + "': unbalanced '('");
+  parts.push_back(trim(cur));
+  return parts;
+}
+
+bool valid_key(const std::string& k) {
+  if (k.empty()) return false;
+  return std::all_of(k.begin(), k.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '/';
+  });
+}
+
+Result<Requirement::Op> op_from_name(const std::string& name, bool allow_numeric) {
+  using Op = Requirement::Op;
+  if (name == "In") return Op::In;
+  if (name == "NotIn") return Op::NotIn;
+  if (name == "Exists") return Op::Exists;
+  if (name == "DoesNotExist") return Op::DoesNotExist;
+  if (allow_numeric && name == "Gt") return Op::Gt;
+  if (allow_numeric && name == "Lt") return Op::Lt;
+  return make_error("operator '" + name + "' is not one of In, NotIn, Exists, DoesNotExist" +
+                    std::string(allow_numeric ? ", Gt, Lt" : ""));
+}
+
+Result<Requirement> requirement_from_json(const nlohmann::json& e, const std::string& where, bool allow_numeric) {
+  if (!e.is_object() || !e.contains("key") || !e["key"].is_string())
+    return make_error(where + ".key: missing");
+  Requirement r;
+  r.key = e["key"].get<std::string>();
+  auto op = op_from_name(e.value("operator", ""), allow_numeric);
+  if (!op) return wrap(op.error(), where + ".operator");
+  r.op = *op;
+  if (e.contains("values") && e["values"].is_array())
+    for (const auto& v : e["values"]) r.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+  using Op = Requirement::Op;
+  if ((r.op == Op::In || r.op == Op::NotIn) && r.values.empty())
+    return make_error(where + ".values: In/NotIn need at least one value");
+  if ((r.op == Op::Exists || r.op == Op::DoesNotExist) && !r.values.empty())
+    return make_error(where + ".values: Exists/DoesNotExist take no values");
+  if ((r.op == Op::Gt || r.op == Op::Lt) && r.values.size() != 1)
+    return make_error(where + ".values: Gt/Lt need exactly one integer value");
+  return r;
+}
+
+Result<Requirement> parse_requirement(const std::string& text) {
+  using Op = Requirement::Op;
+  Requirement r;
+  if (!text.empty() && text[0] == '!') {
+    r.key = trim(text.substr(1));
+    r.op = Op::DoesNotExist;
+  } else if (auto p = text.find("!="); p != std::string::npos) {
+    r.key = trim(text.substr(0, p));
+    r.op = Op::NotEquals;
+    r.values = {trim(text.substr(p + 2))};
+  } else if (auto p2 = text.find("=="); p2 != std::string::npos) {
+    r.key = trim(text.substr(0, p2));
+    r.op = Op::Equals;
+    r.values = {trim(text.substr(p2 + 2))};
+  } else if (auto p3 = text.find('='); p3 != std::string::npos) {
+    r.key = trim(text.substr(0, p3));
+    r.op = Op::Equals;
+    r.values = {trim(text.substr(p3 + 1))};
+  } else if (auto open = text.find('('); open != std::string::npos) {
+    auto close = text.rfind(')');
+    if (close == std::string::npos || close < open || trim(text.substr(close + 1)) != "")
+      return make_error("selector term '" + text + "': expected 'key in (a,b)'");
+    std::string head = trim(text.substr(0, open));
+    auto sp = head.find_last_of(" \t");
+    if (sp == std::string::npos) return make_error("selector term '" + text + "': expected 'key in (a,b)'");
+    r.key = trim(head.substr(0, sp));
+    std::string op = trim(head.substr(sp + 1));
+    if (op == "in")
+      r.op = Op::In;
+    else if (op == "notin")
+      r.op = Op::NotIn;
+    else
+      return make_error("selector term '" + text + "': unknown operator '" + op + "'");
+    std::string inner = text.substr(open + 1, close - open - 1);
+    size_t start = 0;
+    for (;;) {
+      auto comma = inner.find(',', start);
+      std::string v = trim(inner.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (!v.empty()) r.values.push_back(v);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (r.values.empty()) return make_error("selector term '" + text + "': empty value set");
+  } else {
+    r.key = trim(text);
+    r.op = Op::Exists;
+  }
+  if (!valid_key(r.key)) return make_error("selector term '" + text + "': invalid key '" + r.key + "'");
+  return r;
+}
+
+}  // namespace
+
+bool Requirement::matches(const Labels& labels) const {
+  auto it = labels.find(key);
+  bool has = it != labels.end();
+  auto in_values = [&] { return has && std::find(values.begin(), values.end(), it->second) != values.end(); };
+  switch (op) {
+    case Op::In:
+    case Op::Equals:
+      return in_values();
+    case Op::NotIn:
+    case Op::NotEquals:
+      return !in_values();
+    case Op::Exists:
+      return has;
+    case Op::DoesNotExist:
+      return !has;
+    case Op::Gt:
+    case Op::Lt: {
+      if (!has || values.empty()) return false;
+      try {
+        size_t used = 0;
+        long long have = std::stoll(it->second, &used);
+        if (used != it->second.size()) return false;
+        long long want = std::stoll(values[0]);
+        return op == Op::Gt ? have > want : have < want;
+      } catch (...) {
+        return false;
+      }
+    }
+  }
+  return false;
+}
+
+Result<LabelSelector> LabelSelector::from_json(const nlohmann::json& selector) {
+  LabelSelector out;
+  if (selector.is_null()) return out;
+  if (!selector.is_object()) return make_error("selector: not an object");
+  if (auto ml = selector.find("matchLabels"); ml != selector.end() && !ml->is_null()) {
+    if (!ml->is_object()) return make_error("selector.matchLabels: not a map");
+    for (const auto& [k, v] : ml->items()) {
+      if (!v.is_string()) return make_error("selector.matchLabels." + k + ": not a string");
+      out.requirements_.push_back({k, Requirement::Op::Equals, {v.get<std::string>()}});
+    }
+  }
+  if (auto me = selector.find("matchExpressions"); me != selector.end() && !me->is_null()) {
+    if (!me->is_array()) return make_error("selector.matchExpressions: not a list");
+    for (size_t i = 0; i < me->size(); ++i) {
+      auto r = requirement_from_json((*me)[i], "selector.matchExpressions[" + std::to_string(i) + "]", false);
+      if (!r) return r.error();
+      out.requirements_.push_back(std::move(*r));
+    }
+  }
+  return out;
+}
+
+Result<LabelSelector> LabelSelector::parse(const std::string& text) {
+  LabelSelector out;
+  if (trim(text).empty()) return out;
+  auto parts = split_top_level(text);
+  if (!parts) return parts.error();
+  for (const auto& p : *parts) {
+    if (p.empty()) return make_error("selector '" + text + "': empty term");
+    auto r = parse_requirement(p);
+    if (!r) return r.error();
+    out.requirements_.push_back(std::move(*r));
+  }
+  return out;
+}
+
+bool LabelSelector::matches(const Labels& labels) const {
+  for (const auto& r : requirements_)
+    if (!r.matches(labels)) return false;
+  return true;
+}
+
+Result<FieldSelector> FieldSelector::parse(const std::string& text) {
+  FieldSelector out;
+  if (trim(text).empty()) return out;
+  auto parts = split_top_level(text);
+  if (!parts) return parts.error();
+  for (const auto& p : *parts) {
+    Term t;
+    size_t pos, len;
+    if ((pos = p.find("!=")) != std::string::npos) {
+      t.equal = false, len = 2;
+    } else if ((pos = p.find("==")) != std::string::npos) {
+      len = 2;
+    } else if ((pos = p.find('=')) != std::string::npos) {
+      len = 1;
+    } else {
+      return make_error("field selector '" + text + "': term '" + p + "' has no '=' or '!='");
+    }
+    t.path = trim(p.substr(0, pos));
+    t.value = trim(p.substr(pos + len));
+    if (t.path.empty()) return make_error("field selector '" + text + "': empty field name");
+    out.terms_.push_back(std::move(t));
+  }
+  return out;
+}
+
+bool FieldSelector::matches(const nlohmann::json& object) const {
+  for (const auto& t : terms_) {
+    const nlohmann::json* cur = &object;
+    size_t start = 0;
+    for (;;) {
+      auto dot = t.path.find('.', start);
+      std::string part = t.path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      if (!cur->is_object() || !cur->contains(part)) {
+        cur = nullptr;
+        break;
+      }
+      cur = &(*cur)[part];
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    std::string have;
+    if (cur && !cur->is_null()) have = cur->is_string() ? cur->get<std::string>() : cur->dump();
+    if ((have == t.value) != t.equal) return false;
+  }
+  return true;
+}
+
+Result<NodeAffinity> NodeAffinity::from_pod(const nlohmann::json& pod) {
+  NodeAffinity out;
+  const auto spec = pod.value("spec", nlohmann::json::object());
+  if (auto ns = spec.find("nodeSelector"); ns != spec.end() && ns->is_object()) {
+    for (const auto& [k, v] : ns->items()) {
+      if (!v.is_string()) return make_error("spec.nodeSelector." + k + ": not a string");
+      out.node_selector_[k] = v.get<std::string>();
+    }
+  }
+  const nlohmann::json* req = nullptr;
+  if (auto a = spec.find("affinity"); a != spec.end() && a->is_object())
+    if (auto na = a->find("nodeAffinity"); na != a->end() && na->is_object())
+      if (auto r = na->find("requiredDuringSchedulingIgnoredDuringExecution"); r != na->end() && r->is_object())
+        req = &*r;
+  if (!req) return out;
+  out.has_required_ = true;
+  const std::string base = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+  auto terms = req->value("nodeSelectorTerms", nlohmann::json::array());
+  if (!terms.is_array()) return make_error(base + ".nodeSelectorTerms: not a list");
+  for (size_t i = 0; i < terms.size(); ++i) {
+    Term term;
+    std::string where = base + ".nodeSelectorTerms[" + std::to_string(i) + "]";
+    for (const char* kind : {"matchExpressions", "matchFields"}) {
+      auto list = terms[i].value(kind, nlohmann::json::array());
+      if (!list.is_array()) return make_error(where + "." + kind + ": not a list");
+      for (size_t j = 0; j < list.size(); ++j) {
+        auto r = requirement_from_json(list[j], where + "." + kind + "[" + std::to_string(j) + "]", true);
+        if (!r) return r.error();
+        if (std::string(kind) == "matchFields") {
+          if (r->key != "metadata.name")
+            return make_error(where + ".matchFields[" + std::to_string(j) + "].key: only metadata.name is supported");
+          term.field_requirements.push_back(std::move(*r));
+        } else {
+          term.label_requirements.push_back(std::move(*r));
+        }
+      }
+    }
+    out.terms_.push_back(std::move(term));
+  }
+  return out;
+}
+
+bool NodeAffinity::matches(const std::string& node_name, const Labels& node_labels) const {
+  for (const auto& [k, v] : node_selector_) {
+    auto it = node_labels.find(k);
+    if (it == node_labels.end() || it->second != v) return false;
+  }
+  if (!has_required_) return true;
+  Labels fields{{"metadata.name", node_name}};
+  for (const auto& term : terms_) {
+    if (term.label_requirements.empty() && term.field_requirements.empty()) continue;  // matches nothing
+    bool ok = true;
+    for (const auto& r : term.label_requirements) ok = ok && r.matches(node_labels);
+    for (const auto& r : term.field_requirements) ok = ok && r.matches(fields);
+    if (ok) return true;
+  }
+  return false;
+}
+
+namespace {
+Labels string_map_at(const nlohmann::json& object, const char* field) {
+  Labels out;
+  auto md = object.find("metadata");
+  if (md == object.end() || !md->is_object()) return out;
+  auto m = md->find(field);
+  if (m == md->end() || !m->is_object()) return out;
+  for (const auto& [k, v] : m->items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return out;
+}
+}  // namespace
+
+Labels labels_of(const nlohmann::json& object) { return string_map_at(object, "labels"); }
+Labels annotations_of(const nlohmann::json& object) { return string_map_at(object, "annotations"); }
+
+}  // namespace weft::kube

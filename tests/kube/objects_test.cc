@@ -1,0 +1,58 @@
+#include "kube/objects.h"
+
+#include <gtest/gtest.h>
+
+namespace weft::kube {
+namespace {
+
+using nlohmann::json;
+
+TEST(Objects, PodRequestsSumMaxAndOverhead) {
+  auto pod = json::parse(R"({"spec":{
+    "containers":[{"resources":{"requests":{"cpu":"500m","memory":"1Gi"}}},
+                  {"resources":{"limits":{"cpu":"1","nvidia.com/gpu":"2"}}}],
+    "initContainers":[{"resources":{"requests":{"cpu":"4"}}}],
+    "overhead":{"cpu":"100m"}}})");
+  auto r = pod_requests(pod);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->at("cpu"), 4100);             // max(0.5+1, 4) + 0.1
+  EXPECT_EQ(r->at("memory"), 1024LL * 1024 * 1024 * 1000);
+  EXPECT_EQ(r->at("nvidia.com/gpu"), 2000);  // limit stands in for the missing request
+  auto bad = pod_requests(json::parse(R"({"spec":{"containers":[{},{"resources":{"requests":{"cpu":"x"}}}]}})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("spec.containers[1].resources.requests"), std::string::npos) << bad.message();
+}
+
+TEST(Objects, NodeFields) {
+  auto node = json::parse(R"({"metadata":{"name":"n1","labels":{"weft.dev/ib-leaf":"0x1"}},
+    "spec":{"unschedulable":true},
+    "status":{"allocatable":{"cpu":"64"},"capacity":{"cpu":"72"},
+              "conditions":[{"type":"MemoryPressure","status":"False"},{"type":"Ready","status":"False"}]}})");
+  EXPECT_EQ(node_allocatable(node)->at("cpu"), 64000);
+  EXPECT_FALSE(node_ready(node));
+  EXPECT_TRUE(node_unschedulable(node));
+  EXPECT_EQ(name_of(node), "n1");
+  EXPECT_EQ(key_of(node), "n1");
+  EXPECT_EQ(label(node, "weft.dev/ib-leaf"), "0x1");
+  EXPECT_EQ(label(node, "missing", "dflt"), "dflt");
+  EXPECT_TRUE(node_ready(json::parse(R"({"status":{"conditions":[{"type":"Ready","status":"True"}]}})")));
+  EXPECT_TRUE(node_ready(json::object()));
+  EXPECT_EQ(node_allocatable(json::parse(R"({"status":{"capacity":{"cpu":"8"}}})"))->at("cpu"), 8000);
+}
+
+TEST(Objects, PodFields) {
+  auto pod = json::parse(R"({"metadata":{"name":"p","namespace":"team",
+     "annotations":{"kubernetes.io/config.mirror":"abc"},
+     "ownerReferences":[{"kind":"ReplicaSet","controller":false},{"kind":"DaemonSet","controller":true}]},
+     "spec":{"priority":1000},"status":{"phase":"Succeeded"}})");
+  EXPECT_EQ(key_of(pod), "team/p");
+  EXPECT_EQ(pod_priority(pod), 1000);
+  EXPECT_TRUE(pod_terminal(pod));
+  EXPECT_EQ(controller_kind(pod), "DaemonSet");
+  EXPECT_TRUE(pod_is_mirror(pod));
+  EXPECT_EQ(controller_kind(json::object()), "");
+  EXPECT_EQ(pod_priority(json::object()), 0);
+}
+
+}  // namespace
+}  // namespace weft::kube

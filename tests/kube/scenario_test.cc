@@ -1,0 +1,82 @@
+#include "kube/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/process.h"
+
+namespace weft::kube {
+namespace {
+
+TEST(Scenario, MultiDocumentYamlWithTypedScalars) {
+  auto r = load_objects_text(R"(
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels: {weft.dev/ib-fabric: "0x0000000000000001", count: "3"}
+status: {allocatable: {cpu: 64, memory: 512Gi}}
+---
+# a comment-only document between separators is skipped
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: g, namespace: default}
+spec: {minMember: 4, queue: q, ratio: 0.5, flag: true, none: ~}
+)", "s.yaml");
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->size(), 2u);
+  const auto& node = (*r)[0].object;
+  EXPECT_TRUE(node["metadata"]["labels"]["count"].is_string());
+  EXPECT_TRUE(node["status"]["allocatable"]["cpu"].is_number_integer());
+  const auto& pg = (*r)[1].object;
+  EXPECT_EQ(pg["spec"]["minMember"].get<int>(), 4);
+  EXPECT_DOUBLE_EQ(pg["spec"]["ratio"].get<double>(), 0.5);
+  EXPECT_TRUE(pg["spec"]["flag"].get<bool>());
+  EXPECT_TRUE(pg["spec"]["none"].is_null());
+  EXPECT_EQ((*r)[1].document, 3);
+  EXPECT_EQ((*r)[1].where(), "s.yaml: document 3 (PodGroup default/g)");
+}
+
+TEST(Scenario, JsonListAndArray) {
+  auto r = load_objects_text(
+      R"({"kind":"List","apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}},
+          {"apiVersion":"v1","kind":"Node","metadata":{"name":"b"}}]})", "l.json");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[1].document, 2);
+  auto a = load_objects_text(R"([{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}])", "a.json");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->size(), 1u);
+}
+
+TEST(Scenario, YamlErrorNamesFileDocumentAndLine) {
+  auto r = load_objects_text("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: [Pod\n", "bad.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("bad.yaml: document 2: YAML error at line"), std::string::npos) << r.message();
+}
+
+TEST(Scenario, MissingFieldsNameTheDocument) {
+  auto r = load_objects_text("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {}\n", "m.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "m.yaml: document 2 (Pod): missing field 'metadata.name'");
+  auto k = load_objects_text("apiVersion: v1\nmetadata: {name: a}\n", "k.yaml");
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.message(), "k.yaml: document 1: missing field 'kind'");
+  auto j = load_objects_text("{\"kind\": ", "j.json");
+  ASSERT_FALSE(j.ok());
+  EXPECT_NE(j.message().find("j.json: JSON error"), std::string::npos);
+}
+
+TEST(Scenario, FileErrors) {
+  auto r = load_objects_file("/nonexistent/scenario.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "/nonexistent/scenario.yaml: cannot open file");
+  weft::testing::TempDir dir;
+  weft::testing::write_file(dir.file("ok.yaml"), "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n");
+  auto ok = load_objects_file(dir.file("ok.yaml"));
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ((*ok)[0].file, dir.file("ok.yaml"));
+}
+
+}  // namespace
+}  // namespace weft::kube

@@ -1,0 +1,97 @@
+#include "kube/selector.h"
+
+#include <gtest/gtest.h>
+
+namespace weft::kube {
+namespace {
+
+using nlohmann::json;
+
+bool sel(const std::string& text, const Labels& labels) {
+  auto s = LabelSelector::parse(text);
+  EXPECT_TRUE(s.ok()) << text << ": " << (s.ok() ? "" : s.message());
+  return s.ok() && s->matches(labels);
+}
+
+TEST(LabelSelector, StringForm) {
+  Labels l{{"app", "web"}, {"tier", "front"}, {"env", "prod"}};
+  EXPECT_TRUE(sel("", l));
+  EXPECT_TRUE(sel("app=web", l));
+  EXPECT_TRUE(sel("app==web,tier=front", l));
+  EXPECT_FALSE(sel("app=db", l));
+  EXPECT_TRUE(sel("app!=db", l));
+  EXPECT_TRUE(sel("missing!=x", l));  // absent key satisfies !=
+  EXPECT_TRUE(sel("env in (prod, staging)", l));
+  EXPECT_FALSE(sel("env notin (prod,staging)", l));
+  EXPECT_TRUE(sel("missing notin (a)", l));
+  EXPECT_TRUE(sel("app", l));
+  EXPECT_FALSE(sel("!app", l));
+  EXPECT_TRUE(sel("!legacy,env in (prod),tier", l));
+  EXPECT_TRUE(sel("weft.dev/ib-fabric", {{"weft.dev/ib-fabric", "0x1"}}));
+}
+
+TEST(LabelSelector, StringFormErrors) {
+  for (const char* bad : {"a in (x", "a in ()", "a,,b", "a foo (x)", "bad key=1", "a)"}) {
+    auto s = LabelSelector::parse(bad);
+    EXPECT_FALSE(s.ok()) << bad;
+  }
+}
+
+TEST(LabelSelector, JsonForm) {
+  auto s = LabelSelector::from_json(json::parse(R"({"matchLabels":{"app":"web"},
+      "matchExpressions":[{"key":"env","operator":"In","values":["prod"]},
+                          {"key":"legacy","operator":"DoesNotExist"}]})"));
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(s->matches({{"app", "web"}, {"env", "prod"}}));
+  EXPECT_FALSE(s->matches({{"app", "web"}, {"env", "prod"}, {"legacy", "1"}}));
+  EXPECT_FALSE(s->matches({{"app", "web"}}));
+  EXPECT_TRUE(LabelSelector::from_json(nullptr)->matches({}));
+  auto bad = LabelSelector::from_json(json::parse(R"({"matchExpressions":[{"key":"a","operator":"Near"}]})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("matchExpressions[0].operator"), std::string::npos) << bad.message();
+  EXPECT_FALSE(LabelSelector::from_json(json::parse(R"({"matchExpressions":[{"key":"a","operator":"In"}]})")).ok());
+}
+
+TEST(FieldSelector, PathsAndAbsentFields) {
+  json pod = json::parse(R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"nodeName":"n1"},"status":{"phase":"Running"}})");
+  json unbound = json::parse(R"({"metadata":{"name":"q"},"spec":{}})");
+  auto s = FieldSelector::parse("spec.nodeName=n1,status.phase!=Failed");
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->matches(pod));
+  EXPECT_FALSE(s->matches(unbound));
+  EXPECT_TRUE(FieldSelector::parse("spec.nodeName=")->matches(unbound));
+  EXPECT_FALSE(FieldSelector::parse("spec.nodeName=")->matches(pod));
+  EXPECT_TRUE(FieldSelector::parse("metadata.name==p")->matches(pod));
+  EXPECT_FALSE(FieldSelector::parse("metadata.name").ok());
+}
+
+TEST(NodeAffinity, SelectorTermsOrExpressionsAnd) {
+  json pod = json::parse(R"({"spec":{"nodeSelector":{"zone":"a"},"affinity":{"nodeAffinity":{
+    "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+      {"matchExpressions":[{"key":"gpu","operator":"In","values":["a100","h100"]},{"key":"cores","operator":"Gt","values":["16"]}]},
+      {"matchFields":[{"key":"metadata.name","operator":"In","values":["special"]}]}]}}}}})");
+  auto a = NodeAffinity::from_pod(pod);
+  ASSERT_TRUE(a.ok()) << a.message();
+  EXPECT_TRUE(a->matches("n1", {{"zone", "a"}, {"gpu", "h100"}, {"cores", "32"}}));
+  EXPECT_FALSE(a->matches("n1", {{"zone", "a"}, {"gpu", "h100"}, {"cores", "8"}}));
+  EXPECT_FALSE(a->matches("n1", {{"zone", "b"}, {"gpu", "h100"}, {"cores", "32"}}));
+  EXPECT_TRUE(a->matches("special", {{"zone", "a"}}));
+  EXPECT_FALSE(a->matches("n2", {{"zone", "a"}, {"cores", "abc"}}));
+  EXPECT_TRUE(NodeAffinity::from_pod(json::object())->matches("x", {}));
+  auto empty_terms = NodeAffinity::from_pod(json::parse(
+      R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}}}})"));
+  EXPECT_FALSE(empty_terms->matches("x", {}));
+  auto bad = NodeAffinity::from_pod(json::parse(
+      R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Gt","values":["1","2"]}]}]}}}}})"));
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(Labels, ReadFromMetadata) {
+  json o = json::parse(R"({"metadata":{"labels":{"a":"1"},"annotations":{"b":"2"}}})");
+  EXPECT_EQ(labels_of(o).at("a"), "1");
+  EXPECT_EQ(annotations_of(o).at("b"), "2");
+  EXPECT_TRUE(labels_of(json::object()).empty());
+}
+
+}  // namespace
+}  // namespace weft::kube
