@@ -1,0 +1,247 @@
+#include "kube/client/informer.h"
+
+#include <spdlog/spdlog.h>
+
+#include "kube/objects.h"
+
+namespace weft::kube {
+
+using nlohmann::json;
+
+void strip_managed_fields(json& object) {
+  if (auto m = object.find("metadata"); m != object.end() && m->is_object()) m->erase("managedFields");
+}
+
+namespace {
+std::string version_of(const json& o) {
+  auto m = o.find("metadata");
+  if (m == o.end() || !m->is_object()) return "";
+  return m->value("resourceVersion", "");
+}
+}  // namespace
+
+Informer::Informer(Client& client, ResourceRef ref, std::string ns, InformerOptions options)
+    : client_(client), ref_(std::move(ref)), ns_(std::move(ns)), options_(std::move(options)) {}
+
+Informer::~Informer() { stop(); }
+
+void Informer::add_handlers(EventHandlers handlers) { handlers_.push_back(std::move(handlers)); }
+
+void Informer::start() {
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  cancel_ = std::make_shared<CancelToken>();
+  thread_ = std::thread([this] { run(); });
+  if (options_.resync > Millis(0)) resync_thread_ = std::thread([this] { resync_loop(); });
+}
+
+void Informer::stop() {
+  {
+    std::lock_guard lock(wake_mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (cancel_) cancel_->cancel();
+  if (thread_.joinable()) thread_.join();
+  if (resync_thread_.joinable()) resync_thread_.join();
+}
+
+bool Informer::wait_for_sync(Millis timeout) {
+  auto until = Clock::now() + timeout;
+  while (!synced_.load()) {
+    if (Clock::now() >= until) return false;
+    std::this_thread::sleep_for(Millis(5));
+  }
+  return true;
+}
+
+bool Informer::sleep_interruptibly(Millis duration) {
+  std::unique_lock lock(wake_mu_);
+  return !wake_.wait_for(lock, duration, [this] { return stopping_.load(); });
+}
+
+ObjectPtr Informer::get(const std::string& key) const {
+  std::lock_guard lock(cache_mu_);
+  auto it = cache_.find(key);
+  return it == cache_.end() ? nullptr : it->second;
+}
+
+std::vector<ObjectPtr> Informer::items() const {
+  std::lock_guard lock(cache_mu_);
+  std::vector<ObjectPtr> out;
+  out.reserve(cache_.size());
+  for (const auto& [k, v] : cache_) out.push_back(v);
+  return out;
+}
+
+size_t Informer::size() const {
+  std::lock_guard lock(cache_mu_);
+  return cache_.size();
+}
+
+std::string Informer::resource_version() const {
+  std::lock_guard lock(cache_mu_);
+  return resource_version_;
+}
+
+InformerStats Informer::stats() const {
+  std::lock_guard lock(cache_mu_);
+  return stats_;
+}
+
+void Informer::dispatch_add(const json& o) {
+  for (auto& h : handlers_) if (h.on_add) h.on_add(o);
+}
+void Informer::dispatch_update(const json& a, const json& b) {
+  for (auto& h : handlers_) if (h.on_update) h.on_update(a, b);
+}
+void Informer::dispatch_delete(const json& o) {
+  for (auto& h : handlers_) if (h.on_delete) h.on_delete(o);
+}
+
+Status Informer::relist() {
+  ListOptions lo;
+  lo.label_selector = options_.label_selector;
+  lo.field_selector = options_.field_selector;
+  lo.limit = options_.page_size;
+  std::unordered_map<std::string, ObjectPtr> fresh;
+  auto meta = client_.list_each(ref_, ns_, lo, [&](json&& item) {
+    if (options_.transform) options_.transform(item);
+    std::string key = key_of(item);
+    fresh[key] = std::make_shared<const json>(std::move(item));
+  });
+  {
+    std::lock_guard lock(cache_mu_);
+    ++stats_.lists;
+  }
+  if (!meta) return meta.error();
+
+  std::lock_guard dispatch(dispatch_mu_);
+  std::unordered_map<std::string, ObjectPtr> old;
+  {
+    std::lock_guard lock(cache_mu_);
+    old.swap(cache_);
+    cache_ = fresh;
+    resource_version_ = meta->resource_version;
+  }
+  for (const auto& [key, obj] : fresh) {
+    auto it = old.find(key);
+    if (it == old.end()) {
+      dispatch_add(*obj);
+    } else {
+      if (version_of(*it->second) != version_of(*obj)) dispatch_update(*it->second, *obj);
+      old.erase(it);
+    }
+  }
+  for (const auto& [key, obj] : old) dispatch_delete(*obj);
+  synced_ = true;
+  return {};
+}
+
+void Informer::apply_event(const WatchEvent& event) {
+  const std::string rv = version_of(event.object);
+  if (event.type == "BOOKMARK") {
+    std::lock_guard lock(cache_mu_);
+    if (!rv.empty()) resource_version_ = rv;
+    return;
+  }
+  json object = event.object;
+  if (options_.transform) options_.transform(object);
+  const std::string key = key_of(object);
+  std::lock_guard dispatch(dispatch_mu_);
+  ObjectPtr previous;
+  ObjectPtr current = std::make_shared<const json>(std::move(object));
+  {
+    std::lock_guard lock(cache_mu_);
+    ++stats_.events;
+    if (!rv.empty()) resource_version_ = rv;
+    auto it = cache_.find(key);
+    if (it != cache_.end()) previous = it->second;
+    if (event.type == "DELETED") {
+      cache_.erase(key);
+    } else {
+      cache_[key] = current;
+    }
+  }
+  if (event.type == "DELETED") {
+    dispatch_delete(*current);  // the final state the server sent
+  } else if (previous) {
+    dispatch_update(*previous, *current);
+  } else {
+    dispatch_add(*current);
+  }
+}
+
+void Informer::run() {
+  bool need_list = true;
+  int failures = 0;
+  while (!stopping_) {
+    if (need_list) {
+      auto listed = relist();
+      if (stopping_) break;
+      if (!listed) {
+        {
+          std::lock_guard lock(cache_mu_);
+          ++stats_.failures;
+        }
+        auto delay = client_.next_backoff(failures++);
+        spdlog::warn("informer {}: list failed, retrying in {}ms: {}", ref_.resource, delay.count(), listed.message());
+        sleep_interruptibly(delay);
+        continue;
+      }
+      need_list = false;
+      failures = 0;
+    }
+    ListOptions lo;
+    lo.label_selector = options_.label_selector;
+    lo.field_selector = options_.field_selector;
+    lo.resource_version = resource_version();
+    lo.timeout_seconds = options_.watch_timeout_seconds;
+    {
+      std::lock_guard lock(cache_mu_);
+      ++stats_.watches;
+    }
+    size_t applied = 0;
+    auto ended = client_.watch(
+        ref_, ns_, lo,
+        [&](const WatchEvent& e) {
+          apply_event(e);
+          ++applied;
+          return !stopping_.load();
+        },
+        cancel_.get());
+    if (stopping_) break;
+    if (!ended && ended.error().code == 410) {
+      spdlog::info("informer {}: resourceVersion {} expired (410 Gone), relisting", ref_.resource,
+                   lo.resource_version);
+      std::lock_guard lock(cache_mu_);
+      ++stats_.relists;
+      need_list = true;
+      continue;
+    }
+    if (!ended || applied == 0) {
+      // A failed watch, or one that ended without delivering anything: back off so a
+      // server that drops us at once does not turn this into a busy loop.
+      if (!ended) {
+        std::lock_guard lock(cache_mu_);
+        ++stats_.failures;
+      }
+      auto delay = client_.next_backoff(failures++);
+      if (!ended) spdlog::warn("informer {}: watch failed, retrying in {}ms: {}", ref_.resource, delay.count(),
+                               ended.message());
+      sleep_interruptibly(delay);
+      continue;
+    }
+    failures = 0;  // progress was made: reconnect from the last version at once
+  }
+}
+
+void Informer::resync_loop() {
+  while (sleep_interruptibly(options_.resync)) {
+    if (!synced_) continue;
+    std::lock_guard dispatch(dispatch_mu_);
+    for (const auto& obj : items()) dispatch_update(*obj, *obj);
+  }
+}
+
+}  // namespace weft::kube

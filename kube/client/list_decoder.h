@@ -1,0 +1,22 @@
+// Decodes a List response item by item: each item is handed over as soon as it is
+// parsed, so a 100,000-pod list never exists as one tree beside the cache.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+
+namespace weft::kube {
+
+struct ListMeta {
+  std::string resource_version;
+  std::string continue_token;
+  size_t items = 0;
+};
+
+Result<ListMeta> decode_list(const std::string& body, const std::function<void(nlohmann::json&&)>& on_item);
+
+}  // namespace weft::kube
