@@ -173,7 +173,7 @@ void Informer::apply_event(const WatchEvent& event) {
 }
 
 void Informer::run() {
-  bool need_list = true;
+  bool need_list = !synced_.load();  // a synchronous relist() before start() already filled the cache
   int failures = 0;
   while (!stopping_) {
     if (need_list) {
