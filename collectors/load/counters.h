@@ -1,0 +1,36 @@
+// Raw cumulative counters read from the kernel at one instant. A window is the
+// difference of two readings (window.h); nothing here is a ratio yet.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weft::load {
+
+struct CpuCounter {
+  int cpu = 0;
+  uint64_t busy_ns = 0;   // time not idle
+  uint64_t total_ns = 0;  // time accounted in all (busy + idle); a wall clock for ebpf
+};
+
+struct MemoryInfo {
+  uint64_t total_bytes = 0;
+  uint64_t available_bytes = 0;
+};
+
+struct LoadCounters {
+  int64_t at_ns = 0;                                  // CLOCK_MONOTONIC of the reading
+  std::vector<CpuCounter> cpus;                       // online CPUs, ascending
+  std::map<std::string, uint64_t> cgroup_busy_ns;     // watched cgroup path -> CPU time, with descendants
+  std::optional<std::vector<uint64_t>> runq_buckets;  // log2(ns) run-queue wait counts (ebpf only)
+  std::optional<uint64_t> reclaim_stall_ns;           // direct reclaim (ebpf) or memory PSI "some" (procfs)
+  std::optional<uint64_t> cpu_pressure_some_ns;       // /proc/pressure/cpu "some" total, when PSI is on
+  MemoryInfo memory;
+};
+
+int64_t monotonic_now_ns();
+
+}  // namespace weft::load

@@ -1,0 +1,125 @@
+#include "collectors/load/ebpf_source.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "collectors/load/bpf_counters.h"
+#include "collectors/load/bpf_loader.h"
+#include "collectors/load/cgroup.h"
+#include "collectors/load/procfs_parse.h"
+#include "ebpf/load.skel.h"
+
+namespace weft::load {
+
+namespace {
+
+constexpr int kReadAttempts = 8;
+
+}  // namespace
+
+Result<std::unique_ptr<EbpfSource>> EbpfSource::create(const TextFiles& files, std::string cgroup2_mount,
+                                                       EbpfPaths paths) {
+  int possible = libbpf_num_possible_cpus();
+  if (possible <= 0) return make_error("ebpf: cannot count possible CPUs: " + std::string(std::strerror(-possible)));
+  weft_load* skel = weft_load__open();
+  if (!skel) return make_error("ebpf: opening the embedded load.bpf.o: " + std::string(std::strerror(errno)), errno);
+  if (auto st = load_skeleton(skel->skeleton, "load.bpf.o"); !st) {
+    weft_load__destroy(skel);
+    return st.error();
+  }
+  if (auto st = attach_skeleton(skel->skeleton, "load.bpf.o"); !st) {
+    weft_load__destroy(skel);
+    return st.error();
+  }
+  return std::unique_ptr<EbpfSource>(new EbpfSource(files, std::move(cgroup2_mount), std::move(paths), skel, possible));
+}
+
+EbpfSource::EbpfSource(const TextFiles& files, std::string mount, EbpfPaths paths, weft_load* skel, int possible_cpus)
+    : files_(files), mount_(std::move(mount)), paths_(std::move(paths)), skel_(skel), possible_cpus_(possible_cpus) {}
+
+EbpfSource::~EbpfSource() { weft_load__destroy(skel_); }
+
+Status EbpfSource::watch_cgroup(const std::string& path) {
+  if (slots_.count(path)) return {};
+  if (slots_.size() >= WEFT_MAX_WATCHED) {
+    return make_error("--cgroup " + path + ": at most " + std::to_string(WEFT_MAX_WATCHED) + " cgroups can be watched");
+  }
+  auto dir = resolve_cgroup_dir(files_, mount_, path);
+  if (!dir) return dir.error();
+  auto id = cgroup_id(*dir);
+  if (!id) return id.error();
+  auto slot = static_cast<uint32_t>(slots_.size());
+  std::vector<uint64_t> zeros(static_cast<size_t>(possible_cpus_), 0);
+  if (bpf_map__update_elem(skel_->maps.cgroup_busy, &slot, sizeof slot, zeros.data(),
+                           zeros.size() * sizeof(uint64_t), BPF_ANY) != 0) {
+    return make_error("ebpf: clearing cgroup slot for " + path + ": " + std::strerror(errno), errno);
+  }
+  uint64_t key = *id;
+  if (bpf_map__update_elem(skel_->maps.watched, &key, sizeof key, &slot, sizeof slot, BPF_ANY) != 0) {
+    return make_error("ebpf: watching cgroup " + path + ": " + std::strerror(errno), errno);
+  }
+  slots_[path] = slot;
+  // Tasks already running pick up the new slot at their next switch.
+  skel_->bss->watch_count = static_cast<uint32_t>(slots_.size());
+  return {};
+}
+
+Result<LoadCounters> EbpfSource::read() {
+  LoadCounters c;
+  auto online_text = files_.read(paths_.cpu_online);
+  if (!online_text) return online_text.error();
+  auto online = parse_cpu_list(*online_text);
+  if (!online) return wrap(online.error(), paths_.cpu_online);
+
+  const size_t n = static_cast<size_t>(possible_cpus_);
+  std::vector<weft_cpu_stats> first(n), second(n);
+  std::map<std::string, WatchedCgroupValues> cgroups;
+  int64_t now = 0;
+  bool clean = false;
+  const uint32_t zero = 0;
+  for (int attempt = 0; attempt < kReadAttempts; attempt++) {
+    if (bpf_map__lookup_elem(skel_->maps.cpu_stats, &zero, sizeof zero, first.data(), n * sizeof(weft_cpu_stats), 0)) {
+      return make_error(std::string("ebpf: reading cpu_stats: ") + std::strerror(errno), errno);
+    }
+    now = monotonic_now_ns();
+    for (const auto& [path, slot] : slots_) {
+      auto& v = cgroups[path];
+      v.slot = slot;
+      v.per_cpu_ns.assign(n, 0);
+      if (bpf_map__lookup_elem(skel_->maps.cgroup_busy, &slot, sizeof slot, v.per_cpu_ns.data(),
+                               n * sizeof(uint64_t), 0)) {
+        return make_error("ebpf: reading cgroup_busy for " + path + ": " + std::strerror(errno), errno);
+      }
+    }
+    if (bpf_map__lookup_elem(skel_->maps.cpu_stats, &zero, sizeof zero, second.data(), n * sizeof(weft_cpu_stats), 0)) {
+      return make_error(std::string("ebpf: reading cpu_stats: ") + std::strerror(errno), errno);
+    }
+    // A switch between the two copies may have moved time from the open interval into
+    // busy_ns; read again rather than count it twice.
+    if (same_generation(first, second)) {
+      clean = true;
+      break;
+    }
+  }
+  if (clean) {
+    fill_counters(first, *online, cgroups, now, c);
+  } else {
+    // Switching too often to get an unchanged pair: the latest copy, timed after it.
+    fill_counters(second, *online, cgroups, monotonic_now_ns(), c);
+  }
+
+  auto meminfo = files_.read(paths_.proc + "/meminfo");
+  if (!meminfo) return meminfo.error();
+  auto mem = parse_meminfo(*meminfo);
+  if (!mem) return mem.error();
+  c.memory = *mem;
+  if (auto cpu_psi = files_.read(paths_.proc + "/pressure/cpu")) {
+    if (auto ns = parse_pressure_some_ns(*cpu_psi)) c.cpu_pressure_some_ns = *ns;
+  }
+  return c;
+}
+
+}  // namespace weft::load

@@ -1,0 +1,88 @@
+#include "collectors/load/sampler.h"
+
+#include <spdlog/spdlog.h>
+
+#include "collectors/load/histogram.h"
+
+namespace weft::load {
+
+LoadSampler::LoadSampler(SelectedSource selected, SamplerOptions options)
+    : source_(std::move(selected.source)), reason_(std::move(selected.reason)), options_(options) {}
+
+LoadSampler::~LoadSampler() { stop(); }
+
+Status LoadSampler::watch_cgroup(const std::string& path) { return source_->watch_cgroup(path); }
+
+Status LoadSampler::start() {
+  auto first = source_->read();
+  if (!first) return wrap(first.error(), "load sampler (" + source_->name() + ")");
+  {
+    std::lock_guard lock(mu_);
+    first_ = *first;
+    readings_.push_back(std::move(*first));
+  }
+  thread_ = std::thread([this] { loop(); });
+  return {};
+}
+
+void LoadSampler::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LoadSampler::loop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    if (cv_.wait_for(lock, options_.period, [this] { return stopping_; })) break;
+    lock.unlock();
+    take_reading();
+    lock.lock();
+  }
+}
+
+void LoadSampler::take_reading() {
+  auto r = source_->read();
+  std::lock_guard lock(mu_);
+  if (!r) {
+    if (last_error_ != r.message()) spdlog::warn("load sampler: {}", r.message());
+    last_error_ = r.message();
+    return;
+  }
+  last_error_.clear();
+  readings_.push_back(std::move(*r));
+  // Keep the oldest reading that still opens a window no longer than asked.
+  const int64_t window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.window).count();
+  while (readings_.size() > 2 && readings_.back().at_ns - readings_[1].at_ns >= window_ns) readings_.pop_front();
+}
+
+std::optional<LoadSummary> LoadSampler::summary() const {
+  std::lock_guard lock(mu_);
+  if (readings_.size() < 2) return std::nullopt;
+  auto w = compute_window(readings_.front(), readings_.back());
+  if (!w) return std::nullopt;
+  LoadSummary s;
+  s.source = source_->name();
+  s.source_reason = reason_;
+  s.window = std::move(*w);
+  double mem = 0;
+  for (const auto& r : readings_) mem += memory_used_ratio(r.memory);
+  s.memory_avg = mem / static_cast<double>(readings_.size());
+  const auto& last = readings_.back();
+  if (first_->runq_buckets && last.runq_buckets) s.runq_buckets_total = bucket_delta(*first_->runq_buckets, *last.runq_buckets);
+  if (first_->reclaim_stall_ns && last.reclaim_stall_ns && *last.reclaim_stall_ns >= *first_->reclaim_stall_ns) {
+    s.reclaim_stall_seconds_total = static_cast<double>(*last.reclaim_stall_ns - *first_->reclaim_stall_ns) * 1e-9;
+  }
+  s.at = std::chrono::system_clock::now();
+  return s;
+}
+
+std::string LoadSampler::last_error() const {
+  std::lock_guard lock(mu_);
+  return last_error_;
+}
+
+}  // namespace weft::load

@@ -1,0 +1,60 @@
+#include "collectors/load/select.h"
+
+#include <spdlog/spdlog.h>
+
+#include "collectors/load/cgroup.h"
+#include "collectors/load/procfs_source.h"
+#ifdef WEFT_HAVE_BPF
+#include "collectors/load/ebpf_source.h"
+#endif
+
+namespace weft::load {
+
+Result<Backend> parse_backend(const std::string& text) {
+  if (text == "auto") return Backend::Auto;
+  if (text == "ebpf") return Backend::Ebpf;
+  if (text == "procfs") return Backend::Procfs;
+  return make_error("--load-backend: unknown backend '" + text + "' (auto|ebpf|procfs)");
+}
+
+Result<SelectedSource> select_source(Backend backend, const SourceFactories& factories) {
+  if (backend == Backend::Procfs) {
+    auto p = factories.procfs();
+    if (!p) return p.error();
+    return SelectedSource{std::move(*p), "--load-backend procfs"};
+  }
+  auto e = factories.ebpf();
+  if (e) {
+    return SelectedSource{std::move(*e), std::string(backend == Backend::Auto ? "auto: " : "--load-backend ebpf: ") +
+                                             "eBPF programs loaded and attached to raw tracepoints"};
+  }
+  if (backend == Backend::Ebpf) return e.error();
+  spdlog::warn("load: eBPF backend unavailable, using procfs: {}", e.message());
+  auto p = factories.procfs();
+  if (!p) return wrap(p.error(), "procfs fallback (after: " + e.message() + ")");
+  return SelectedSource{std::move(*p), "auto: eBPF unavailable (" + e.message() + "); using procfs"};
+}
+
+SourceFactories host_factories(const TextFiles& files) {
+  std::string mount;
+  if (auto mounts = files.read("/proc/self/mounts")) {
+    if (auto m = parse_cgroup2_mount(*mounts)) mount = *m;
+  }
+  SourceFactories f;
+  f.procfs = [&files, mount]() -> Result<std::unique_ptr<LoadSource>> {
+    return std::unique_ptr<LoadSource>(std::make_unique<ProcfsSource>(files, mount));
+  };
+  f.ebpf = [&files, mount]() -> Result<std::unique_ptr<LoadSource>> {
+#ifdef WEFT_HAVE_BPF
+    auto s = EbpfSource::create(files, mount);
+    if (!s) return s.error();
+    return std::unique_ptr<LoadSource>(std::move(*s));
+#else
+    (void)files;
+    return make_error("weft was built without eBPF support (libbpf-dev, bpftool or clang missing at build time)");
+#endif
+  };
+  return f;
+}
+
+}  // namespace weft::load

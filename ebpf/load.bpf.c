@@ -1,0 +1,193 @@
+// CPU busy time (node, per CPU and per watched cgroup v2), run-queue latency and
+// direct-reclaim stalls, counted in per-CPU maps that user space reads; raw tracepoints
+// only (no tracefs, no BTF-typed attach). Nothing is sent to user space per event.
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "ebpf/load_types.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TASK_RUNNING 0
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct weft_cpu_stats);
+} cpu_stats SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, WEFT_MAX_WATCHED);
+  __type(key, __u32);
+  __type(value, __u64);
+} cgroup_busy SEC(".maps");
+
+/* cgroup id (kernfs inode) -> slot in cgroup_busy; written by user space. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, WEFT_MAX_WATCHED);
+  __type(key, __u64);
+  __type(value, __u32);
+} watched SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, WEFT_RUNQ_START_SLOTS);
+  __type(key, __u32);
+  __type(value, struct weft_runq_start);
+} runq_start SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 8192);
+  __type(key, __u32);
+  __type(value, __u64);
+} reclaim_start SEC(".maps");
+
+/* Number of entries in `watched`; 0 skips the cgroup walk on every switch. */
+volatile __u32 watch_count = 0;
+
+/* Kernels before 5.14 call the field `state`. */
+struct task_struct___pre514 {
+  long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline long task_state(struct task_struct *t) {
+  if (bpf_core_field_exists(t->__state)) return BPF_CORE_READ(t, __state);
+  return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
+static __always_inline void mark_queued(__u32 pid, __u64 now) {
+  __u32 idx = pid & (WEFT_RUNQ_START_SLOTS - 1);
+  struct weft_runq_start *s = bpf_map_lookup_elem(&runq_start, &idx);
+  if (!s) return;
+  s->pid = pid;
+  s->ts = now;
+}
+
+static __always_inline __u32 log2_bucket(__u64 v) {
+  __u32 b = 0;
+#pragma unroll
+  for (int shift = 32; shift > 0; shift >>= 1) {
+    if (v >= (1ULL << shift)) {
+      v >>= shift;
+      b += shift;
+    }
+  }
+  return b < WEFT_RUNQ_BUCKETS ? b : WEFT_RUNQ_BUCKETS - 1;
+}
+
+static __always_inline void count_runq_wait(struct weft_cpu_stats *st, __u32 pid, __u64 now) {
+  __u32 idx = pid & (WEFT_RUNQ_START_SLOTS - 1);
+  struct weft_runq_start *s = bpf_map_lookup_elem(&runq_start, &idx);
+  if (!s || s->pid != pid || s->ts == 0 || s->ts > now) return;
+  __u64 wait = now - s->ts;
+  s->ts = 0;
+  __u32 b = log2_bucket(wait);
+  if (b < WEFT_RUNQ_BUCKETS) st->runq[b]++;
+  st->runq_sum_ns += wait;
+}
+
+/* Slots of the watched cgroups that `t`'s cgroup is in or below. */
+static __always_inline void find_slots(struct weft_cpu_stats *st, struct task_struct *t) {
+  st->nslots = 0;
+  if (!watch_count) return;
+  struct cgroup *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+  __u32 n = 0;
+  for (int depth = 0; depth < WEFT_MAX_CGROUP_DEPTH && cg; depth++) {
+    __u64 id = BPF_CORE_READ(cg, kn, id);
+    __u32 *slot = bpf_map_lookup_elem(&watched, &id);
+    if (slot && n < WEFT_MAX_SLOTS) {
+      st->slots[n & (WEFT_MAX_SLOTS - 1)] = (__u8)*slot;
+      n++;
+    }
+    struct cgroup_subsys_state *parent = BPF_CORE_READ(cg, self.parent);
+    if (!parent) break;
+    cg = (struct cgroup *)((char *)parent - bpf_core_field_offset(struct cgroup, self));
+  }
+  st->nslots = n;
+}
+
+static __always_inline void add_cgroup_time(struct weft_cpu_stats *st, __u64 delta) {
+  for (__u32 i = 0; i < WEFT_MAX_SLOTS; i++) {
+    if (i >= st->nslots) break;
+    __u32 slot = st->slots[i];
+    __u64 *busy = bpf_map_lookup_elem(&cgroup_busy, &slot);
+    if (busy) *busy += delta;
+  }
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
+  __u64 now = bpf_ktime_get_ns();
+  __u32 zero = 0;
+  struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
+  if (!st) return 0;
+  __u32 prev_pid = BPF_CORE_READ(prev, pid);
+  __u32 next_pid = BPF_CORE_READ(next, pid);
+
+  /* A task switched out while still runnable waits on the run queue from now. */
+  if (prev_pid && task_state(prev) == TASK_RUNNING) mark_queued(prev_pid, now);
+  if (next_pid) count_runq_wait(st, next_pid, now);
+
+  __sync_fetch_and_add(&st->seq, 1);
+  if (st->last_switch_ns && st->running && now > st->last_switch_ns) {
+    __u64 delta = now - st->last_switch_ns;
+    st->busy_ns += delta;
+    add_cgroup_time(st, delta);
+  }
+  st->last_switch_ns = now;
+  st->running = next_pid != 0;
+  if (next_pid)
+    find_slots(st, next);
+  else
+    st->nslots = 0;
+  st->switches++;
+  __sync_fetch_and_add(&st->seq, 1);
+  return 0;
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(weft_sched_wakeup, struct task_struct *p) {
+  __u32 pid = BPF_CORE_READ(p, pid);
+  if (pid) mark_queued(pid, bpf_ktime_get_ns());
+  return 0;
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(weft_sched_wakeup_new, struct task_struct *p) {
+  __u32 pid = BPF_CORE_READ(p, pid);
+  if (pid) mark_queued(pid, bpf_ktime_get_ns());
+  return 0;
+}
+
+SEC("raw_tp/mm_vmscan_direct_reclaim_begin")
+int weft_reclaim_begin(void *ctx) {
+  __u32 pid = (__u32)bpf_get_current_pid_tgid();
+  __u64 now = bpf_ktime_get_ns();
+  bpf_map_update_elem(&reclaim_start, &pid, &now, BPF_ANY);
+  return 0;
+}
+
+SEC("raw_tp/mm_vmscan_direct_reclaim_end")
+int weft_reclaim_end(void *ctx) {
+  __u32 pid = (__u32)bpf_get_current_pid_tgid();
+  __u64 *start = bpf_map_lookup_elem(&reclaim_start, &pid);
+  if (!start) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  __u64 begun = *start;
+  bpf_map_delete_elem(&reclaim_start, &pid);
+  if (now <= begun) return 0;
+  __u32 zero = 0;
+  struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
+  if (!st) return 0;
+  /* Atomic: these programs run preemptible, unlike sched_switch. */
+  __sync_fetch_and_add(&st->reclaim_ns, now - begun);
+  __sync_fetch_and_add(&st->reclaim_count, 1);
+  return 0;
+}

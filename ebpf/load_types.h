@@ -1,0 +1,35 @@
+/* Layouts shared by load.bpf.c and collectors/load (user space reads these maps). */
+#ifndef WEFT_EBPF_LOAD_TYPES_H
+#define WEFT_EBPF_LOAD_TYPES_H
+
+#define WEFT_RUNQ_BUCKETS 48     /* log2(ns) buckets: bucket b holds [2^b, 2^(b+1)) ns */
+#define WEFT_MAX_WATCHED 64      /* cgroups whose busy time is attributed */
+#define WEFT_MAX_CGROUP_DEPTH 16 /* ancestors walked from a task's cgroup */
+#define WEFT_MAX_SLOTS 8         /* watched cgroups one task can count towards */
+#define WEFT_RUNQ_START_SLOTS 65536
+
+/* One per CPU. seq is odd while sched_switch updates the busy fields, so a reader can
+ * tell a torn copy from a clean one. */
+struct weft_cpu_stats {
+  __u64 seq;
+  __u64 busy_ns;        /* non-idle time closed at a switch */
+  __u64 last_switch_ns; /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) of the last switch; 0: none yet */
+  __u32 running;        /* the task switched in at last_switch_ns is not the idle task */
+  __u32 nslots;         /* how many of slots[] apply to that task */
+  __u8 slots[WEFT_MAX_SLOTS];
+  __u64 switches;
+  __u64 runq[WEFT_RUNQ_BUCKETS];
+  __u64 runq_sum_ns;
+  __u64 reclaim_ns;
+  __u64 reclaim_count;
+};
+
+/* Start of a run-queue wait, indexed by pid % WEFT_RUNQ_START_SLOTS; a pid mismatch
+ * (two waiting tasks colliding) drops that one sample instead of costing a hash map. */
+struct weft_runq_start {
+  __u32 pid;
+  __u32 pad;
+  __u64 ts;
+};
+
+#endif
