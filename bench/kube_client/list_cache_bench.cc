@@ -1,0 +1,179 @@
+// Decodes a list of 5,000 Nodes and 100,000 Pods and keeps them, printing time and peak
+// RSS for: the real informer path (HTTP list through weft::kube::Client into the
+// Informer cache), the same without stripping managedFields, and the naive baseline
+// (json::parse of the same bytes into one generic tree). Each mode runs in its own
+// forked process so peak RSS is its own; the input bytes are generated before the peak
+// counter is reset, so "peak over input" is what decoding and caching cost.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <httplib.h>
+
+#include "bench/kube_client/objects.h"
+#include "kube/client/informer.h"
+#include "kube/client/list_decoder.h"
+
+namespace {
+
+using nlohmann::json;
+
+long status_kib(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  }
+  return -1;
+}
+
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+struct Measure {
+  double seconds = 0;
+  size_t objects = 0;
+  long before_kib = 0, peak_kib = 0, after_kib = 0;
+};
+
+struct Inputs {
+  std::string nodes, pods;
+};
+
+Inputs generate(int nodes, int pods) {
+  Inputs in;
+  in.nodes = weft::bench::make_list_body("NodeList", nodes, [](int i) { return weft::bench::make_node(i, 1000 + i); }, 5000000);
+  in.pods = weft::bench::make_list_body(
+      "PodList", pods, [nodes](int i) { return weft::bench::make_pod(i, nodes, 2000000 + i); }, 5000000);
+  return in;
+}
+
+// The real path: an HTTP server (in this process) returns the list; Informer::relist()
+// lists through Client (rate limit, retries, streaming item decode) into its cache.
+size_t run_informer(const Inputs& in, bool strip, std::chrono::steady_clock::time_point& done) {
+  httplib::Server server;
+  auto serve = [](const std::string* body) {
+    return [body](const httplib::Request&, httplib::Response& res) {
+      res.set_content_provider(body->size(), "application/json",
+                               [body](size_t offset, size_t length, httplib::DataSink& sink) {
+                                 return sink.write(body->data() + offset, std::min(length, body->size() - offset));
+                               });
+    };
+  };
+  server.Get("/api/v1/nodes", serve(&in.nodes));
+  server.Get("/api/v1/pods", serve(&in.pods));
+  int port = server.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+
+  weft::kube::ClientConfig cfg;
+  cfg.server = *weft::kube::parse_server_url("http://127.0.0.1:" + std::to_string(port));
+  weft::kube::ClientOptions opts;
+  opts.timeout = std::chrono::minutes(5);
+  auto client = weft::kube::Client::create(cfg, opts);
+  weft::kube::InformerOptions io;
+  io.page_size = 0;  // one response, as the same bytes the baseline parses
+  if (!strip) io.transform = nullptr;
+  auto nodes = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::nodes(), "", io);
+  auto pods = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::pods(), "", io);
+  auto a = nodes->relist();
+  auto b = pods->relist();
+  done = std::chrono::steady_clock::now();  // the server's shutdown waits out keep-alive: not ours to time
+  server.stop();
+  t.join();
+  if (!a || !b) {
+    std::fprintf(stderr, "list failed: %s %s\n", a ? "" : a.message().c_str(), b ? "" : b.message().c_str());
+    _exit(2);
+  }
+  size_t n = nodes->size() + pods->size();
+  // Keep the caches alive until measured: leak them on purpose in this child.
+  nodes.release();
+  pods.release();
+  return n;
+}
+
+size_t run_naive(const Inputs& in) {
+  auto* nodes = new json(json::parse(in.nodes));
+  auto* pods = new json(json::parse(in.pods));
+  return (*nodes)["items"].size() + (*pods)["items"].size();
+}
+
+size_t run_stream_decode(const Inputs& in) {
+  auto* cache = new std::vector<json>();
+  auto keep = [&](json&& o) {
+    weft::kube::strip_managed_fields(o);
+    cache->push_back(std::move(o));
+  };
+  auto a = weft::kube::decode_list(in.nodes, keep);
+  auto b = weft::kube::decode_list(in.pods, keep);
+  if (!a || !b) _exit(2);
+  return cache->size();
+}
+
+Measure run_mode(const std::string& mode, int nodes, int pods) {
+  int fds[2];
+  if (pipe(fds) != 0) std::abort();
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    Inputs in = generate(nodes, pods);
+    Measure m;
+    m.before_kib = status_kib("VmRSS");
+    reset_peak_rss();
+    auto start = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point done{};
+    if (mode == "informer") m.objects = run_informer(in, true, done);
+    if (mode == "informer-keep-managed-fields") m.objects = run_informer(in, false, done);
+    if (mode == "stream-decode") m.objects = run_stream_decode(in);
+    if (mode == "naive-tree") m.objects = run_naive(in);
+    if (done == std::chrono::steady_clock::time_point{}) done = std::chrono::steady_clock::now();
+    m.seconds = std::chrono::duration<double>(done - start).count();
+    m.peak_kib = status_kib("VmHWM");
+    m.after_kib = status_kib("VmRSS");
+    if (write(fds[1], &m, sizeof m) != sizeof m) _exit(3);
+    _exit(0);
+  }
+  close(fds[1]);
+  Measure m;
+  ssize_t got = read(fds[0], &m, sizeof m);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got != sizeof m || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "mode %s failed (status %d)\n", mode.c_str(), status);
+    std::exit(1);
+  }
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kube client list decode + informer cache benchmark"};
+  int nodes = 5000, pods = 100000;
+  std::vector<std::string> modes = {"informer", "informer-keep-managed-fields", "stream-decode", "naive-tree"};
+  app.add_option("--nodes", nodes, "Nodes in the list");
+  app.add_option("--pods", pods, "Pods in the list");
+  app.add_option("--modes", modes, "Modes to run");
+  CLI11_PARSE(app, argc, argv);
+
+  {
+    Inputs in = generate(nodes, pods);
+    std::printf("input: %d Nodes (%.1f MiB JSON), %d Pods (%.1f MiB JSON)\n", nodes, in.nodes.size() / 1048576.0,
+                pods, in.pods.size() / 1048576.0);
+  }
+  std::printf("%-30s %9s %8s %12s %12s %14s\n", "mode", "objects", "time_s", "peak_MiB", "peak_over_in",
+              "retained_MiB");
+  for (const auto& mode : modes) {
+    Measure m = run_mode(mode, nodes, pods);
+    std::printf("%-30s %9zu %8.2f %12.1f %12.1f %14.1f\n", mode.c_str(), m.objects, m.seconds, m.peak_kib / 1024.0,
+                (m.peak_kib - m.before_kib) / 1024.0, (m.after_kib - m.before_kib) / 1024.0);
+    std::fflush(stdout);
+  }
+  return 0;
+}
