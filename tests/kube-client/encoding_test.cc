@@ -74,6 +74,21 @@ TEST(KubeClientListDecoder, RejectsNonListsAndBrokenJson) {
   EXPECT_FALSE(decode_list("[1,2]", none));
 }
 
+TEST(KubeClientListDecoder, EveryTruncationIsAnErrorNotACrash) {
+  std::string body =
+      R"({"kind":"List","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a\"}"},"x":[1,{"y":"]"}]},)"
+      R"({"metadata":{"name":"b"}}]})";
+  std::vector<std::string> names;
+  auto full = decode_list(body, [&](nlohmann::json&& j) { names.push_back(j["metadata"]["name"]); });
+  ASSERT_TRUE(full) << full.message();
+  EXPECT_EQ(names, (std::vector<std::string>{"a\"}", "b"}));
+  for (size_t n = 0; n < body.size(); ++n) {
+    auto r = decode_list(body.substr(0, n), [](nlohmann::json&&) {});
+    EXPECT_FALSE(r) << "accepted a truncation at " << n;
+  }
+  EXPECT_FALSE(decode_list(body + "x", [](nlohmann::json&&) {}));
+}
+
 TEST(KubeClientWatchDecoder, SplitsEventsAcrossArbitraryChunks) {
   std::string stream =
       R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"1"}}})"
