@@ -14,9 +14,13 @@ namespace {
 thread_local LibbpfLogCapture* active_capture = nullptr;
 
 int forward(enum libbpf_print_level level, const char* format, va_list args) {
-  char buf[1024];
-  vsnprintf(buf, sizeof buf, format, args);
-  std::string text(buf);
+  // Verifier logs arrive as one message of many lines: size the buffer to fit.
+  va_list copy;
+  va_copy(copy, args);
+  int n = vsnprintf(nullptr, 0, format, copy);
+  va_end(copy);
+  std::string text(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+  if (n > 0) vsnprintf(text.data(), text.size() + 1, format, args);
   while (!text.empty() && text.back() == '\n') text.pop_back();
   if (active_capture) active_capture->add(level, text);
   if (level == LIBBPF_WARN) {

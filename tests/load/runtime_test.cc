@@ -1,0 +1,258 @@
+// The ebpf backend against the kernel's own accounting, over the very same window, so
+// that other work on this machine (builds, other tests) shows equally in both.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "collectors/load/cgroup.h"
+#include "collectors/load/ebpf_source.h"
+#include "collectors/load/procfs_source.h"
+#include "collectors/load/select.h"
+#include "collectors/load/window.h"
+#include "tests/load/busy.h"
+#include "tests/support/process.h"
+
+namespace weft::load {
+namespace {
+
+using testing::BusyThreads;
+constexpr double kPoints = 0.03;
+
+std::string cgroup2_mount() {
+  HostFiles files;
+  auto mounts = files.read("/proc/self/mounts");
+  if (!mounts) return "";
+  auto m = parse_cgroup2_mount(*mounts);
+  return m ? *m : "";
+}
+
+struct Sources {
+  HostFiles files;
+  std::string mount = cgroup2_mount();
+  std::unique_ptr<EbpfSource> ebpf;
+  std::unique_ptr<ProcfsSource> procfs;
+  std::string error;
+  Sources() {
+    auto e = EbpfSource::create(files, mount);
+    if (!e) {
+      error = e.message();
+      return;
+    }
+    ebpf = std::move(*e);
+    procfs = std::make_unique<ProcfsSource>(files, mount);
+  }
+};
+
+struct Pair {
+  LoadWindow ebpf, procfs;
+};
+
+// One window measured by both sources: readings interleaved at both ends.
+template <class During>
+Pair measure(Sources& s, std::chrono::milliseconds length, During during) {
+  auto e0 = s.ebpf->read();
+  auto p0 = s.procfs->read();
+  EXPECT_TRUE(e0 && p0);
+  during(length);
+  auto e1 = s.ebpf->read();
+  auto p1 = s.procfs->read();
+  EXPECT_TRUE(e1 && p1);
+  auto we = compute_window(*e0, *e1);
+  auto wp = compute_window(*p0, *p1);
+  EXPECT_TRUE(we && wp);
+  return {*we, *wp};
+}
+
+void sleep_for(std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }
+
+// A child that joins the cgroup, gets switched once so the programs see its new group,
+// and spins until killed.
+pid_t spawn_spinner_in(const std::string& dir) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open((dir + "/cgroup.procs").c_str(), O_WRONLY);
+    if (fd < 0 || write(fd, "0\n", 2) != 2) _exit(3);
+    close(fd);
+    usleep(1000);
+    volatile unsigned long spin = 0;
+    for (;;) spin = spin + 1;
+  }
+  return pid;
+}
+
+bool cgroup_has(const std::string& dir, pid_t pid) {
+  std::ifstream in(dir + "/cgroup.procs");
+  pid_t p;
+  while (in >> p) {
+    if (p == pid) return true;
+  }
+  return false;
+}
+
+// A cgroup v2 group of this test; spawn() adds busy child processes. All are killed
+// and the group removed at scope end.
+class TestCgroup {
+ public:
+  TestCgroup(const std::string& mount, const std::string& name)
+      : dir_(mount + "/weft-load-test-" + std::to_string(getpid()) + "-" + name) {
+    if (mkdir(dir_.c_str(), 0755) != 0) error_ = dir_ + ": " + std::strerror(errno);
+  }
+  void spawn(int spinners) {
+    for (int i = 0; i < spinners; i++) {
+      pid_t child = spawn_spinner_in(dir_);
+      if (child > 0) children_.push_back(child);
+    }
+    for (pid_t c : children_) {
+      for (int i = 0; i < 100 && !cgroup_has(dir_, c); i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (!cgroup_has(dir_, c)) error_ = "child " + std::to_string(c) + " did not join " + dir_;
+    }
+  }
+  ~TestCgroup() {
+    for (pid_t c : children_) kill(c, SIGKILL);
+    for (pid_t c : children_) waitpid(c, nullptr, 0);
+    for (int i = 0; i < 50 && rmdir(dir_.c_str()) != 0 && errno == EBUSY; i++) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  const std::string& dir() const { return dir_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string dir_;
+  std::string error_;
+  std::vector<pid_t> children_;
+};
+
+class BusyCores : public ::testing::TestWithParam<int> {};
+
+// The busy work runs as child processes in a group of its own, so that even when the
+// rest of the machine saturates both CPUs (both sources then read 1.0 for the node) the
+// group's share still tells 0, 1 and 2 busy cores apart, measured both ways.
+TEST_P(BusyCores, EbpfBusyRatioMatchesProcStatWithinThreePoints) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  Sources s;
+  ASSERT_TRUE(s.ebpf) << "the kernel refused the programs: " << s.error;
+  if (s.mount.empty()) GTEST_SKIP() << "no cgroup2 file system mounted";
+  const int busy = GetParam();
+  const int ncpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  std::string dir = s.mount + "/weft-load-test-" + std::to_string(getpid()) + "-busy" + std::to_string(busy);
+  Pair pair;
+  {
+    TestCgroup group(s.mount, "busy" + std::to_string(busy));
+    ASSERT_EQ(group.error(), "");
+    ASSERT_TRUE(s.ebpf->watch_cgroup(group.dir()));
+    ASSERT_TRUE(s.procfs->watch_cgroup(group.dir()));
+    group.spawn(busy);
+    ASSERT_EQ(group.error(), "");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    pair = measure(s, std::chrono::seconds(5), sleep_for);
+  }
+  const auto& e = pair.ebpf;
+  const auto& p = pair.procfs;
+  std::printf("busy processes %d: node ebpf %.4f /proc/stat %.4f; their group ebpf %.4f cpu.stat %.4f\n", busy,
+              e.cpu, p.cpu, e.cgroups.at(dir), p.cgroups.at(dir));
+  EXPECT_NEAR(e.cpu, p.cpu, kPoints);
+  ASSERT_EQ(e.cpus.size(), p.cpus.size());
+  for (size_t i = 0; i < e.cpus.size(); i++) {
+    std::printf("  cpu%zu: ebpf %.4f, /proc/stat %.4f\n", i, e.cpus[i], p.cpus[i]);
+    EXPECT_NEAR(e.cpus[i], p.cpus[i], kPoints) << "cpu " << i;
+  }
+  EXPECT_NEAR(e.cgroups.at(dir), p.cgroups.at(dir), kPoints);
+  if (busy == 0) {
+    EXPECT_LT(e.cgroups.at(dir), 0.005);
+  } else {
+    // However busy the machine is, the spinners get a fair part of it.
+    EXPECT_GT(e.cgroups.at(dir), 0.05 * busy);
+    EXPECT_LE(e.cgroups.at(dir), static_cast<double>(std::min(busy, ncpu)) / ncpu + kPoints);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ZeroOneTwo, BusyCores, ::testing::Values(0, 1, 2));
+
+TEST(CgroupAttribution, BusyProcessInItsOwnGroupWithinThreePointsOfCpuStat) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  Sources s;
+  ASSERT_TRUE(s.ebpf) << "the kernel refused the programs: " << s.error;
+  if (s.mount.empty()) GTEST_SKIP() << "no cgroup2 file system mounted";
+  // Watched before the process joins: the usual order for a pod's group.
+  std::string parent = s.mount + "/weft-load-test-" + std::to_string(getpid()) + "-job";
+  LoadWindow e, p;
+  {
+    TestCgroup group(s.mount, "job");
+    ASSERT_EQ(group.error(), "");
+    ASSERT_TRUE(s.ebpf->watch_cgroup(group.dir()));
+    ASSERT_TRUE(s.procfs->watch_cgroup(group.dir()));
+    group.spawn(1);
+    ASSERT_EQ(group.error(), "");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto pair = measure(s, std::chrono::seconds(5), sleep_for);
+    e = pair.ebpf;
+    p = pair.procfs;
+  }
+  ASSERT_TRUE(e.cgroups.count(parent) && p.cgroups.count(parent));
+  std::printf("cgroup %s: ebpf %.4f, cpu.stat %.4f of the node (node busy %.4f)\n", parent.c_str(), e.cgroups[parent],
+              p.cgroups[parent], e.cpu);
+  EXPECT_NEAR(e.cgroups[parent], p.cgroups[parent], kPoints);
+  EXPECT_GT(e.cgroups[parent], 0.05) << "the spinning child was hardly seen in its group";
+}
+
+TEST(RunQueueLatency, P99RisesWithEightBusyThreadsOnTheCpus) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  Sources s;
+  ASSERT_TRUE(s.ebpf) << "the kernel refused the programs: " << s.error;
+  auto quiet = measure(s, std::chrono::seconds(2), sleep_for).ebpf;
+  auto loaded = measure(s, std::chrono::seconds(2), [](auto d) {
+                  BusyThreads threads(8);
+                  sleep_for(d);
+                }).ebpf;
+  ASSERT_TRUE(quiet.runq_p99_s && loaded.runq_p99_s);
+  std::printf("run-queue p99: %.6f s without, %.6f s with 8 busy threads (p50 %.6f -> %.6f)\n", *quiet.runq_p99_s,
+              *loaded.runq_p99_s, quiet.runq_p50_s.value_or(0), loaded.runq_p50_s.value_or(0));
+  EXPECT_GT(*loaded.runq_p99_s, *quiet.runq_p99_s);
+}
+
+TEST(Selection, AutoPicksEbpfHereAndSaysSo) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  HostFiles files;
+  auto s = select_source(Backend::Auto, host_factories(files));
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(s->source->name(), "ebpf") << s->reason;
+  EXPECT_NE(s->reason.find("attached"), std::string::npos);
+}
+
+TEST(Selection, AutoFallsBackToProcfsWhenTheKernelRefuses) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  // A child without privileges: the kernel refuses the programs (EPERM) and auto must
+  // still produce readings from procfs. Exit codes say which step failed.
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0) _exit(10);
+    HostFiles files;
+    auto s = select_source(Backend::Auto, host_factories(files));
+    if (!s) _exit(11);
+    if (s->source->name() != "procfs") _exit(12);
+    if (s->reason.find("eBPF unavailable") == std::string::npos) _exit(13);
+    auto a = s->source->read();
+    usleep(100000);
+    auto b = s->source->read();
+    if (!a || !b || !compute_window(*a, *b)) _exit(14);
+    _exit(0);
+  }
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10 setuid, 11 no source, 12 not procfs, 13 no reason, 14 no window";
+}
+
+}  // namespace
+}  // namespace weft::load
