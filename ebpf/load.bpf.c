@@ -12,6 +12,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define TASK_RUNNING 0
+#define barrier() asm volatile("" ::: "memory")
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -49,6 +50,10 @@ struct {
   __type(value, __u64);
 } reclaim_start SEC(".maps");
 
+/* Set before load: false leaves the run-queue latency work out (the wakeup programs are
+ * then not loaded either), for nodes where the switch-storm overhead matters more. */
+const volatile bool runq_enabled = true;
+
 /* Number of entries in `watched`; 0 skips the cgroup walk on every switch. */
 volatile __u32 watch_count = 0;
 
@@ -57,9 +62,12 @@ struct task_struct___pre514 {
   long state;
 } __attribute__((preserve_access_index));
 
-static __always_inline long task_state(struct task_struct *t) {
-  if (bpf_core_field_exists(t->__state)) return BPF_CORE_READ(t, __state);
-  return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+/* prev is the current task at sched_switch: its fields are read through the BTF
+ * pointer (a plain load) instead of a bpf_probe_read_kernel() call. */
+static __always_inline long current_state(void) {
+  struct task_struct *t = bpf_get_current_task_btf();
+  if (bpf_core_field_exists(t->__state)) return t->__state;
+  return ((struct task_struct___pre514 *)t)->state;
 }
 
 static __always_inline void mark_queued(__u32 pid, __u64 now) {
@@ -128,14 +136,20 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
   __u32 zero = 0;
   struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
   if (!st) return 0;
-  __u32 prev_pid = BPF_CORE_READ(prev, pid);
   __u32 next_pid = BPF_CORE_READ(next, pid);
 
-  /* A task switched out while still runnable waits on the run queue from now. */
-  if (prev_pid && task_state(prev) == TASK_RUNNING) mark_queued(prev_pid, now);
-  if (next_pid) count_runq_wait(st, next_pid, now);
+  if (runq_enabled) {
+    /* A task switched out while still runnable waits on the run queue from now. */
+    __u32 prev_pid = (__u32)bpf_get_current_pid_tgid();
+    if (prev_pid && current_state() == TASK_RUNNING) mark_queued(prev_pid, now);
+    if (next_pid) count_runq_wait(st, next_pid, now);
+  }
 
-  __sync_fetch_and_add(&st->seq, 1);
+  /* seq: only this program writes these fields, with interrupts off, so no atomics are
+   * needed; the barriers keep the compiler from moving stores across the seq bumps
+   * (x86 keeps stores in order; elsewhere the reader's double read is best effort). */
+  st->seq++;
+  barrier();
   if (st->last_switch_ns && st->running && now > st->last_switch_ns) {
     __u64 delta = now - st->last_switch_ns;
     st->busy_ns += delta;
@@ -148,7 +162,8 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
   else
     st->nslots = 0;
   st->switches++;
-  __sync_fetch_and_add(&st->seq, 1);
+  barrier();
+  st->seq++;
   return 0;
 }
 

@@ -21,11 +21,16 @@ constexpr int kReadAttempts = 8;
 }  // namespace
 
 Result<std::unique_ptr<EbpfSource>> EbpfSource::create(const TextFiles& files, std::string cgroup2_mount,
-                                                       EbpfPaths paths) {
+                                                       EbpfOptions options) {
   int possible = libbpf_num_possible_cpus();
   if (possible <= 0) return make_error("ebpf: cannot count possible CPUs: " + std::string(std::strerror(-possible)));
   weft_load* skel = weft_load__open();
   if (!skel) return make_error("ebpf: opening the embedded load.bpf.o: " + std::string(std::strerror(errno)), errno);
+  if (!options.runq_latency) {
+    skel->rodata->runq_enabled = false;
+    bpf_program__set_autoload(skel->progs.weft_sched_wakeup, false);
+    bpf_program__set_autoload(skel->progs.weft_sched_wakeup_new, false);
+  }
   if (auto st = load_skeleton(skel->skeleton, "load.bpf.o"); !st) {
     weft_load__destroy(skel);
     return st.error();
@@ -34,11 +39,12 @@ Result<std::unique_ptr<EbpfSource>> EbpfSource::create(const TextFiles& files, s
     weft_load__destroy(skel);
     return st.error();
   }
-  return std::unique_ptr<EbpfSource>(new EbpfSource(files, std::move(cgroup2_mount), std::move(paths), skel, possible));
+  return std::unique_ptr<EbpfSource>(new EbpfSource(files, std::move(cgroup2_mount), std::move(options), skel, possible));
 }
 
-EbpfSource::EbpfSource(const TextFiles& files, std::string mount, EbpfPaths paths, weft_load* skel, int possible_cpus)
-    : files_(files), mount_(std::move(mount)), paths_(std::move(paths)), skel_(skel), possible_cpus_(possible_cpus) {}
+EbpfSource::EbpfSource(const TextFiles& files, std::string mount, EbpfOptions options, weft_load* skel,
+                       int possible_cpus)
+    : files_(files), mount_(std::move(mount)), options_(std::move(options)), skel_(skel), possible_cpus_(possible_cpus) {}
 
 EbpfSource::~EbpfSource() { weft_load__destroy(skel_); }
 
@@ -69,10 +75,10 @@ Status EbpfSource::watch_cgroup(const std::string& path) {
 
 Result<LoadCounters> EbpfSource::read() {
   LoadCounters c;
-  auto online_text = files_.read(paths_.cpu_online);
+  auto online_text = files_.read(options_.cpu_online);
   if (!online_text) return online_text.error();
   auto online = parse_cpu_list(*online_text);
-  if (!online) return wrap(online.error(), paths_.cpu_online);
+  if (!online) return wrap(online.error(), options_.cpu_online);
 
   const size_t n = static_cast<size_t>(possible_cpus_);
   std::vector<weft_cpu_stats> first(n), second(n);
@@ -110,13 +116,14 @@ Result<LoadCounters> EbpfSource::read() {
     // Switching too often to get an unchanged pair: the latest copy, timed after it.
     fill_counters(second, *online, cgroups, monotonic_now_ns(), c);
   }
+  if (!options_.runq_latency) c.runq_buckets.reset();
 
-  auto meminfo = files_.read(paths_.proc + "/meminfo");
+  auto meminfo = files_.read(options_.proc + "/meminfo");
   if (!meminfo) return meminfo.error();
   auto mem = parse_meminfo(*meminfo);
   if (!mem) return mem.error();
   c.memory = *mem;
-  if (auto cpu_psi = files_.read(paths_.proc + "/pressure/cpu")) {
+  if (auto cpu_psi = files_.read(options_.proc + "/pressure/cpu")) {
     if (auto ns = parse_pressure_some_ns(*cpu_psi)) c.cpu_pressure_some_ns = *ns;
   }
   return c;

@@ -13,16 +13,19 @@ struct weft_load;
 
 namespace weft::load {
 
-struct EbpfPaths {
+struct EbpfOptions {
   std::string proc = "/proc";
   std::string cpu_online = "/sys/devices/system/cpu/online";
+  // false: no run-queue latency (the wakeup programs stay unloaded), less overhead
+  // under context-switch storms; LoadCounters::runq_buckets is then empty.
+  bool runq_latency = true;
 };
 
 class EbpfSource : public LoadSource {
  public:
   // Opens, loads (verifier) and attaches the programs. files must outlive the source.
   static Result<std::unique_ptr<EbpfSource>> create(const TextFiles& files, std::string cgroup2_mount,
-                                                    EbpfPaths paths = {});
+                                                    EbpfOptions options = {});
   ~EbpfSource() override;
   EbpfSource(const EbpfSource&) = delete;
   EbpfSource& operator=(const EbpfSource&) = delete;
@@ -32,10 +35,10 @@ class EbpfSource : public LoadSource {
   Result<LoadCounters> read() override;
 
  private:
-  EbpfSource(const TextFiles& files, std::string mount, EbpfPaths paths, weft_load* skel, int possible_cpus);
+  EbpfSource(const TextFiles& files, std::string mount, EbpfOptions options, weft_load* skel, int possible_cpus);
   const TextFiles& files_;
   std::string mount_;
-  EbpfPaths paths_;
+  EbpfOptions options_;
   weft_load* skel_;
   int possible_cpus_;
   std::map<std::string, uint32_t> slots_;  // watched path -> cgroup_busy slot

@@ -1,0 +1,203 @@
+// Cost of the load collector on a context-switch storm, in one run:
+//  - throughput of a pipe ping-pong between two threads, alternating trials without
+//    and with the BPF programs attached (same process, same moment, so background
+//    load from other work hits both alike); the loss is the median of paired ratios;
+//  - the programs' own kernel time (bpf run-time stats, enabled only for that phase)
+//    per second during the storm and per invocation;
+//  - the user-space collector's CPU per second at the default 1 s sampling.
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <thread>
+#include <vector>
+
+#include "collectors/load/bpf_loader.h"
+#include "collectors/load/ebpf_source.h"
+#include "collectors/load/text_files.h"
+#include "ebpf/load.skel.h"
+
+namespace {
+
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Round trips per second of a one-byte pipe ping-pong between two threads.
+double ping_pong(double seconds) {
+  int a[2], b[2];
+  if (pipe(a) != 0 || pipe(b) != 0) return 0;
+  std::atomic<bool> stop{false};
+  std::thread echo([&] {
+    char c;
+    while (read(a[0], &c, 1) == 1) {
+      if (write(b[1], &c, 1) != 1) break;
+    }
+  });
+  uint64_t trips = 0;
+  char c = 'x';
+  auto start = std::chrono::steady_clock::now();
+  auto deadline = start + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (int i = 0; i < 256; i++) {
+      if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1) break;
+      trips++;
+    }
+  }
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  close(a[1]);
+  echo.join();
+  close(a[0]);
+  close(b[0]);
+  close(b[1]);
+  return static_cast<double>(trips) / elapsed;
+}
+
+struct ProgTime {
+  uint64_t run_ns = 0;
+  uint64_t runs = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> each;  // per program: ns, runs
+};
+
+ProgTime prog_time(weft_load* skel) {
+  ProgTime t;
+  bpf_program* progs[] = {skel->progs.weft_sched_switch, skel->progs.weft_sched_wakeup, skel->progs.weft_sched_wakeup_new,
+                          skel->progs.weft_reclaim_begin, skel->progs.weft_reclaim_end};
+  for (auto* p : progs) {
+    bpf_prog_info info{};
+    uint32_t len = sizeof info;
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0) {
+      t.run_ns += info.run_time_ns;
+      t.runs += info.run_cnt;
+    }
+    t.each.emplace_back(info.run_time_ns, info.run_cnt);
+  }
+  return t;
+}
+
+const char* kProgNames[] = {"sched_switch", "sched_wakeup", "sched_wakeup_new", "reclaim_begin", "reclaim_end"};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"load collector overhead on a context-switch storm"};
+  int pairs = 8;
+  double seconds = 1.0;
+  app.add_option("--pairs", pairs, "alternating without/with trial pairs")->check(CLI::Range(1, 100));
+  app.add_option("--seconds", seconds, "length of one trial")->check(CLI::Range(0.1, 60.0));
+  CLI11_PARSE(app, argc, argv);
+
+  // Two loaded copies: everything, and without run-queue latency (no wakeup programs).
+  weft_load* skel = weft_load__open();
+  weft_load* lean = weft_load__open();
+  if (!skel || !lean) {
+    std::fprintf(stderr, "cannot open the BPF object\n");
+    return 1;
+  }
+  lean->rodata->runq_enabled = false;
+  bpf_program__set_autoload(lean->progs.weft_sched_wakeup, false);
+  bpf_program__set_autoload(lean->progs.weft_sched_wakeup_new, false);
+  for (auto* s : {skel, lean}) {
+    if (auto st = weft::load::load_skeleton(s->skeleton, "load.bpf.o"); !st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      return 1;
+    }
+  }
+  auto with_attached = [&](weft_load* s) {
+    if (auto st = weft::load::attach_skeleton(s->skeleton, "load.bpf.o"); !st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      std::exit(1);
+    }
+    double r = ping_pong(seconds);
+    weft_load__detach(s);
+    return r;
+  };
+
+  std::printf("pipe ping-pong, %d rounds of %.1f s trials: without programs | all programs | "
+              "without run-queue latency\n", pairs, seconds);
+  std::vector<double> off, on, ratio, lean_ratio;
+  for (int i = 0; i < pairs; i++) {
+    double base = ping_pong(seconds);
+    double with = with_attached(skel);
+    double with_lean = with_attached(lean);
+    off.push_back(base);
+    on.push_back(with);
+    ratio.push_back(with / base);
+    lean_ratio.push_back(with_lean / base);
+    std::printf("  round %d: %.0f | %.0f (%.2f %%) | %.0f (%.2f %%) round trips/s\n", i + 1, base, with,
+                (with / base - 1) * 100, with_lean, (with_lean / base - 1) * 100);
+  }
+  std::printf("throughput without programs: median %.0f round trips/s\n", median(off));
+  std::printf("throughput with all programs: median %.0f round trips/s\n", median(on));
+  std::printf("throughput loss, all programs (median of paired ratios): %.2f %% (goal <= 1 %%)\n",
+              (1 - median(ratio)) * 100);
+  std::printf("throughput loss, without run-queue latency: %.2f %%\n", (1 - median(lean_ratio)) * 100);
+
+  // Kernel time of the programs, with run-time stats on only for this phase.
+  int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+  if (stats_fd < 0) {
+    std::printf("bpf run-time stats unavailable: %s\n", std::strerror(errno));
+  } else if (weft::load::attach_skeleton(skel->skeleton, "load.bpf.o")) {
+    ProgTime t0 = prog_time(skel);
+    auto w0 = std::chrono::steady_clock::now();
+    double rate = ping_pong(seconds);
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    ProgTime t1 = prog_time(skel);
+    uint64_t runs = t1.runs - t0.runs;
+    double ns = static_cast<double>(t1.run_ns - t0.run_ns);
+    std::printf("programs during the storm (%.0f round trips/s): %.0f invocations/s, %.0f ns each, "
+                "%.2f ms CPU per second (%.2f %% of one CPU)\n",
+                rate, static_cast<double>(runs) / wall, runs ? ns / static_cast<double>(runs) : 0, ns / wall / 1e6,
+                ns / wall / 1e9 * 100);
+    for (size_t i = 0; i < t1.each.size(); i++) {
+      uint64_t n = t1.each[i].second - t0.each[i].second;
+      if (n) std::printf("  %-16s %9.0f/s %5.0f ns each\n", kProgNames[i], static_cast<double>(n) / wall,
+                         static_cast<double>(t1.each[i].first - t0.each[i].first) / static_cast<double>(n));
+    }
+    ProgTime q0 = prog_time(skel);
+    auto v0 = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    double qwall = std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
+    ProgTime q1 = prog_time(skel);
+    std::printf("programs without the storm (background only): %.0f invocations/s, %.2f ms CPU per second\n",
+                static_cast<double>(q1.runs - q0.runs) / qwall, static_cast<double>(q1.run_ns - q0.run_ns) / qwall / 1e6);
+    weft_load__detach(skel);
+    close(stats_fd);
+  }
+  weft_load__destroy(skel);
+  weft_load__destroy(lean);
+
+  // The user-space side: one read() per sampling period (1 s by default).
+  weft::load::HostFiles files;
+  auto src = weft::load::EbpfSource::create(files, "/sys/fs/cgroup/unified");
+  if (!src) {
+    std::fprintf(stderr, "%s\n", src.message().c_str());
+    return 1;
+  }
+  (void)(*src)->watch_cgroup("/");
+  const int reads = 200;
+  double c0 = thread_cpu_s();
+  for (int i = 0; i < reads; i++) {
+    if (!(*src)->read()) return 1;
+  }
+  double per_read = (thread_cpu_s() - c0) / reads;
+  std::printf("collector read(): %.1f us CPU each -> %.3f ms CPU per second at 1 s sampling\n", per_read * 1e6,
+              per_read * 1e3);
+  return 0;
+}
