@@ -64,8 +64,7 @@ Result<nlohmann::json> probe_load(const LoadProbeOptions& options, const SourceF
 }
 
 Result<nlohmann::json> probe_load(const LoadProbeOptions& options) {
-  HostFiles files;
-  return probe_load(options, host_factories(files));
+  return probe_load(options, host_factories());
 }
 
 }  // namespace weft::load

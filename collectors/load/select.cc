@@ -57,4 +57,41 @@ SourceFactories host_factories(const TextFiles& files) {
   return f;
 }
 
+namespace {
+
+// Keeps the files a source reads through alive as long as the source.
+class OwningSource : public LoadSource {
+ public:
+  OwningSource(std::unique_ptr<HostFiles> files, std::unique_ptr<LoadSource> inner)
+      : files_(std::move(files)), inner_(std::move(inner)) {}
+  ~OwningSource() override { inner_.reset(); }
+  std::string name() const override { return inner_->name(); }
+  Status watch_cgroup(const std::string& path) override { return inner_->watch_cgroup(path); }
+  Result<LoadCounters> read() override { return inner_->read(); }
+
+ private:
+  std::unique_ptr<HostFiles> files_;
+  std::unique_ptr<LoadSource> inner_;
+};
+
+using Factory = std::function<Result<std::unique_ptr<LoadSource>>()>;
+
+Factory owning(Factory SourceFactories::*which) {
+  return [which]() -> Result<std::unique_ptr<LoadSource>> {
+    auto files = std::make_unique<HostFiles>();
+    auto inner = (host_factories(*files).*which)();
+    if (!inner) return inner.error();
+    return std::unique_ptr<LoadSource>(std::make_unique<OwningSource>(std::move(files), std::move(*inner)));
+  };
+}
+
+}  // namespace
+
+SourceFactories host_factories() {
+  SourceFactories f;
+  f.ebpf = owning(&SourceFactories::ebpf);
+  f.procfs = owning(&SourceFactories::procfs);
+  return f;
+}
+
 }  // namespace weft::load

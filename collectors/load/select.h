@@ -30,5 +30,7 @@ Result<SelectedSource> select_source(Backend backend, const SourceFactories& fac
 
 // The real backends on this host. files must outlive the sources.
 SourceFactories host_factories(const TextFiles& files);
+// The same, each source owning its own HostFiles: for callers that keep the source.
+SourceFactories host_factories();
 
 }  // namespace weft::load

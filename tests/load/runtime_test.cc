@@ -15,6 +15,7 @@
 
 #include "collectors/load/cgroup.h"
 #include "collectors/load/ebpf_source.h"
+#include "collectors/load/probe.h"
 #include "collectors/load/procfs_source.h"
 #include "collectors/load/select.h"
 #include "collectors/load/window.h"
@@ -222,11 +223,27 @@ TEST(RunQueueLatency, P99RisesWithEightBusyThreadsOnTheCpus) {
 
 TEST(Selection, AutoPicksEbpfHereAndSaysSo) {
   WEFT_SKIP_UNLESS(weft::testing::need_root());
-  HostFiles files;
-  auto s = select_source(Backend::Auto, host_factories(files));
+  auto s = select_source(Backend::Auto, host_factories());
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(s->source->name(), "ebpf") << s->reason;
   EXPECT_NE(s->reason.find("attached"), std::string::npos);
+  auto a = s->source->read();
+  ASSERT_TRUE(a) << a.message();
+  EXPECT_TRUE(a->runq_buckets.has_value());
+}
+
+TEST(Probe, LoadObjectFromBothBackendsWithACgroup) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  for (std::string backend : {"ebpf", "procfs"}) {
+    auto j = probe_load({backend, 0.3, "/"});
+    ASSERT_TRUE(j) << backend << ": " << j.message();
+    EXPECT_EQ((*j)["source"], backend);
+    EXPECT_EQ((*j)["cpus"].size(), static_cast<size_t>(sysconf(_SC_NPROCESSORS_ONLN)));
+    EXPECT_GT((*j)["memory"].get<double>(), 0.0);
+    EXPECT_TRUE((*j)["cgroup"]["busy_ratio"].is_number()) << j->dump();
+    EXPECT_EQ((*j)["runq_latency_p99_s"].is_null(), backend == "procfs") << j->dump();
+    std::printf("%s\n", j->dump().c_str());
+  }
 }
 
 TEST(Selection, AutoFallsBackToProcfsWhenTheKernelRefuses) {
