@@ -54,6 +54,25 @@ struct {
  * then not loaded either), for nodes where the switch-storm overhead matters more. */
 const volatile bool runq_enabled = true;
 
+/* Set before load when the kernel keeps task->sched_info (CONFIG_SCHED_INFO): the
+ * scheduler itself adds every run-queue wait to the task's sched_info.run_delay and
+ * counts arrivals in pcount. At a task's switch-out, the growth of both since its last
+ * switch-out is its last wait, read through the BTF pointer of `current`; no wakeup
+ * programs and no extra clock reads are needed. */
+const volatile bool runq_sched_info = false;
+
+struct weft_seen_delay {
+  __u64 run_delay;
+  __u64 pcount;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct weft_seen_delay);
+} seen_delay SEC(".maps");
+
 /* Number of entries in `watched`; 0 skips the cgroup walk on every switch. */
 volatile __u32 watch_count = 0;
 
@@ -90,15 +109,49 @@ static __always_inline __u32 log2_bucket(__u64 v) {
   return b < WEFT_RUNQ_BUCKETS ? b : WEFT_RUNQ_BUCKETS - 1;
 }
 
+static __always_inline void add_runq_wait(struct weft_cpu_stats *st, __u64 wait) {
+  __u32 b = log2_bucket(wait);
+  if (b < WEFT_RUNQ_BUCKETS) st->runq[b]++;
+  st->runq_sum_ns += wait;
+}
+
 static __always_inline void count_runq_wait(struct weft_cpu_stats *st, __u32 pid, __u64 now) {
   __u32 idx = pid & (WEFT_RUNQ_START_SLOTS - 1);
   struct weft_runq_start *s = bpf_map_lookup_elem(&runq_start, &idx);
   if (!s || s->pid != pid || s->ts == 0 || s->ts > now) return;
   __u64 wait = now - s->ts;
   s->ts = 0;
-  __u32 b = log2_bucket(wait);
-  if (b < WEFT_RUNQ_BUCKETS) st->runq[b]++;
-  st->runq_sum_ns += wait;
+  add_runq_wait(st, wait);
+}
+
+/* Kernels without CONFIG_SCHED_INFO have no task->sched_info. */
+struct task_struct___sched_info {
+  struct sched_info sched_info;
+} __attribute__((preserve_access_index));
+
+static __always_inline void count_sched_info_wait(struct weft_cpu_stats *st) {
+  struct task_struct___sched_info *cur = (void *)bpf_get_current_task_btf();
+  if (!bpf_core_field_exists(cur->sched_info)) return;
+  struct weft_seen_delay *seen =
+      bpf_task_storage_get(&seen_delay, (struct task_struct *)cur, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!seen) return;
+  __u64 delay = cur->sched_info.run_delay;
+  __u64 pcount = cur->sched_info.pcount;
+  /* A task first seen only sets its baseline. */
+  if (seen->pcount && pcount > seen->pcount && delay >= seen->run_delay) {
+    __u64 arrivals = pcount - seen->pcount;
+    __u64 wait = delay - seen->run_delay;
+    if (arrivals == 1) {
+      add_runq_wait(st, wait);
+    } else if (arrivals < 16) {
+      for (int i = 0; i < 16; i++) {
+        if (i >= arrivals) break;
+        add_runq_wait(st, wait / arrivals);
+      }
+    }
+  }
+  seen->run_delay = delay;
+  seen->pcount = pcount;
 }
 
 /* Slots of the watched cgroups that `t`'s cgroup is in or below. */
@@ -138,7 +191,9 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
   if (!st) return 0;
   __u32 next_pid = BPF_CORE_READ(next, pid);
 
-  if (runq_enabled) {
+  if (runq_enabled && runq_sched_info) {
+    if ((__u32)bpf_get_current_pid_tgid()) count_sched_info_wait(st);
+  } else if (runq_enabled) {
     /* A task switched out while still runnable waits on the run queue from now. */
     __u32 prev_pid = (__u32)bpf_get_current_pid_tgid();
     if (prev_pid && current_state() == TASK_RUNNING) mark_queued(prev_pid, now);

@@ -1,10 +1,13 @@
 #include "collectors/load/ebpf_source.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include <spdlog/spdlog.h>
 
 #include "collectors/load/bpf_counters.h"
 #include "collectors/load/bpf_loader.h"
@@ -20,14 +23,33 @@ constexpr int kReadAttempts = 8;
 
 }  // namespace
 
-Result<std::unique_ptr<EbpfSource>> EbpfSource::create(const TextFiles& files, std::string cgroup2_mount,
-                                                       EbpfOptions options) {
-  int possible = libbpf_num_possible_cpus();
-  if (possible <= 0) return make_error("ebpf: cannot count possible CPUs: " + std::string(std::strerror(-possible)));
+bool kernel_keeps_sched_info() {
+  btf* vmlinux = btf__load_vmlinux_btf();
+  if (!vmlinux) return false;
+  bool has_member = false;
+  int task = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
+  if (task > 0) {
+    const btf_type* t = btf__type_by_id(vmlinux, static_cast<uint32_t>(task));
+    const btf_member* m = btf_members(t);
+    for (int i = 0; i < btf_vlen(t); i++) {
+      const char* name = btf__name_by_offset(vmlinux, m[i].name_off);
+      if (name && std::strcmp(name, "sched_info") == 0) has_member = true;
+    }
+  }
+  btf__free(vmlinux);
+  return has_member;
+}
+
+namespace {
+
+// Opens, loads and attaches the programs with run-queue waits taken from `from`
+// ("sched_info", "wakeup" or "off").
+Result<weft_load*> open_programs(const std::string& from) {
   weft_load* skel = weft_load__open();
   if (!skel) return make_error("ebpf: opening the embedded load.bpf.o: " + std::string(std::strerror(errno)), errno);
-  if (!options.runq_latency) {
-    skel->rodata->runq_enabled = false;
+  skel->rodata->runq_enabled = from != "off";
+  skel->rodata->runq_sched_info = from == "sched_info";
+  if (from != "wakeup") {
     bpf_program__set_autoload(skel->progs.weft_sched_wakeup, false);
     bpf_program__set_autoload(skel->progs.weft_sched_wakeup_new, false);
   }
@@ -39,7 +61,33 @@ Result<std::unique_ptr<EbpfSource>> EbpfSource::create(const TextFiles& files, s
     weft_load__destroy(skel);
     return st.error();
   }
-  return std::unique_ptr<EbpfSource>(new EbpfSource(files, std::move(cgroup2_mount), std::move(options), skel, possible));
+  return skel;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<EbpfSource>> EbpfSource::create(const TextFiles& files, std::string cgroup2_mount,
+                                                       EbpfOptions options) {
+  int possible = libbpf_num_possible_cpus();
+  if (possible <= 0) return make_error("ebpf: cannot count possible CPUs: " + std::string(std::strerror(-possible)));
+  using Method = EbpfOptions::RunqMethod;
+  std::string from = "wakeup";
+  if (!options.runq_latency) {
+    from = "off";
+  } else if (options.runq_method == Method::SchedInfo ||
+             (options.runq_method == Method::Auto && kernel_keeps_sched_info())) {
+    from = "sched_info";
+  }
+  auto skel = open_programs(from);
+  if (!skel && from == "sched_info" && options.runq_method == Method::Auto && skel.error().code != -EPERM) {
+    spdlog::warn("load: run-queue waits from sched_info refused ({}); using sched_wakeup programs", skel.message());
+    from = "wakeup";
+    skel = open_programs(from);
+  }
+  if (!skel) return skel.error();
+  std::unique_ptr<EbpfSource> source(new EbpfSource(files, std::move(cgroup2_mount), std::move(options), *skel, possible));
+  source->runq_from_ = from;
+  return source;
 }
 
 EbpfSource::EbpfSource(const TextFiles& files, std::string mount, EbpfOptions options, weft_load* skel,
@@ -47,6 +95,12 @@ EbpfSource::EbpfSource(const TextFiles& files, std::string mount, EbpfOptions op
     : files_(files), mount_(std::move(mount)), options_(std::move(options)), skel_(skel), possible_cpus_(possible_cpus) {}
 
 EbpfSource::~EbpfSource() { weft_load__destroy(skel_); }
+
+std::string EbpfSource::detail() const {
+  if (runq_from_ == "sched_info") return "run-queue waits from task sched_info";
+  if (runq_from_ == "wakeup") return "run-queue waits from sched_wakeup programs";
+  return "run-queue latency off";
+}
 
 Status EbpfSource::watch_cgroup(const std::string& path) {
   if (slots_.count(path)) return {};

@@ -19,7 +19,16 @@ struct EbpfOptions {
   // false: no run-queue latency (the wakeup programs stay unloaded), less overhead
   // under context-switch storms; LoadCounters::runq_buckets is then empty.
   bool runq_latency = true;
+  // Where waits come from: the scheduler's own task->sched_info.run_delay, read at
+  // switch-out (no wakeup programs; needs CONFIG_SCHED_INFO and task storage in
+  // tracing programs), or stamps by the sched_wakeup programs. Auto tries sched_info
+  // first and falls back to wakeup when the kernel refuses it.
+  enum class RunqMethod { Auto, SchedInfo, Wakeup };
+  RunqMethod runq_method = RunqMethod::Auto;
 };
+
+// Whether the running kernel's BTF has task_struct.sched_info (CONFIG_SCHED_INFO).
+bool kernel_keeps_sched_info();
 
 class EbpfSource : public LoadSource {
  public:
@@ -33,6 +42,7 @@ class EbpfSource : public LoadSource {
   std::string name() const override { return "ebpf"; }
   Status watch_cgroup(const std::string& path) override;
   Result<LoadCounters> read() override;
+  std::string detail() const override;
 
  private:
   EbpfSource(const TextFiles& files, std::string mount, EbpfOptions options, weft_load* skel, int possible_cpus);
@@ -42,6 +52,7 @@ class EbpfSource : public LoadSource {
   weft_load* skel_;
   int possible_cpus_;
   std::map<std::string, uint32_t> slots_;  // watched path -> cgroup_busy slot
+  std::string runq_from_;                  // "sched_info", "wakeup" or "off"
 };
 
 }  // namespace weft::load

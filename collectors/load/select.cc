@@ -25,8 +25,10 @@ Result<SelectedSource> select_source(Backend backend, const SourceFactories& fac
   }
   auto e = factories.ebpf();
   if (e) {
-    return SelectedSource{std::move(*e), std::string(backend == Backend::Auto ? "auto: " : "--load-backend ebpf: ") +
-                                             "eBPF programs loaded and attached to raw tracepoints"};
+    std::string reason = std::string(backend == Backend::Auto ? "auto: " : "--load-backend ebpf: ") +
+                         "eBPF programs loaded and attached to raw tracepoints";
+    if (auto d = (*e)->detail(); !d.empty()) reason += " (" + d + ")";
+    return SelectedSource{std::move(*e), reason};
   }
   if (backend == Backend::Ebpf) return e.error();
   spdlog::warn("load: eBPF backend unavailable, using procfs: {}", e.message());
@@ -66,6 +68,7 @@ class OwningSource : public LoadSource {
       : files_(std::move(files)), inner_(std::move(inner)) {}
   ~OwningSource() override { inner_.reset(); }
   std::string name() const override { return inner_->name(); }
+  std::string detail() const override { return inner_->detail(); }
   Status watch_cgroup(const std::string& path) override { return inner_->watch_cgroup(path); }
   Result<LoadCounters> read() override { return inner_->read(); }
 

@@ -16,6 +16,8 @@ class LoadSource {
   // Starts counting CPU time of this cgroup v2 group (and its descendants) under its path.
   virtual Status watch_cgroup(const std::string& path) = 0;
   virtual Result<LoadCounters> read() = 0;
+  // How this source measures, for the "why" of the choice; "" when nothing to add.
+  virtual std::string detail() const { return ""; }
 };
 
 }  // namespace weft::load

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -219,6 +220,37 @@ TEST(RunQueueLatency, P99RisesWithEightBusyThreadsOnTheCpus) {
   std::printf("run-queue p99: %.6f s without, %.6f s with 8 busy threads (p50 %.6f -> %.6f)\n", *quiet.runq_p99_s,
               *loaded.runq_p99_s, quiet.runq_p50_s.value_or(0), loaded.runq_p50_s.value_or(0));
   EXPECT_GT(*loaded.runq_p99_s, *quiet.runq_p99_s);
+}
+
+// The two ways of timing waits, attached at once and read over the same window:
+// the scheduler's own run_delay and the wakeup-stamp programs.
+TEST(RunQueueLatency, SchedInfoAndWakeupStampsAgreeWithinHalfABucket) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  if (!kernel_keeps_sched_info()) GTEST_SKIP() << "kernel without CONFIG_SCHED_INFO (no task_struct.sched_info in BTF)";
+  HostFiles files;
+  EbpfOptions sched_info, wakeup;
+  sched_info.runq_method = EbpfOptions::RunqMethod::SchedInfo;
+  wakeup.runq_method = EbpfOptions::RunqMethod::Wakeup;
+  auto a = EbpfSource::create(files, "", sched_info);
+  auto b = EbpfSource::create(files, "", wakeup);
+  ASSERT_TRUE(a) << a.message();
+  ASSERT_TRUE(b) << b.message();
+  auto a0 = (*a)->read();
+  auto b0 = (*b)->read();
+  {
+    BusyThreads threads(8);
+    sleep_for(std::chrono::seconds(2));
+  }
+  auto a1 = (*a)->read();
+  auto b1 = (*b)->read();
+  auto wa = compute_window(*a0, *a1);
+  auto wb = compute_window(*b0, *b1);
+  ASSERT_TRUE(wa && wb);
+  ASSERT_TRUE(wa->runq_p99_s && wb->runq_p99_s && wa->runq_p50_s && wb->runq_p50_s);
+  std::printf("sched_info: p50 %.6f p99 %.6f s; wakeup stamps: p50 %.6f p99 %.6f s\n", *wa->runq_p50_s,
+              *wa->runq_p99_s, *wb->runq_p50_s, *wb->runq_p99_s);
+  EXPECT_LT(std::abs(std::log2(*wa->runq_p99_s / *wb->runq_p99_s)), 0.5);
+  EXPECT_LT(std::abs(std::log2(*wa->runq_p50_s / *wb->runq_p50_s)), 0.5);
 }
 
 TEST(Selection, AutoPicksEbpfHereAndSaysSo) {
