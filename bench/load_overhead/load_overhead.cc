@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -34,34 +35,59 @@ double thread_cpu_s() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Round trips per second of a one-byte pipe ping-pong between two threads.
-double ping_pong(double seconds) {
+void pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof set, &set);
+}
+
+struct Rate {
+  double per_wall_s = 0;  // round trips per second of wall time
+  double per_cpu_s = 0;   // round trips per second of CPU time used by the two threads
+};
+
+// A one-byte pipe ping-pong between two threads pinned to one CPU, so every round trip
+// is two context switches and two wakeups on that CPU.
+Rate ping_pong(double seconds, int cpu) {
   int a[2], b[2];
-  if (pipe(a) != 0 || pipe(b) != 0) return 0;
-  std::atomic<bool> stop{false};
+  if (pipe(a) != 0 || pipe(b) != 0) return {};
+  std::atomic<double> echo_cpu{0};
   std::thread echo([&] {
+    pin_to(cpu);
+    double c0 = thread_cpu_s();
     char c;
     while (read(a[0], &c, 1) == 1) {
       if (write(b[1], &c, 1) != 1) break;
     }
+    echo_cpu = thread_cpu_s() - c0;
   });
+  double self_cpu = 0;
   uint64_t trips = 0;
-  char c = 'x';
-  auto start = std::chrono::steady_clock::now();
-  auto deadline = start + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    for (int i = 0; i < 256; i++) {
-      if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1) break;
-      trips++;
+  double elapsed = 0;
+  std::thread pinger([&] {
+    pin_to(cpu);
+    char c = 'x';
+    double c0 = thread_cpu_s();
+    auto start = std::chrono::steady_clock::now();
+    auto deadline = start + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      for (int i = 0; i < 256; i++) {
+        if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1) break;
+        trips++;
+      }
     }
-  }
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  close(a[1]);
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    self_cpu = thread_cpu_s() - c0;
+    close(a[1]);
+  });
+  pinger.join();
   echo.join();
   close(a[0]);
   close(b[0]);
   close(b[1]);
-  return static_cast<double>(trips) / elapsed;
+  double t = static_cast<double>(trips);
+  return {t / elapsed, t / (self_cpu + echo_cpu.load())};
 }
 
 struct ProgTime {
@@ -99,55 +125,74 @@ int main(int argc, char** argv) {
   CLI::App app{"load collector overhead on a context-switch storm"};
   int pairs = 8;
   double seconds = 1.0;
+  int cpu = 0;
   app.add_option("--pairs", pairs, "alternating without/with trial pairs")->check(CLI::Range(1, 100));
   app.add_option("--seconds", seconds, "length of one trial")->check(CLI::Range(0.1, 60.0));
+  app.add_option("--cpu", cpu, "CPU the ping-pong threads are pinned to")->check(CLI::Range(0, 4095));
   CLI11_PARSE(app, argc, argv);
 
-  // Two loaded copies: everything, and without run-queue latency (no wakeup programs).
-  weft_load* skel = weft_load__open();
-  weft_load* lean = weft_load__open();
-  if (!skel || !lean) {
-    std::fprintf(stderr, "cannot open the BPF object\n");
-    return 1;
-  }
-  lean->rodata->runq_enabled = false;
-  bpf_program__set_autoload(lean->progs.weft_sched_wakeup, false);
-  bpf_program__set_autoload(lean->progs.weft_sched_wakeup_new, false);
-  for (auto* s : {skel, lean}) {
-    if (auto st = weft::load::load_skeleton(s->skeleton, "load.bpf.o"); !st) {
-      std::fprintf(stderr, "%s\n", st.message().c_str());
+  // One loaded copy per way of running: run-queue waits from sched_info (the default
+  // where the kernel has it), from wakeup stamps, and no run-queue latency.
+  struct Mode {
+    const char* name;
+    weft_load* skel;
+    std::vector<double> ratio;
+    std::vector<double> cpu_ratio;
+  };
+  std::vector<Mode> modes = {{"sched_info", nullptr, {}, {}}, {"wakeup", nullptr, {}, {}}, {"no-runq", nullptr, {}, {}}};
+  for (auto& m : modes) {
+    m.skel = weft_load__open();
+    if (!m.skel) {
+      std::fprintf(stderr, "cannot open the BPF object\n");
+      return 1;
+    }
+    std::string name = m.name;
+    m.skel->rodata->runq_enabled = name != "no-runq";
+    m.skel->rodata->runq_sched_info = name == "sched_info";
+    if (name != "wakeup") {
+      bpf_program__set_autoload(m.skel->progs.weft_sched_wakeup, false);
+      bpf_program__set_autoload(m.skel->progs.weft_sched_wakeup_new, false);
+    }
+    if (auto st = weft::load::load_skeleton(m.skel->skeleton, "load.bpf.o"); !st) {
+      std::fprintf(stderr, "%s: %s\n", m.name, st.message().c_str());
       return 1;
     }
   }
+  weft_load* skel = modes[0].skel;
   auto with_attached = [&](weft_load* s) {
     if (auto st = weft::load::attach_skeleton(s->skeleton, "load.bpf.o"); !st) {
       std::fprintf(stderr, "%s\n", st.message().c_str());
       std::exit(1);
     }
-    double r = ping_pong(seconds);
+    Rate r = ping_pong(seconds, cpu);
     weft_load__detach(s);
     return r;
   };
 
-  std::printf("pipe ping-pong, %d rounds of %.1f s trials: without programs | all programs | "
-              "without run-queue latency\n", pairs, seconds);
-  std::vector<double> off, on, ratio, lean_ratio;
+  std::printf("pipe ping-pong on CPU %d, %d rounds of %.1f s trials, round trips/s of wall time: without programs | "
+              "sched_info (default) | wakeup stamps | no run-queue latency\n", cpu, pairs, seconds);
+  std::vector<double> off, off_cpu;
   for (int i = 0; i < pairs; i++) {
-    double base = ping_pong(seconds);
-    double with = with_attached(skel);
-    double with_lean = with_attached(lean);
-    off.push_back(base);
-    on.push_back(with);
-    ratio.push_back(with / base);
-    lean_ratio.push_back(with_lean / base);
-    std::printf("  round %d: %.0f | %.0f (%.2f %%) | %.0f (%.2f %%) round trips/s\n", i + 1, base, with,
-                (with / base - 1) * 100, with_lean, (with_lean / base - 1) * 100);
+    Rate base = ping_pong(seconds, cpu);
+    off.push_back(base.per_wall_s);
+    off_cpu.push_back(base.per_cpu_s);
+    std::printf("  round %d: %.0f", i + 1, base.per_wall_s);
+    for (auto& m : modes) {
+      Rate with = with_attached(m.skel);
+      m.ratio.push_back(with.per_wall_s / base.per_wall_s);
+      m.cpu_ratio.push_back(with.per_cpu_s / base.per_cpu_s);
+      std::printf(" | %.0f (%+.2f %%)", with.per_wall_s, (with.per_wall_s / base.per_wall_s - 1) * 100);
+    }
+    std::printf("\n");
   }
-  std::printf("throughput without programs: median %.0f round trips/s\n", median(off));
-  std::printf("throughput with all programs: median %.0f round trips/s\n", median(on));
-  std::printf("throughput loss, all programs (median of paired ratios): %.2f %% (goal <= 1 %%)\n",
-              (1 - median(ratio)) * 100);
-  std::printf("throughput loss, without run-queue latency: %.2f %%\n", (1 - median(lean_ratio)) * 100);
+  std::printf("without programs: median %.0f round trips/s of wall time, %.0f per CPU-second\n", median(off),
+              median(off_cpu));
+  for (auto& m : modes) {
+    std::printf("loss with programs, runq %-10s: %.2f %% of wall throughput, %.2f %% per CPU-second "
+                "(medians of paired ratios)%s\n",
+                m.name, (1 - median(m.ratio)) * 100, (1 - median(m.cpu_ratio)) * 100,
+                &m == &modes[0] ? " (goal <= 1 %)" : "");
+  }
 
   // Kernel time of the programs, with run-time stats on only for this phase.
   int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -156,7 +201,7 @@ int main(int argc, char** argv) {
   } else if (weft::load::attach_skeleton(skel->skeleton, "load.bpf.o")) {
     ProgTime t0 = prog_time(skel);
     auto w0 = std::chrono::steady_clock::now();
-    double rate = ping_pong(seconds);
+    double rate = ping_pong(seconds, cpu).per_wall_s;
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
     ProgTime t1 = prog_time(skel);
     uint64_t runs = t1.runs - t0.runs;
@@ -180,8 +225,7 @@ int main(int argc, char** argv) {
     weft_load__detach(skel);
     close(stats_fd);
   }
-  weft_load__destroy(skel);
-  weft_load__destroy(lean);
+  for (auto& m : modes) weft_load__destroy(m.skel);
 
   // The user-space side: one read() per sampling period (1 s by default).
   weft::load::HostFiles files;
