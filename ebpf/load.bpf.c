@@ -55,23 +55,10 @@ struct {
 const volatile bool runq_enabled = true;
 
 /* Set before load when the kernel keeps task->sched_info (CONFIG_SCHED_INFO): the
- * scheduler itself adds every run-queue wait to the task's sched_info.run_delay and
- * counts arrivals in pcount. At a task's switch-out, the growth of both since its last
- * switch-out is its last wait, read through the BTF pointer of `current`; no wakeup
- * programs and no extra clock reads are needed. */
+ * scheduler itself stamps when a task was queued (sched_info.last_queued, in its rq
+ * clock), so at switch-in the wait is this CPU's rq->clock (updated just before the
+ * tracepoint) minus that stamp; no wakeup programs and no map of wait starts. */
 const volatile bool runq_sched_info = false;
-
-struct weft_seen_delay {
-  __u64 run_delay;
-  __u64 pcount;
-};
-
-struct {
-  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, int);
-  __type(value, struct weft_seen_delay);
-} seen_delay SEC(".maps");
 
 /* Number of entries in `watched`; 0 skips the cgroup walk on every switch. */
 volatile __u32 watch_count = 0;
@@ -124,34 +111,25 @@ static __always_inline void count_runq_wait(struct weft_cpu_stats *st, __u32 pid
   add_runq_wait(st, wait);
 }
 
-/* Kernels without CONFIG_SCHED_INFO have no task->sched_info. */
+/* Kernels without CONFIG_SCHED_INFO have no task->sched_info; without
+ * CONFIG_FAIR_GROUP_SCHED no se.cfs_rq / cfs_rq->rq. User space checks BTF first. */
 struct task_struct___sched_info {
   struct sched_info sched_info;
+  struct sched_entity se;
 } __attribute__((preserve_access_index));
 
-static __always_inline void count_sched_info_wait(struct weft_cpu_stats *st) {
-  struct task_struct___sched_info *cur = (void *)bpf_get_current_task_btf();
-  if (!bpf_core_field_exists(cur->sched_info)) return;
-  struct weft_seen_delay *seen =
-      bpf_task_storage_get(&seen_delay, (struct task_struct *)cur, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!seen) return;
-  __u64 delay = cur->sched_info.run_delay;
-  __u64 pcount = cur->sched_info.pcount;
-  /* A task first seen only sets its baseline. */
-  if (seen->pcount && pcount > seen->pcount && delay >= seen->run_delay) {
-    __u64 arrivals = pcount - seen->pcount;
-    __u64 wait = delay - seen->run_delay;
-    if (arrivals == 1) {
-      add_runq_wait(st, wait);
-    } else if (arrivals < 16) {
-      for (int i = 0; i < 16; i++) {
-        if (i >= arrivals) break;
-        add_runq_wait(st, wait / arrivals);
-      }
-    }
+static __always_inline void count_queued_wait(struct weft_cpu_stats *st, struct task_struct *next) {
+  struct task_struct___sched_info *t = (void *)next;
+  if (!st->rq_clock) {
+    /* A task switching in here is on this CPU's run queue. */
+    struct rq *rq = BPF_CORE_READ(t, se.cfs_rq, rq);
+    if (!rq) return;
+    st->rq_clock = (__u64)rq + bpf_core_field_offset(struct rq, clock);
   }
-  seen->run_delay = delay;
-  seen->pcount = pcount;
+  __u64 clock = 0;
+  bpf_probe_read_kernel(&clock, sizeof clock, (void *)st->rq_clock);
+  __u64 queued = BPF_CORE_READ(t, sched_info.last_queued);
+  if (queued && clock >= queued) add_runq_wait(st, clock - queued);
 }
 
 /* Slots of the watched cgroups that `t`'s cgroup is in or below. */
@@ -189,15 +167,29 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
   __u32 zero = 0;
   struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
   if (!st) return 0;
-  __u32 next_pid = BPF_CORE_READ(next, pid);
+  /* next is the idle task (pid 0) when it is this CPU's idle task, known by address
+   * once the idle task has been seen switching out; that saves a probe read of
+   * next->pid on most switches. */
+  __u32 prev_pid = (__u32)bpf_get_current_pid_tgid();
+  if (!prev_pid) st->idle_task = (__u64)prev;
+  bool next_idle;
+  __u32 next_pid = 1;
+  if (st->idle_task) {
+    next_idle = (__u64)next == st->idle_task;
+  } else {
+    next_pid = BPF_CORE_READ(next, pid);
+    next_idle = next_pid == 0;
+  }
 
   if (runq_enabled && runq_sched_info) {
-    if ((__u32)bpf_get_current_pid_tgid()) count_sched_info_wait(st);
+    if (!next_idle) count_queued_wait(st, next);
   } else if (runq_enabled) {
     /* A task switched out while still runnable waits on the run queue from now. */
-    __u32 prev_pid = (__u32)bpf_get_current_pid_tgid();
     if (prev_pid && current_state() == TASK_RUNNING) mark_queued(prev_pid, now);
-    if (next_pid) count_runq_wait(st, next_pid, now);
+    if (!next_idle) {
+      if (st->idle_task) next_pid = BPF_CORE_READ(next, pid);
+      count_runq_wait(st, next_pid, now);
+    }
   }
 
   /* seq: only this program writes these fields, with interrupts off, so no atomics are
@@ -211,8 +203,8 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
     add_cgroup_time(st, delta);
   }
   st->last_switch_ns = now;
-  st->running = next_pid != 0;
-  if (next_pid)
+  st->running = !next_idle;
+  if (!next_idle)
     find_slots(st, next);
   else
     st->nslots = 0;

@@ -18,6 +18,8 @@ struct weft_cpu_stats {
   __u32 nslots;         /* how many of slots[] apply to that task */
   __u8 slots[WEFT_MAX_SLOTS];
   __u64 switches;
+  __u64 idle_task;      /* address of this CPU's idle task, learnt when it switches out */
+  __u64 rq_clock;       /* address of this CPU's rq->clock, learnt from a task switching in */
   __u64 runq[WEFT_RUNQ_BUCKETS];
   __u64 runq_sum_ns;
   __u64 reclaim_ns;

@@ -25,6 +25,7 @@
 #include "collectors/load/bpf_loader.h"
 #include "collectors/load/ebpf_source.h"
 #include "collectors/load/text_files.h"
+#include "ebpf/bench_floor.skel.h"
 #include "ebpf/load.skel.h"
 
 namespace {
@@ -159,6 +160,11 @@ int main(int argc, char** argv) {
     }
   }
   weft_load* skel = modes[0].skel;
+  weft_bench_floor* floor = weft_bench_floor__open_and_load();
+  if (!floor) {
+    std::fprintf(stderr, "cannot load the empty floor program\n");
+    return 1;
+  }
   auto with_attached = [&](weft_load* s) {
     if (auto st = weft::load::attach_skeleton(s->skeleton, "load.bpf.o"); !st) {
       std::fprintf(stderr, "%s\n", st.message().c_str());
@@ -170,13 +176,23 @@ int main(int argc, char** argv) {
   };
 
   std::printf("pipe ping-pong on CPU %d, %d rounds of %.1f s trials, round trips/s of wall time: without programs | "
-              "sched_info (default) | wakeup stamps | no run-queue latency\n", cpu, pairs, seconds);
-  std::vector<double> off, off_cpu;
+              "empty program | sched_info (default) | wakeup stamps | no run-queue latency\n", cpu, pairs, seconds);
+  std::vector<double> off, off_cpu, floor_ratio, floor_cpu_ratio;
   for (int i = 0; i < pairs; i++) {
     Rate base = ping_pong(seconds, cpu);
     off.push_back(base.per_wall_s);
     off_cpu.push_back(base.per_cpu_s);
     std::printf("  round %d: %.0f", i + 1, base.per_wall_s);
+    bpf_link* floor_link = bpf_program__attach(floor->progs.weft_floor_switch);
+    if (!floor_link) {
+      std::fprintf(stderr, "attaching the empty program failed\n");
+      return 1;
+    }
+    Rate empty = ping_pong(seconds, cpu);
+    bpf_link__destroy(floor_link);
+    floor_ratio.push_back(empty.per_wall_s / base.per_wall_s);
+    floor_cpu_ratio.push_back(empty.per_cpu_s / base.per_cpu_s);
+    std::printf(" | empty %.0f (%+.2f %%)", empty.per_wall_s, (empty.per_wall_s / base.per_wall_s - 1) * 100);
     for (auto& m : modes) {
       Rate with = with_attached(m.skel);
       m.ratio.push_back(with.per_wall_s / base.per_wall_s);
@@ -187,6 +203,8 @@ int main(int argc, char** argv) {
   }
   std::printf("without programs: median %.0f round trips/s of wall time, %.0f per CPU-second\n", median(off),
               median(off_cpu));
+  std::printf("floor, an empty raw_tp program on sched_switch: %.2f %% of wall throughput, %.2f %% per CPU-second\n",
+              (1 - median(floor_ratio)) * 100, (1 - median(floor_cpu_ratio)) * 100);
   for (auto& m : modes) {
     std::printf("loss with programs, runq %-10s: %.2f %% of wall throughput, %.2f %% per CPU-second "
                 "(medians of paired ratios)%s\n",
@@ -226,6 +244,7 @@ int main(int argc, char** argv) {
     close(stats_fd);
   }
   for (auto& m : modes) weft_load__destroy(m.skel);
+  weft_bench_floor__destroy(floor);
 
   // The user-space side: one read() per sampling period (1 s by default).
   weft::load::HostFiles files;

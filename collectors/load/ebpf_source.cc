@@ -23,21 +23,29 @@ constexpr int kReadAttempts = 8;
 
 }  // namespace
 
+namespace {
+
+bool has_member(const btf* b, const char* type, const char* member) {
+  int id = btf__find_by_name_kind(b, type, BTF_KIND_STRUCT);
+  if (id <= 0) return false;
+  const btf_type* t = btf__type_by_id(b, static_cast<uint32_t>(id));
+  const btf_member* m = btf_members(t);
+  for (int i = 0; i < btf_vlen(t); i++) {
+    const char* name = btf__name_by_offset(b, m[i].name_off);
+    if (name && std::strcmp(name, member) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool kernel_keeps_sched_info() {
   btf* vmlinux = btf__load_vmlinux_btf();
   if (!vmlinux) return false;
-  bool has_member = false;
-  int task = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
-  if (task > 0) {
-    const btf_type* t = btf__type_by_id(vmlinux, static_cast<uint32_t>(task));
-    const btf_member* m = btf_members(t);
-    for (int i = 0; i < btf_vlen(t); i++) {
-      const char* name = btf__name_by_offset(vmlinux, m[i].name_off);
-      if (name && std::strcmp(name, "sched_info") == 0) has_member = true;
-    }
-  }
+  bool ok = has_member(vmlinux, "task_struct", "sched_info") && has_member(vmlinux, "sched_info", "last_queued") &&
+            has_member(vmlinux, "sched_entity", "cfs_rq") && has_member(vmlinux, "cfs_rq", "rq");
   btf__free(vmlinux);
-  return has_member;
+  return ok;
 }
 
 namespace {
@@ -97,7 +105,7 @@ EbpfSource::EbpfSource(const TextFiles& files, std::string mount, EbpfOptions op
 EbpfSource::~EbpfSource() { weft_load__destroy(skel_); }
 
 std::string EbpfSource::detail() const {
-  if (runq_from_ == "sched_info") return "run-queue waits from task sched_info";
+  if (runq_from_ == "sched_info") return "run-queue waits from the scheduler's sched_info stamps";
   if (runq_from_ == "wakeup") return "run-queue waits from sched_wakeup programs";
   return "run-queue latency off";
 }

@@ -19,15 +19,16 @@ struct EbpfOptions {
   // false: no run-queue latency (the wakeup programs stay unloaded), less overhead
   // under context-switch storms; LoadCounters::runq_buckets is then empty.
   bool runq_latency = true;
-  // Where waits come from: the scheduler's own task->sched_info.run_delay, read at
-  // switch-out (no wakeup programs; needs CONFIG_SCHED_INFO and task storage in
-  // tracing programs), or stamps by the sched_wakeup programs. Auto tries sched_info
-  // first and falls back to wakeup when the kernel refuses it.
+  // Where waits come from: the scheduler's own stamp task->sched_info.last_queued
+  // against this CPU's rq->clock at switch-in (no wakeup programs; needs
+  // CONFIG_SCHED_INFO and CONFIG_FAIR_GROUP_SCHED, checked in the kernel's BTF), or
+  // stamps by the sched_wakeup programs. Auto tries sched_info first and falls back
+  // to wakeup when the kernel refuses it.
   enum class RunqMethod { Auto, SchedInfo, Wakeup };
   RunqMethod runq_method = RunqMethod::Auto;
 };
 
-// Whether the running kernel's BTF has task_struct.sched_info (CONFIG_SCHED_INFO).
+// Whether the running kernel's BTF has what the sched_info method reads.
 bool kernel_keeps_sched_info();
 
 class EbpfSource : public LoadSource {
