@@ -2,6 +2,7 @@
 // that other work on this machine (builds, other tests) shows equally in both.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/types.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -18,8 +19,10 @@
 #include "collectors/load/ebpf_source.h"
 #include "collectors/load/probe.h"
 #include "collectors/load/procfs_source.h"
+#include "collectors/load/sampler.h"
 #include "collectors/load/select.h"
 #include "collectors/load/window.h"
+#include "ebpf/load_types.h"
 #include "tests/load/busy.h"
 #include "tests/support/process.h"
 
@@ -251,6 +254,35 @@ TEST(RunQueueLatency, SchedInfoAndWakeupStampsAgreeWithinHalfABucket) {
               *wa->runq_p99_s, *wb->runq_p50_s, *wb->runq_p99_s);
   EXPECT_LT(std::abs(std::log2(*wa->runq_p99_s / *wb->runq_p99_s)), 0.5);
   EXPECT_LT(std::abs(std::log2(*wa->runq_p50_s / *wb->runq_p50_s)), 0.5);
+}
+
+TEST(Sampler, RunsOnTheRealBackendAndAgreesWithProcStat) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  auto selected = select_source(Backend::Ebpf, host_factories());
+  ASSERT_TRUE(selected) << selected.message();
+  HostFiles files;
+  ProcfsSource procfs(files, cgroup2_mount());
+  LoadSampler sampler(std::move(*selected), {std::chrono::milliseconds(200), std::chrono::milliseconds(1000)});
+  auto p0 = procfs.read();
+  ASSERT_TRUE(sampler.start());
+  sleep_for(std::chrono::milliseconds(1500));
+  auto p1 = procfs.read();
+  auto s = sampler.summary();
+  sampler.stop();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->source, "ebpf");
+  EXPECT_EQ(sampler.last_error(), "");
+  EXPECT_GE(s->window.window_s, 0.9);
+  EXPECT_LE(s->window.window_s, 1.3);
+  EXPECT_EQ(s->runq_buckets_total.size(), static_cast<size_t>(WEFT_RUNQ_BUCKETS));
+  EXPECT_TRUE(s->reclaim_stall_seconds_total.has_value());
+  EXPECT_GT(s->memory_avg, 0.0);
+  // Not the very same window here, so only a loose check against /proc/stat.
+  auto wp = compute_window(*p0, *p1);
+  ASSERT_TRUE(wp);
+  std::printf("sampler cpu %.4f over %.2f s; /proc/stat %.4f over %.2f s\n", s->window.cpu, s->window.window_s, wp->cpu,
+              wp->window_s);
+  EXPECT_NEAR(s->window.cpu, wp->cpu, 0.25);
 }
 
 TEST(Selection, AutoPicksEbpfHereAndSaysSo) {
