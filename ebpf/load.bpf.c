@@ -118,16 +118,23 @@ struct task_struct___sched_info {
   struct sched_entity se;
 } __attribute__((preserve_access_index));
 
-static __always_inline void count_queued_wait(struct weft_cpu_stats *st, struct task_struct *next) {
-  struct task_struct___sched_info *t = (void *)next;
+/* This CPU's rq->clock, updated by __schedule() just before the tracepoint; 0 when
+ * its address is not known yet. */
+static __always_inline __u64 read_rq_clock(struct weft_cpu_stats *st, struct task_struct *next) {
   if (!st->rq_clock) {
     /* A task switching in here is on this CPU's run queue. */
+    struct task_struct___sched_info *t = (void *)next;
     struct rq *rq = BPF_CORE_READ(t, se.cfs_rq, rq);
-    if (!rq) return;
+    if (!rq) return 0;
     st->rq_clock = (__u64)rq + bpf_core_field_offset(struct rq, clock);
   }
   __u64 clock = 0;
   bpf_probe_read_kernel(&clock, sizeof clock, (void *)st->rq_clock);
+  return clock;
+}
+
+static __always_inline void count_queued_wait(struct weft_cpu_stats *st, struct task_struct *next, __u64 clock) {
+  struct task_struct___sched_info *t = (void *)next;
   __u64 queued = BPF_CORE_READ(t, sched_info.last_queued);
   if (queued && clock >= queued) add_runq_wait(st, clock - queued);
 }
@@ -163,10 +170,26 @@ static __always_inline void add_cgroup_time(struct weft_cpu_stats *st, __u64 del
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
-  __u64 now = bpf_ktime_get_ns();
   __u32 zero = 0;
   struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
   if (!st) return 0;
+  /* With sched_info, time comes from the scheduler's rq clock, which the run-queue
+   * waits need anyway; reading our own clock costs more than the rest of the program
+   * on some machines, so it is read only every 64th switch, to map the two clocks. */
+  __u64 now = 0;
+  bool clock_changed = false;
+  if (runq_enabled && runq_sched_info) {
+    now = read_rq_clock(st, next);
+    /* The first switch timed by the rq clock must not close an interval opened by
+     * bpf_ktime_get_ns(). */
+    clock_changed = now && !st->calib_mono_ns;
+    if (now && (!st->calib_mono_ns || (st->switches & 63) == 0)) {
+      st->calib_mono_ns = bpf_ktime_get_ns();
+      st->calib_rq_ns = now;
+    }
+  }
+  bool rq_time = now != 0;
+  if (!rq_time) now = bpf_ktime_get_ns();
   /* next is the idle task (pid 0) when it is this CPU's idle task, known by address
    * once the idle task has been seen switching out; that saves a probe read of
    * next->pid on most switches. */
@@ -182,7 +205,7 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
   }
 
   if (runq_enabled && runq_sched_info) {
-    if (!next_idle) count_queued_wait(st, next);
+    if (!next_idle && rq_time) count_queued_wait(st, next, now);
   } else if (runq_enabled) {
     /* A task switched out while still runnable waits on the run queue from now. */
     if (prev_pid && current_state() == TASK_RUNNING) mark_queued(prev_pid, now);
@@ -192,12 +215,25 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
     }
   }
 
+  /* A task can start running here without this program seeing its switch-in (seen on
+   * this kernel a few times a second, e.g. around a short-lived kthread); then the
+   * state describes the wrong task, and the interval being closed belongs to prev. */
+  bool unseen = st->cur_task && st->cur_task != (__u64)prev;
+
   /* seq: only this program writes these fields, with interrupts off, so no atomics are
    * needed; the barriers keep the compiler from moving stores across the seq bumps
    * (x86 keeps stores in order; elsewhere the reader's double read is best effort). */
   st->seq++;
   barrier();
-  if (st->last_switch_ns && st->running && now > st->last_switch_ns) {
+  if (unseen) {
+    st->unseen_switches++;
+    st->running = prev_pid != 0;
+    if (prev_pid)
+      find_slots(st, prev);
+    else
+      st->nslots = 0;
+  }
+  if (st->last_switch_ns && st->running && now > st->last_switch_ns && !clock_changed) {
     __u64 delta = now - st->last_switch_ns;
     st->busy_ns += delta;
     add_cgroup_time(st, delta);
@@ -208,6 +244,7 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
     find_slots(st, next);
   else
     st->nslots = 0;
+  st->cur_task = (__u64)next;
   st->switches++;
   barrier();
   st->seq++;

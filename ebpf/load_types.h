@@ -13,13 +13,21 @@
 struct weft_cpu_stats {
   __u64 seq;
   __u64 busy_ns;        /* non-idle time closed at a switch */
-  __u64 last_switch_ns; /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) of the last switch; 0: none yet */
+  __u64 last_switch_ns; /* time of the last switch (see calib_*); 0: none yet */
   __u32 running;        /* the task switched in at last_switch_ns is not the idle task */
   __u32 nslots;         /* how many of slots[] apply to that task */
   __u8 slots[WEFT_MAX_SLOTS];
   __u64 switches;
   __u64 idle_task;      /* address of this CPU's idle task, learnt when it switches out */
+  __u64 cur_task;       /* address of the task switched in at last_switch_ns */
+  __u64 unseen_switches; /* switch-outs of a task whose switch-in was not seen here */
   __u64 rq_clock;       /* address of this CPU's rq->clock, learnt from a task switching in */
+  /* When times are taken from rq->clock (no clock read of our own on each switch), one
+   * pair of (rq->clock, bpf_ktime_get_ns()) taken at the same switch every 64 switches,
+   * so user space can map CLOCK_MONOTONIC to this CPU's rq clock; 0 when times are
+   * bpf_ktime_get_ns() already. */
+  __u64 calib_rq_ns;
+  __u64 calib_mono_ns;
   __u64 runq[WEFT_RUNQ_BUCKETS];
   __u64 runq_sum_ns;
   __u64 reclaim_ns;

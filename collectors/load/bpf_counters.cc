@@ -5,9 +5,12 @@ namespace weft::load {
 namespace {
 
 // Time the task on this CPU has run since its switch-in, not yet added by the program.
+// now_ns is CLOCK_MONOTONIC; when the program times switches by the rq clock, the
+// latest calibration pair maps it onto that clock.
 uint64_t open_interval_ns(const weft_cpu_stats& s, int64_t now_ns) {
   if (!s.running || s.last_switch_ns == 0) return 0;
   auto now = static_cast<uint64_t>(now_ns);
+  if (s.calib_mono_ns) now = now - s.calib_mono_ns + s.calib_rq_ns;
   return now > s.last_switch_ns ? now - s.last_switch_ns : 0;
 }
 

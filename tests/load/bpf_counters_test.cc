@@ -27,6 +27,20 @@ TEST(BpfCounters, AddsTheOpenIntervalOfARunningTask) {
   EXPECT_EQ(c.at_ns, 1000);
 }
 
+TEST(BpfCounters, OpenIntervalOnTheRqClockIsMappedFromMonotonic) {
+  // Switches timed by an rq clock running 5000 ns behind CLOCK_MONOTONIC.
+  auto s = stats(70, 400, true, {2});
+  s.calib_mono_ns = 5900;
+  s.calib_rq_ns = 900;
+  std::map<std::string, WatchedCgroupValues> cg;
+  cg["/a"] = {2, {10}};
+  LoadCounters c;
+  fill_counters({s}, {0}, cg, 6000, c);  // rq clock now: 1000
+  EXPECT_EQ(c.cpus[0].busy_ns, 70u + 600u);
+  EXPECT_EQ(c.cpus[0].total_ns, 6000u);
+  EXPECT_EQ(c.cgroup_busy_ns.at("/a"), 10u + 600u);
+}
+
 TEST(BpfCounters, NoSwitchSeenYetCountsNothing) {
   std::vector<weft_cpu_stats> s = {stats(0, 0, true)};
   LoadCounters c;
