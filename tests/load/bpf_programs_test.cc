@@ -4,6 +4,7 @@
 #include <linux/types.h>
 #include <bpf/libbpf.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -107,6 +108,31 @@ TEST(BpfPrograms, SwitchBetweenIdleTasksCountsNoBusyTime) {
   uint64_t waits = 0;
   for (uint64_t b : st[0].runq) waits += b;
   EXPECT_EQ(waits, 0u);
+}
+
+TEST(BpfPrograms, SwitchOutOfATaskWhoseSwitchInWasNotSeenIsCountedAsBusy) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  LoadedSkeleton s;
+  ASSERT_TRUE(s.status) << s.status.message();
+  // Both runs in this thread's context on one CPU: "current" (prev) is this thread.
+  cpu_set_t before, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  // Non-canonical addresses: every probe read through them fails and reads as 0.
+  const uint64_t task_a = 0x8000000000001000ULL, task_b = 0x8000000000002000ULL;
+  // A switches in (its pid reads as 0: the CPU looks idle from here on) ...
+  ASSERT_EQ(test_run(s.skel->progs.weft_sched_switch, {0, 0, task_a, 0}), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // ... but B, whose switch-in was never seen, switches out: its 20 ms were busy.
+  ASSERT_EQ(test_run(s.skel->progs.weft_sched_switch, {0, task_b, 0, 0}), 0);
+  sched_setaffinity(0, sizeof before, &before);
+  auto st = read_stats(s.skel);
+  EXPECT_EQ(st[0].switches, 2u);
+  EXPECT_EQ(st[0].unseen_switches, 1u);
+  EXPECT_GE(st[0].busy_ns, 20000000u);
+  EXPECT_LT(st[0].busy_ns, 2000000000u);
 }
 
 TEST(BpfPrograms, VerifierRejectionIsAnErrorWithTheVerifierLines) {
