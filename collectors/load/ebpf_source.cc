@@ -137,10 +137,14 @@ Status EbpfSource::watch_cgroup(const std::string& path) {
 
 Result<LoadCounters> EbpfSource::read() {
   LoadCounters c;
-  auto online_text = files_.read(options_.cpu_online);
-  if (!online_text) return online_text.error();
-  auto online = parse_cpu_list(*online_text);
-  if (!online) return wrap(online.error(), options_.cpu_online);
+  // Without sysfs (a container without /sys) every possible CPU counts as online.
+  Result<std::vector<int>> online = std::vector<int>{};
+  if (auto online_text = files_.read(options_.cpu_online)) {
+    online = parse_cpu_list(*online_text);
+    if (!online) return wrap(online.error(), options_.cpu_online);
+  } else {
+    for (int cpu = 0; cpu < possible_cpus_; cpu++) online->push_back(cpu);
+  }
 
   const size_t n = static_cast<size_t>(possible_cpus_);
   std::vector<weft_cpu_stats> first(n), second(n);
