@@ -42,12 +42,14 @@ void fill_counters(const std::vector<weft_cpu_stats>& stats, const std::vector<i
   }
 
   std::vector<uint64_t> runq(WEFT_RUNQ_BUCKETS, 0);
-  uint64_t reclaim = 0;
+  uint64_t reclaim = 0, runq_sum = 0;
   for (const auto& s : stats) {
     for (size_t b = 0; b < WEFT_RUNQ_BUCKETS; b++) runq[b] += s.runq[b];
+    runq_sum += s.runq_sum_ns;
     reclaim += s.reclaim_ns;
   }
   out.runq_buckets = std::move(runq);
+  out.runq_sum_ns = runq_sum;
   out.reclaim_stall_ns = reclaim;
 
   out.cgroup_busy_ns.clear();

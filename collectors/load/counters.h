@@ -26,6 +26,7 @@ struct LoadCounters {
   std::vector<CpuCounter> cpus;                       // online CPUs, ascending
   std::map<std::string, uint64_t> cgroup_busy_ns;     // watched cgroup path -> CPU time, with descendants
   std::optional<std::vector<uint64_t>> runq_buckets;  // log2(ns) run-queue wait counts (ebpf only)
+  std::optional<uint64_t> runq_sum_ns;                // exact sum of those waits (ebpf only)
   std::optional<uint64_t> reclaim_stall_ns;           // direct reclaim (ebpf) or memory PSI "some" (procfs)
   std::optional<uint64_t> cpu_pressure_some_ns;       // /proc/pressure/cpu "some" total, when PSI is on
   MemoryInfo memory;

@@ -182,7 +182,10 @@ Result<LoadCounters> EbpfSource::read() {
     // Switching too often to get an unchanged pair: the latest copy, timed after it.
     fill_counters(second, *online, cgroups, monotonic_now_ns(), c);
   }
-  if (!options_.runq_latency) c.runq_buckets.reset();
+  if (!options_.runq_latency) {
+    c.runq_buckets.reset();
+    c.runq_sum_ns.reset();
+  }
 
   auto meminfo = files_.read(options_.proc + "/meminfo");
   if (!meminfo) return meminfo.error();

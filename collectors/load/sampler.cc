@@ -73,6 +73,9 @@ std::optional<LoadSummary> LoadSampler::summary() const {
   s.memory_avg = mem / static_cast<double>(readings_.size());
   const auto& last = readings_.back();
   if (first_->runq_buckets && last.runq_buckets) s.runq_buckets_total = bucket_delta(*first_->runq_buckets, *last.runq_buckets);
+  if (first_->runq_sum_ns && last.runq_sum_ns && *last.runq_sum_ns >= *first_->runq_sum_ns) {
+    s.runq_sum_seconds_total = static_cast<double>(*last.runq_sum_ns - *first_->runq_sum_ns) * 1e-9;
+  }
   if (first_->reclaim_stall_ns && last.reclaim_stall_ns && *last.reclaim_stall_ns >= *first_->reclaim_stall_ns) {
     s.reclaim_stall_seconds_total = static_cast<double>(*last.reclaim_stall_ns - *first_->reclaim_stall_ns) * 1e-9;
   }

@@ -29,6 +29,7 @@ struct LoadSummary {
   LoadWindow window;          // CPU, cgroups, runq quantiles, reclaim over the last window
   double memory_avg = 0;      // memory used ratio averaged over the window's readings
   std::vector<uint64_t> runq_buckets_total;           // since start, log2(ns) buckets; empty for procfs
+  std::optional<double> runq_sum_seconds_total;       // since start, exact sum of those waits
   std::optional<double> reclaim_stall_seconds_total;  // since start
   std::chrono::system_clock::time_point at;
 };

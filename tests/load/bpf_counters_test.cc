@@ -52,6 +52,8 @@ TEST(BpfCounters, ReportsOnlyOnlineCpusButSumsHistogramsOfAll) {
   std::vector<weft_cpu_stats> s = {stats(1, 1, false), stats(2, 1, false), stats(3, 1, false)};
   s[0].runq[3] = 2;
   s[2].runq[3] = 5;
+  s[0].runq_sum_ns = 20;
+  s[2].runq_sum_ns = 50;
   s[1].reclaim_ns = 10;
   s[2].reclaim_ns = 20;
   LoadCounters c;
@@ -59,6 +61,7 @@ TEST(BpfCounters, ReportsOnlyOnlineCpusButSumsHistogramsOfAll) {
   ASSERT_EQ(c.cpus.size(), 2u);
   EXPECT_EQ(c.cpus[1].cpu, 2);
   EXPECT_EQ((*c.runq_buckets)[3], 7u);
+  EXPECT_EQ(*c.runq_sum_ns, 70u);
   EXPECT_EQ(*c.reclaim_stall_ns, 30u);
 }
 

@@ -20,6 +20,7 @@ LoadCounters tick(int k, uint64_t busy_ms_per_s, uint64_t mem_avail) {
   c.memory = {100, mem_avail};
   c.runq_buckets = std::vector<uint64_t>(48, 0);
   (*c.runq_buckets)[10] = static_cast<uint64_t>(k) * 10;
+  c.runq_sum_ns = static_cast<uint64_t>(k) * 15000;
   c.reclaim_stall_ns = 5000000000ULL + static_cast<uint64_t>(k) * 100000000ULL;
   return c;
 }
@@ -51,6 +52,7 @@ TEST(LoadSampler, WindowAveragesAndCumulativeCountersSinceStart) {
   EXPECT_LT(s->memory_avg, 0.8);
   ASSERT_EQ(s->runq_buckets_total.size(), 48u);
   EXPECT_EQ(s->runq_buckets_total[10], 40u);
+  EXPECT_NEAR(*s->runq_sum_seconds_total, 60e-6, 1e-12);
   EXPECT_NEAR(*s->reclaim_stall_seconds_total, 0.4, 1e-9);
   EXPECT_EQ(sampler.last_error(), "");
 }
