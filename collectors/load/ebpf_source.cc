@@ -60,6 +60,8 @@ Result<weft_load*> open_programs(const std::string& from) {
   if (from != "wakeup") {
     bpf_program__set_autoload(skel->progs.weft_sched_wakeup, false);
     bpf_program__set_autoload(skel->progs.weft_sched_wakeup_new, false);
+    // The 1 MB table of wait starts is only read on the wakeup path.
+    bpf_map__set_max_entries(skel->maps.runq_start, 1);
   }
   if (auto st = load_skeleton(skel->skeleton, "load.bpf.o"); !st) {
     weft_load__destroy(skel);
