@@ -118,24 +118,29 @@ struct task_struct___sched_info {
   struct sched_entity se;
 } __attribute__((preserve_access_index));
 
+/* Turns an untyped kernel pointer (raw_tp arguments are plain u64) into a typed one
+ * whose fields are read with plain faulting-safe loads instead of a helper call each.
+ * Only the sched_info method uses it (user space falls back when it is refused). */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
 /* This CPU's rq->clock, updated by __schedule() just before the tracepoint; 0 when
- * its address is not known yet. */
+ * the run queue is not known yet. */
 static __always_inline __u64 read_rq_clock(struct weft_cpu_stats *st, struct task_struct *next) {
   if (!st->rq_clock) {
     /* A task switching in here is on this CPU's run queue. */
     struct task_struct___sched_info *t = (void *)next;
     struct rq *rq = BPF_CORE_READ(t, se.cfs_rq, rq);
     if (!rq) return 0;
-    st->rq_clock = (__u64)rq + bpf_core_field_offset(struct rq, clock);
+    st->rq_clock = (__u64)rq;
   }
-  __u64 clock = 0;
-  bpf_probe_read_kernel(&clock, sizeof clock, (void *)st->rq_clock);
-  return clock;
+  struct rq *rq = bpf_rdonly_cast((void *)st->rq_clock, bpf_core_type_id_kernel(struct rq));
+  return rq->clock;
 }
 
 static __always_inline void count_queued_wait(struct weft_cpu_stats *st, struct task_struct *next, __u64 clock) {
-  struct task_struct___sched_info *t = (void *)next;
-  __u64 queued = BPF_CORE_READ(t, sched_info.last_queued);
+  struct task_struct___sched_info *t =
+      bpf_rdonly_cast(next, bpf_core_type_id_kernel(struct task_struct___sched_info));
+  __u64 queued = t->sched_info.last_queued;
   if (queued && clock >= queued) add_runq_wait(st, clock - queued);
 }
 

@@ -21,7 +21,7 @@ struct weft_cpu_stats {
   __u64 idle_task;      /* address of this CPU's idle task, learnt when it switches out */
   __u64 cur_task;       /* address of the task switched in at last_switch_ns */
   __u64 unseen_switches; /* switch-outs of a task whose switch-in was not seen here */
-  __u64 rq_clock;       /* address of this CPU's rq->clock, learnt from a task switching in */
+  __u64 rq_clock;       /* address of this CPU's struct rq, learnt from a task switching in */
   /* When times are taken from rq->clock (no clock read of our own on each switch), one
    * pair of (rq->clock, bpf_ktime_get_ns()) taken at the same switch every 64 switches,
    * so user space can map CLOCK_MONOTONIC to this CPU's rq clock; 0 when times are
