@@ -47,7 +47,7 @@ Client::Client(std::shared_ptr<Transport> transport, ClientOptions options)
       bucket_(options.qps, options.burst),
       jitter_(options.jitter_seed) {}
 
-Result<std::unique_ptr<Client>> Client::create(const ClientConfig& config, ClientOptions options) {
+Result<std::unique_ptr<Client>> Client::from_config(const ClientConfig& config, ClientOptions options) {
   auto transport = make_http_transport(config);
   if (!transport) return transport.error();
   return std::make_unique<Client>(std::move(*transport), options);

@@ -72,7 +72,7 @@ class Client {
  public:
   Client(std::shared_ptr<Transport> transport, ClientOptions options = {});
   // Real HTTP(S) transport from a config; errors name the TLS file/field.
-  static Result<std::unique_ptr<Client>> create(const ClientConfig& config, ClientOptions options = {});
+  static Result<std::unique_ptr<Client>> from_config(const ClientConfig& config, ClientOptions options = {});
 
   Result<nlohmann::json> get(const ResourceRef& ref, const std::string& ns, const std::string& name);
   // All pages when options.limit > 0 (following continue tokens), else one request.
@@ -145,6 +145,10 @@ class Client {
   std::mutex hook_mu_;
   RequestHook hook_;
 };
+
+// What every binary does with its --kubeconfig flag: resolve the config (flag >
+// $KUBECONFIG > in-cluster > ~/.kube/config) and build a client on it.
+Result<std::unique_ptr<Client>> connect(const std::string& kubeconfig_flag, ClientOptions options = {});
 
 // "GET /api/v1/nodes/x: HTTP 404 NotFound: nodes \"x\" not found" from a response.
 Error api_error(const std::string& verb, const std::string& path, const HttpResponse& response);

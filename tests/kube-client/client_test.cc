@@ -30,7 +30,7 @@ std::unique_ptr<Client> client_for(const std::string& url, ClientOptions o = fas
   ClientConfig cfg;
   cfg.server = *parse_server_url(url);
   cfg.token_file = token_file;
-  auto c = Client::create(cfg, o);
+  auto c = Client::from_config(cfg, o);
   EXPECT_TRUE(c) << c.message();
   return std::move(*c);
 }

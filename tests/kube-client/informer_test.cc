@@ -21,7 +21,7 @@ std::unique_ptr<Client> client_for(const FakeApiServer& api) {
   o.qps = 0;
   o.timeout = milliseconds(5000);
   o.backoff = BackoffPolicy{milliseconds(5), 2.0, milliseconds(100), 0.5};
-  auto c = Client::create(cfg, o);
+  auto c = Client::from_config(cfg, o);
   return std::move(c.value());
 }
 

@@ -51,7 +51,7 @@ class KubeLite {
   std::string output() { return process_->output(); }
 
   std::unique_ptr<Client> client(ClientOptions o = {}) {
-    auto c = Client::create(config_, o);
+    auto c = Client::from_config(config_, o);
     EXPECT_TRUE(c) << c.message();
     return c ? std::move(c.value()) : nullptr;
   }

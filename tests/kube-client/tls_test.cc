@@ -89,7 +89,7 @@ Result<nlohmann::json> get_node(const std::string& kubeconfig_text) {
   o.timeout = std::chrono::milliseconds(3000);
   o.max_attempts = 2;
   o.backoff.initial = std::chrono::milliseconds(10);
-  auto client = Client::create(*cfg, o);
+  auto client = Client::from_config(*cfg, o);
   if (!client) return client.error();
   return (*client)->get(resources::nodes(), "", "n1");
 }

@@ -1,0 +1,200 @@
+#include "descheduler/core/cluster.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "kube/objects.h"
+
+namespace weft::descheduler {
+namespace {
+
+using nlohmann::json;
+
+const json& at_path(const json& obj, std::initializer_list<const char*> path) {
+  static const json null_value;
+  const json* cur = &obj;
+  for (const char* key : path) {
+    if (!cur->is_object()) return null_value;
+    auto it = cur->find(key);
+    if (it == cur->end()) return null_value;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+bool is_rdma_resource(const std::string& name) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower.find("rdma") != std::string::npos;
+}
+
+Status add_node(Cluster& c, const json& obj, const std::string& where) {
+  NodeInfo n;
+  n.name = kube::name_of(obj);
+  if (c.node_index.count(n.name)) return make_error(where + ": node " + n.name + " appears twice");
+  n.labels = kube::labels_of(obj);
+  auto alloc = kube::node_allocatable(obj);
+  if (!alloc) return wrap(alloc.error(), where);
+  n.allocatable = std::move(*alloc);
+  auto taints = kube::taints_of_node(obj);
+  if (!taints) return wrap(taints.error(), where);
+  n.taints = std::move(*taints);
+  // A node without conditions (as in hand-written scenarios) counts as ready.
+  const json& conds = at_path(obj, {"status", "conditions"});
+  n.ready = !conds.is_array() || conds.empty() || kube::node_ready(obj);
+  n.unschedulable = kube::node_unschedulable(obj);
+  std::string load = kube::annotation(obj, kLoadAnnotation);
+  if (!load.empty()) {
+    auto sample = parse_load_annotation(load);
+    if (sample) n.annotated_load = *sample;
+    else n.annotation_error = "annotation " + std::string(kLoadAnnotation) + ": " + sample.message();
+  }
+  c.node_index[n.name] = static_cast<int>(c.nodes.size());
+  c.nodes.push_back(std::move(n));
+  return {};
+}
+
+Result<PodInfo> make_pod(const json& obj, const std::string& where) {
+  PodInfo p;
+  p.ns = kube::namespace_of(obj);
+  if (p.ns.empty()) p.ns = "default";
+  p.name = kube::name_of(obj);
+  p.priority = kube::pod_priority(obj);
+  const json& pcn = at_path(obj, {"spec", "priorityClassName"});
+  if (pcn.is_string()) p.priority_class = pcn.get<std::string>();
+  auto req = kube::pod_requests(obj);
+  if (!req) return wrap(req.error(), where);
+  p.requests = std::move(*req);
+  for (const auto& [res, _] : p.requests)
+    if (is_rdma_resource(res)) p.requests_rdma = true;
+  p.labels = kube::labels_of(obj);
+  const json& owners = at_path(obj, {"metadata", "ownerReferences"});
+  if (owners.is_array()) {
+    for (const auto& o : owners) {
+      if (o.is_object() && o.value("controller", false)) {
+        p.owner_kind = o.value("kind", "");
+        p.owner_name = o.value("name", "");
+      }
+    }
+  }
+  p.group = kube::annotation(obj, kGroupAnnotation);
+  const json& phase = at_path(obj, {"status", "phase"});
+  if (phase.is_string()) p.phase = phase.get<std::string>();
+  const json& created = at_path(obj, {"metadata", "creationTimestamp"});
+  if (created.is_string()) {
+    auto t = parse_rfc3339(created.get<std::string>());
+    if (!t) return wrap(t.error(), where + ": metadata.creationTimestamp");
+    p.created = *t;
+  }
+  p.mirror = kube::pod_is_mirror(obj);
+  p.terminating = !at_path(obj, {"metadata", "deletionTimestamp"}).is_null();
+  const json& annotations = at_path(obj, {"metadata", "annotations"});
+  p.evict_annotation = annotations.is_object() && annotations.contains(kEvictAnnotation);
+  const json& volumes = at_path(obj, {"spec", "volumes"});
+  if (volumes.is_array()) {
+    for (const auto& v : volumes) {
+      if (!v.is_object()) continue;
+      if (v.contains("persistentVolumeClaim") || v.contains("ephemeral")) p.has_pvc = true;
+      if (v.contains("hostPath") || v.contains("emptyDir")) p.has_local_storage = true;
+    }
+  }
+  auto tol = kube::tolerations_of_pod(obj);
+  if (!tol) return wrap(tol.error(), where);
+  p.tolerations = std::move(*tol);
+  auto aff = kube::NodeAffinity::from_pod(obj);
+  if (!aff) return wrap(aff.error(), where);
+  p.affinity = std::move(*aff);
+  return p;
+}
+
+Status add_podgroup(Cluster& c, const json& obj, const std::string& where) {
+  PodGroupInfo g;
+  const json& min = at_path(obj, {"spec", "minMember"});
+  if (!min.is_null()) {
+    if (!min.is_number_integer() || min.get<int64_t>() < 0)
+      return make_error(where + ": spec.minMember must be a non-negative integer");
+    g.min_member = min.get<int>();
+  }
+  g.same_ib_cluster = kube::annotation(obj, kIbClusterAnnotation) == "same";
+  const json& nt = at_path(obj, {"spec", "networkTopology"});
+  if (nt.is_object()) {
+    std::string mode = nt.value("mode", "hard");
+    if (mode != "hard" && mode != "soft")
+      return make_error(where + ": spec.networkTopology.mode '" + mode + "' is not hard or soft");
+    int tier = 1;
+    if (nt.contains("highestTierAllowed")) {
+      const json& t = nt["highestTierAllowed"];
+      if (!t.is_number_integer() || t.get<int64_t>() < 1)
+        return make_error(where + ": spec.networkTopology.highestTierAllowed must be an integer >= 1");
+      tier = t.get<int>();
+    }
+    if (mode == "hard") g.hard_tier = tier;
+  }
+  std::string ns = kube::namespace_of(obj);
+  c.groups[(ns.empty() ? "default" : ns) + "/" + kube::name_of(obj)] = g;
+  return {};
+}
+
+}  // namespace
+
+std::string PodInfo::workload() const {
+  if (!group.empty()) return "PodGroup/" + ns + "/" + group;
+  if (!owner_kind.empty()) return owner_kind + "/" + ns + "/" + owner_name;
+  return "Pod/" + ns + "/" + name;
+}
+
+const NodeInfo* Cluster::node(const std::string& name) const {
+  auto it = node_index.find(name);
+  return it == node_index.end() ? nullptr : &nodes[static_cast<size_t>(it->second)];
+}
+
+Status ClusterBuilder::add(const json& obj, const std::string& where) {
+  std::string arrival = kube::annotation(obj, kArrivalAnnotation, "0");
+  if (arrival != "0" && !arrival.empty()) {
+    try {
+      if (std::stoi(arrival) > 0) return {};
+    } catch (const std::exception&) {
+      return make_error(where + ": annotation " + std::string(kArrivalAnnotation) + " '" + arrival + "' is not a number");
+    }
+  }
+  std::string kind = kube::kind_of(obj);
+  if (kind == "Node") return add_node(cluster_, obj, where);
+  if (kind == "PodGroup") return add_podgroup(cluster_, obj, where);
+  if (kind == "PriorityClass") {
+    const json& v = obj.contains("value") ? obj["value"] : json();
+    if (!v.is_number_integer()) return make_error(where + ": value must be an integer");
+    cluster_.priority_classes[kube::name_of(obj)] = v.get<int32_t>();
+    return {};
+  }
+  if (kind != "Pod") return {};
+  const json& node = at_path(obj, {"spec", "nodeName"});
+  if (!node.is_string() || node.get<std::string>().empty() || kube::pod_terminal(obj)) return {};
+  auto pod = make_pod(obj, where);
+  if (!pod) return pod.error();
+  cluster_.pods.push_back(std::move(*pod));
+  pod_nodes_.push_back(node.get<std::string>());
+  return {};
+}
+
+Cluster ClusterBuilder::finish() {
+  Cluster c = std::move(cluster_);
+  std::vector<PodInfo> kept;
+  kept.reserve(c.pods.size());
+  for (size_t i = 0; i < c.pods.size(); ++i) {
+    auto it = c.node_index.find(pod_nodes_[i]);
+    if (it == c.node_index.end()) continue;
+    PodInfo& p = c.pods[i];
+    p.node = it->second;
+    NodeInfo& n = c.nodes[static_cast<size_t>(it->second)];
+    kube::add_to(n.requested, p.requests);
+    n.pods.push_back(static_cast<int>(kept.size()));
+    if (!p.terminating && !p.group.empty()) c.running_in_group[p.ns + "/" + p.group]++;
+    if (!p.owner_kind.empty()) c.pods_of_owner[p.owner_kind + "/" + p.ns + "/" + p.owner_name]++;
+    kept.push_back(std::move(p));
+  }
+  c.pods = std::move(kept);
+  pod_nodes_.clear();
+  return c;
+}
+
+}  // namespace weft::descheduler

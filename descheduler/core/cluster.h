@@ -1,0 +1,106 @@
+// A compact, JSON-free picture of the cluster the planner works on: nodes, the pods bound
+// to them, PodGroups and PriorityClasses. Built object by object so a caller can stream
+// a large list and drop each JSON object as soon as it is added.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "descheduler/core/load.h"
+#include "kube/quantity.h"
+#include "kube/selector.h"
+#include "kube/taints.h"
+
+namespace weft::descheduler {
+
+// Label and annotation keys weft reads.
+inline constexpr const char* kLoadAnnotation = "weft.dev/load";
+inline constexpr const char* kFabricLabel = "weft.dev/ib-fabric";
+inline constexpr const char* kLeafLabel = "weft.dev/ib-leaf";
+inline constexpr const char* kSpineLabel = "weft.dev/ib-spine";
+inline constexpr const char* kRdmaLabel = "weft.dev/rdma";
+inline constexpr const char* kGroupAnnotation = "scheduling.k8s.io/group-name";
+inline constexpr const char* kIbClusterAnnotation = "weft.dev/ib-cluster";
+inline constexpr const char* kArrivalAnnotation = "weft.dev/arrival-cycle";
+inline constexpr const char* kEvictAnnotation = "descheduler.alpha.kubernetes.io/evict";
+
+struct NodeInfo {
+  std::string name;
+  kube::Labels labels;
+  kube::ResourceList allocatable;
+  std::vector<kube::Taint> taints;
+  bool ready = true;
+  bool unschedulable = false;
+  // From the weft.dev/load annotation when present; annotation_error when it did not parse.
+  std::optional<LoadSample> annotated_load;
+  std::string annotation_error;
+  // Derived when the cluster is finished.
+  kube::ResourceList requested;
+  std::vector<int> pods;
+};
+
+struct PodInfo {
+  std::string ns, name;
+  int node = -1;
+  int32_t priority = 0;
+  std::string priority_class;
+  kube::ResourceList requests;
+  kube::Labels labels;
+  std::string owner_kind, owner_name;   // controller; empty for a bare pod
+  std::string group;                    // PodGroup name (same namespace), from the annotation
+  std::string phase;
+  std::optional<TimePoint> created;
+  bool mirror = false;
+  bool terminating = false;
+  bool has_pvc = false;
+  bool has_local_storage = false;
+  bool evict_annotation = false;
+  bool requests_rdma = false;
+  std::vector<kube::Toleration> tolerations;
+  kube::NodeAffinity affinity;
+
+  std::string key() const { return ns + "/" + name; }
+  // The unit the cooldown applies to: the gang, else the controller, else the pod.
+  std::string workload() const;
+};
+
+struct PodGroupInfo {
+  int min_member = 1;
+  bool same_ib_cluster = false;            // annotation weft.dev/ib-cluster: same
+  std::optional<int> hard_tier;            // networkTopology mode hard: highestTierAllowed
+};
+
+struct Cluster {
+  std::vector<NodeInfo> nodes;
+  std::unordered_map<std::string, int> node_index;
+  std::vector<PodInfo> pods;
+  std::map<std::string, PodGroupInfo> groups;          // "ns/name"
+  std::map<std::string, int32_t> priority_classes;
+  std::map<std::string, int> running_in_group;         // "ns/name" -> bound, live pods
+  std::map<std::string, int> pods_of_owner;            // "Kind/ns/name" -> live pods
+
+  const NodeInfo* node(const std::string& name) const;
+};
+
+class ClusterBuilder {
+ public:
+  // Adds one object; kinds other than Node, Pod, PodGroup and PriorityClass are ignored,
+  // as are objects that arrive later (weft.dev/arrival-cycle > 0) and finished pods.
+  // Errors name `where` and the field.
+  Status add(const nlohmann::json& object, const std::string& where);
+  // Binds pods to nodes, sums requests, counts gangs. Pods on unknown nodes are dropped.
+  Cluster finish();
+
+ private:
+  Cluster cluster_;
+  std::vector<std::string> pod_nodes_;
+};
+
+}  // namespace weft::descheduler

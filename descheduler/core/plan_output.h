@@ -1,0 +1,16 @@
+// The plan as DESIGN.md fixes it (JSON) and as a table for people.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "descheduler/core/planner.h"
+
+namespace weft::descheduler {
+
+// {"nodes":[{"name","cpu","memory","class"}],"evictions":[{"pod","from","to","reason"}],"skipped":[{"pod","reason"}]}
+nlohmann::json plan_to_json(const Plan& plan);
+std::string plan_to_table(const Plan& plan);
+
+}  // namespace weft::descheduler

@@ -1,0 +1,435 @@
+#include "descheduler/core/planner.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+#include "descheduler/core/evictability.h"
+#include "descheduler/core/topology.h"
+
+namespace weft::descheduler {
+namespace {
+
+// The planner works on three measures: cpu and memory in milli-units of the node's
+// allocatable (so moves between nodes of different sizes add up), and the pod count.
+constexpr int kCpu = 0, kMemory = 1, kPods = 2, kMeasures = 3;
+constexpr const char* kMeasureNames[kMeasures] = {"cpu", "memory", "pods"};
+using Vec = std::array<double, kMeasures>;
+
+struct Limits {
+  std::array<bool, kMeasures> active{};
+  Vec low{}, target{};   // cpu/memory in percent, pods as a count
+};
+
+Limits limits_of(const LoadAwareArgs& la) {
+  Limits l;
+  for (int r = 0; r < kMeasures; ++r) {
+    auto lo = la.thresholds.find(kMeasureNames[r]);
+    auto hi = la.target_thresholds.find(kMeasureNames[r]);
+    if (lo == la.thresholds.end() || hi == la.target_thresholds.end()) continue;
+    l.active[r] = true;
+    l.low[r] = lo->second;
+    l.target[r] = hi->second;
+  }
+  return l;
+}
+
+struct NodeState {
+  Vec alloc{};     // cpu, memory milli-units; pods count (infinite when not reported)
+  Vec used{};      // projected measured use, same units
+  NodeClass cls = NodeClass::Unknown;
+  bool target_ok = false;      // low, ready and schedulable
+  bool selected = false;       // passes the node selectors
+  kube::ResourceList requested;   // requests plus reservations made by this plan
+  int evicted = 0;
+};
+
+double percent(const NodeState& n, int r) {
+  if (r == kPods) return n.used[r];
+  return n.alloc[r] > 0 ? n.used[r] * 100.0 / n.alloc[r] : 0;
+}
+
+bool above_target(const NodeState& n, const Limits& l) {
+  for (int r = 0; r < kMeasures; ++r)
+    if (l.active[r] && percent(n, r) > l.target[r]) return true;
+  return false;
+}
+
+double value_of(const kube::ResourceList& list, const char* key) {
+  auto it = list.find(key);
+  return it == list.end() ? 0.0 : static_cast<double>(it->second);
+}
+
+std::string fmt_pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+class Planner {
+ public:
+  Planner(const Cluster& c, const LoadReport& load, const Policy& p, const DeschedulerState& s,
+          const PlanOptions& o, Evictability e)
+      : cluster_(c), load_(load), policy_(p), state_(s), opt_(o), evict_(std::move(e)),
+        limits_(limits_of(p.load_aware)) {}
+
+  Plan run() {
+    classify();
+    if (!load_.source_error.empty()) {
+      plan_.notes.push_back("load source " + load_.source_name + " is down (" + load_.source_error +
+                            "): every node is unknown, nothing is evicted");
+      return std::move(plan_);
+    }
+    collect_targets();
+    std::vector<int> high;
+    for (size_t i = 0; i < nodes_.size(); ++i)
+      if (nodes_[i].selected && nodes_[i].cls == NodeClass::High) high.push_back(static_cast<int>(i));
+    if (high.empty()) return std::move(plan_);
+    if (targets_.empty()) {
+      plan_.notes.push_back("no low node can take pods; nothing is evicted");
+      return std::move(plan_);
+    }
+    if (static_cast<int>(targets_.size()) <= policy_.load_aware.number_of_nodes) {
+      plan_.notes.push_back("only " + std::to_string(targets_.size()) + " low nodes, numberOfNodes is " +
+                            std::to_string(policy_.load_aware.number_of_nodes) + "; nothing is evicted");
+      return std::move(plan_);
+    }
+    std::sort(high.begin(), high.end(), [&](int a, int b) {
+      double oa = overload(nodes_[static_cast<size_t>(a)]), ob = overload(nodes_[static_cast<size_t>(b)]);
+      if (oa != ob) return oa > ob;
+      return cluster_.nodes[static_cast<size_t>(a)].name < cluster_.nodes[static_cast<size_t>(b)].name;
+    });
+    running_ = cluster_.running_in_group;
+    for (int n : high) {
+      if (stop_all_) break;
+      balance_node(n);
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  void classify() {
+    nodes_.resize(cluster_.nodes.size());
+    auto max_age = std::chrono::duration_cast<TimePoint::duration>(opt_.max_metric_age);
+    for (size_t i = 0; i < cluster_.nodes.size(); ++i) {
+      const NodeInfo& info = cluster_.nodes[i];
+      NodeState& n = nodes_[i];
+      n.selected = (!policy_.node_selector || policy_.node_selector->matches(info.labels)) &&
+                   (!policy_.load_aware.node_selector || policy_.load_aware.node_selector->matches(info.labels));
+      n.alloc[kCpu] = value_of(info.allocatable, "cpu");
+      n.alloc[kMemory] = value_of(info.allocatable, "memory");
+      auto pods = info.allocatable.find("pods");
+      n.alloc[kPods] = pods == info.allocatable.end() ? std::numeric_limits<double>::infinity()
+                                                      : static_cast<double>(pods->second) / 1000.0;
+      n.requested = info.requested;
+      n.used[kPods] = static_cast<double>(info.pods.size());
+      if (!n.selected) continue;
+      NodeVerdict v;
+      v.name = info.name;
+      const LoadSample* sample = nullptr;
+      if (!load_.source_error.empty()) {
+        v.why = "load source down";
+      } else if (auto it = load_.nodes.find(info.name); it != load_.nodes.end()) {
+        sample = &it->second;
+      } else if (auto bad = load_.invalid.find(info.name); bad != load_.invalid.end()) {
+        v.why = bad->second;
+      } else {
+        v.why = "no load data";
+      }
+      if (sample) {
+        v.cpu = sample->cpu;
+        v.memory = sample->memory;
+        if (sample->at && opt_.now - *sample->at > max_age) {
+          v.why = "stale: measured " + format_rfc3339(*sample->at) + ", older than " + format_duration(opt_.max_metric_age);
+          sample = nullptr;
+        }
+      }
+      if (sample) {
+        n.used[kCpu] = sample->cpu * n.alloc[kCpu];
+        n.used[kMemory] = sample->memory * n.alloc[kMemory];
+        n.cls = class_of(n);
+      }
+      v.cls = n.cls;
+      plan_.class_counts[n.cls]++;
+      plan_.nodes.push_back(std::move(v));
+    }
+  }
+
+  NodeClass class_of(const NodeState& n) const {
+    bool all_low = true;
+    for (int r = 0; r < kMeasures; ++r) {
+      if (!limits_.active[r]) continue;
+      double p = percent(n, r);
+      if (p > limits_.target[r]) return NodeClass::High;
+      if (!(p < limits_.low[r])) all_low = false;
+    }
+    return all_low ? NodeClass::Low : NodeClass::Normal;
+  }
+
+  // How far above its targets a node is, relative to them: the most loaded go first.
+  double overload(const NodeState& n) const {
+    double worst = -std::numeric_limits<double>::infinity();
+    for (int r = 0; r < kMeasures; ++r)
+      if (limits_.active[r] && limits_.target[r] > 0) worst = std::max(worst, percent(n, r) / limits_.target[r]);
+    return worst;
+  }
+
+  // Low nodes take pods; the total room they have below their targets bounds the cycle.
+  void collect_targets() {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      NodeState& n = nodes_[i];
+      const NodeInfo& info = cluster_.nodes[i];
+      n.target_ok = n.selected && n.cls == NodeClass::Low && info.ready && !info.unschedulable;
+      if (!n.target_ok) continue;
+      for (int r = 0; r < kMeasures; ++r) {
+        if (!limits_.active[r]) continue;
+        room_[r] += r == kPods ? limits_.target[r] - n.used[r] : limits_.target[r] * n.alloc[r] / 100.0 - n.used[r];
+      }
+      targets_.insert({overload(n), static_cast<int>(i)});
+    }
+  }
+
+  bool room_left() const {
+    for (int r = 0; r < kMeasures; ++r)
+      if (limits_.active[r] && room_[r] <= 0) return false;
+    return true;
+  }
+
+  // What a pod is taken to use: its request, or for a resource it requests none of, an
+  // equal share of what its node measures (a best-effort pod still loads the node).
+  Vec usage_of(const PodInfo& pod, const NodeState& node, size_t pods_on_node) const {
+    Vec u{};
+    u[kCpu] = value_of(pod.requests, "cpu");
+    u[kMemory] = value_of(pod.requests, "memory");
+    u[kPods] = 1;
+    for (int r : {kCpu, kMemory})
+      if (u[r] <= 0 && pods_on_node > 0) u[r] = node.used[r] / static_cast<double>(pods_on_node);
+    return u;
+  }
+
+  void skip(const PodInfo& pod, const std::string& reason) {
+    plan_.skipped.push_back({pod.ns, pod.name, cluster_.nodes[static_cast<size_t>(pod.node)].name, reason});
+  }
+
+  bool cooling_down(const PodInfo& pod) const {
+    auto it = state_.workload_moved_at.find(pod.workload());
+    return it != state_.workload_moved_at.end() &&
+           opt_.now - it->second < std::chrono::duration_cast<TimePoint::duration>(opt_.cooldown);
+  }
+
+  bool resting(const std::string& node) const {
+    auto it = state_.source_evicted_at.find(node);
+    return it != state_.source_evicted_at.end() &&
+           opt_.now - it->second < std::chrono::duration_cast<TimePoint::duration>(policy_.load_aware.metrics.window);
+  }
+
+  // The gang keeps minMember running pods after this eviction and every earlier one.
+  std::string gang_blocker(const PodInfo& pod) const {
+    if (pod.group.empty()) return "";
+    std::string key = pod.ns + "/" + pod.group;
+    auto g = cluster_.groups.find(key);
+    if (g == cluster_.groups.end()) return "gang-podgroup-missing";
+    auto r = running_.find(key);
+    int running = r == running_.end() ? 0 : r->second;
+    return running - 1 >= g->second.min_member ? "" : "gang-min-member";
+  }
+
+  // Finds the least loaded low node the pod may move to; else the furthest rule it failed.
+  enum Stage { kNoTarget = 0, kTopology = 1, kNodeFit = 2, kTargetHigh = 3 };
+  int pick_target(const PodInfo& pod, int source, const Vec& usage, std::string& why) const {
+    const NodeInfo& src = cluster_.nodes[static_cast<size_t>(source)];
+    DomainRule domain = domain_rule(pod, src, cluster_);
+    bool fit = policy_.node_fit();
+    int best_stage = kNoTarget;
+    for (const auto& [score, t] : targets_) {
+      if (t == source) continue;
+      const NodeInfo& info = cluster_.nodes[static_cast<size_t>(t)];
+      const NodeState& n = nodes_[static_cast<size_t>(t)];
+      if (!domain.allows(info)) continue;
+      best_stage = std::max<int>(best_stage, kTopology);
+      if (fit && !fits(pod, info, n)) continue;
+      best_stage = std::max<int>(best_stage, kNodeFit);
+      bool stays_below = true;
+      for (int r = 0; r < kMeasures && stays_below; ++r) {
+        if (!limits_.active[r]) continue;
+        double after = r == kPods ? n.used[r] + 1
+                                  : (n.alloc[r] > 0 ? (n.used[r] + usage[r]) * 100.0 / n.alloc[r]
+                                                    : std::numeric_limits<double>::infinity());
+        if (after > limits_.target[r]) stays_below = false;
+      }
+      if (!stays_below) {
+        best_stage = kTargetHigh;
+        continue;
+      }
+      return t;
+    }
+    static const char* const reasons[] = {"no-target", "topology", "node-fit", "target-would-be-high"};
+    why = reasons[best_stage];
+    return -1;
+  }
+
+  bool fits(const PodInfo& pod, const NodeInfo& info, const NodeState& n) const {
+    if (kube::first_untolerated_hard_taint(info.taints, pod.tolerations)) return false;
+    if (!pod.affinity.empty() && !pod.affinity.matches(info.name, info.labels)) return false;
+    if (n.used[kPods] + 1 > n.alloc[kPods]) return false;
+    for (const auto& [res, amount] : pod.requests) {
+      if (amount <= 0) continue;
+      auto a = info.allocatable.find(res);
+      auto q = n.requested.find(res);
+      int64_t free = (a == info.allocatable.end() ? 0 : a->second) - (q == n.requested.end() ? 0 : q->second);
+      if (amount > free) return false;
+    }
+    return true;
+  }
+
+  std::string eviction_reason(const NodeState& n) const {
+    std::string out = "high-load:";
+    for (int r = 0; r < kMeasures; ++r)
+      if (limits_.active[r] && percent(n, r) > limits_.target[r])
+        out += std::string(" ") + kMeasureNames[r] + " " + fmt_pct(percent(n, r)) + (r == kPods ? "" : "%") + " > " +
+               fmt_pct(limits_.target[r]) + (r == kPods ? "" : "%");
+    return out;
+  }
+
+  void balance_node(int index) {
+    const NodeInfo& info = cluster_.nodes[static_cast<size_t>(index)];
+    NodeState& node = nodes_[static_cast<size_t>(index)];
+    const std::string reason = eviction_reason(node);
+    struct Candidate {
+      int pod;
+      Vec usage;
+      double weight;
+    };
+    std::vector<Candidate> candidates;
+    for (int p : info.pods) {
+      const PodInfo& pod = cluster_.pods[static_cast<size_t>(p)];
+      std::string blocker = evict_.blocker(pod);
+      if (!blocker.empty()) {
+        skip(pod, blocker);
+        continue;
+      }
+      Vec u = usage_of(pod, node, info.pods.size());
+      double weight = 0;
+      for (int r : {kCpu, kMemory})
+        if (limits_.active[r] && node.alloc[r] > 0) weight = std::max(weight, u[r] / node.alloc[r]);
+      candidates.push_back({p, u, weight});
+    }
+    std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+      const PodInfo& pa = cluster_.pods[static_cast<size_t>(a.pod)];
+      const PodInfo& pb = cluster_.pods[static_cast<size_t>(b.pod)];
+      if (pa.priority != pb.priority) return pa.priority < pb.priority;
+      if (a.weight != b.weight) return a.weight > b.weight;
+      return pa.key() < pb.key();
+    });
+    bool rest = resting(info.name);
+    for (const Candidate& c : candidates) {
+      if (!above_target(node, limits_)) break;
+      const PodInfo& pod = cluster_.pods[static_cast<size_t>(c.pod)];
+      if (rest) {
+        // A recent source rests a full window so its averaged load can catch up.
+        skip(pod, "source-resting");
+        for (int r = 0; r < kMeasures; ++r) node.used[r] -= c.usage[r];
+        continue;
+      }
+      if (!room_left()) {
+        plan_.notes.push_back("low nodes have no room left below their targetThresholds; stopping");
+        stop_all_ = true;
+        return;
+      }
+      if (policy_.max_total && static_cast<int>(plan_.evictions.size()) >= *policy_.max_total) {
+        skip(pod, "limit-total");
+        plan_.notes.push_back("maxNoOfPodsToEvictTotal reached");
+        stop_all_ = true;
+        return;
+      }
+      if (policy_.max_per_node && node.evicted >= *policy_.max_per_node) {
+        skip(pod, "limit-per-node");
+        return;
+      }
+      if (policy_.max_per_namespace && per_namespace_[pod.ns] >= *policy_.max_per_namespace) {
+        skip(pod, "limit-per-namespace");
+        continue;
+      }
+      if (cooling_down(pod)) {
+        skip(pod, "cooldown");
+        continue;
+      }
+      if (std::string g = gang_blocker(pod); !g.empty()) {
+        skip(pod, g);
+        continue;
+      }
+      std::string why;
+      int target = pick_target(pod, index, c.usage, why);
+      if (target < 0) {
+        skip(pod, why);
+        continue;
+      }
+      move(pod, node, target, c.usage);
+      plan_.evictions.push_back({pod.ns, pod.name, info.name, cluster_.nodes[static_cast<size_t>(target)].name,
+                                 reason, pod.workload()});
+    }
+  }
+
+  // Applies a planned move to the projection and reserves the pod's requests on the target.
+  void move(const PodInfo& pod, NodeState& source, int target, const Vec& usage) {
+    NodeState& t = nodes_[static_cast<size_t>(target)];
+    targets_.erase({overload(t), target});
+    for (int r = 0; r < kMeasures; ++r) {
+      source.used[r] -= usage[r];
+      t.used[r] += usage[r];
+      room_[r] -= usage[r];
+    }
+    kube::add_to(t.requested, pod.requests);
+    kube::subtract_from(source.requested, pod.requests);
+    targets_.insert({overload(t), target});
+    source.evicted++;
+    per_namespace_[pod.ns]++;
+    if (!pod.group.empty()) running_[pod.ns + "/" + pod.group]--;
+  }
+
+  const Cluster& cluster_;
+  const LoadReport& load_;
+  const Policy& policy_;
+  const DeschedulerState& state_;
+  const PlanOptions& opt_;
+  Evictability evict_;
+  Limits limits_;
+  std::vector<NodeState> nodes_;
+  std::set<std::pair<double, int>> targets_;
+  Vec room_{};
+  std::map<std::string, int> running_;
+  std::map<std::string, int> per_namespace_;
+  bool stop_all_ = false;
+  Plan plan_;
+};
+
+}  // namespace
+
+const char* to_string(NodeClass c) {
+  switch (c) {
+    case NodeClass::Low: return "low";
+    case NodeClass::Normal: return "normal";
+    case NodeClass::High: return "high";
+    case NodeClass::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+Result<Plan> make_plan(const Cluster& cluster, const LoadReport& load, const Policy& policy,
+                       const DeschedulerState& state, const PlanOptions& options) {
+  auto evict = Evictability::create(policy, cluster, options.now);
+  if (!evict) return evict.error();
+  return Planner(cluster, load, policy, state, options, std::move(*evict)).run();
+}
+
+void record_evictions(DeschedulerState& state, const std::vector<PlannedEviction>& done, TimePoint now) {
+  for (const auto& e : done) {
+    state.source_evicted_at[e.from] = now;
+    state.workload_moved_at[e.workload] = now;
+  }
+}
+
+}  // namespace weft::descheduler

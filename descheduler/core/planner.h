@@ -1,0 +1,60 @@
+// One descheduling cycle as a pure function: classify nodes from their load, pick safe
+// victims on high nodes and a target for each, and say why every other candidate stayed.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "descheduler/core/cluster.h"
+#include "descheduler/core/load.h"
+#include "descheduler/core/policy.h"
+#include "descheduler/core/state.h"
+
+namespace weft::descheduler {
+
+enum class NodeClass { Low, Normal, High, Unknown };
+const char* to_string(NodeClass c);
+
+struct PlanOptions {
+  TimePoint now;
+  Seconds max_metric_age{300};
+  Seconds cooldown{600};
+};
+
+struct NodeVerdict {
+  std::string name;
+  std::optional<double> cpu, memory;   // ratios 0..1 as measured (also shown for stale nodes)
+  NodeClass cls = NodeClass::Unknown;
+  std::string why;                     // for unknown: what was missing or stale
+};
+
+struct PlannedEviction {
+  std::string ns, name, from, to, reason, workload;
+  std::string pod() const { return ns + "/" + name; }
+};
+
+struct PlannedSkip {
+  std::string ns, name, node, reason;
+  std::string pod() const { return ns + "/" + name; }
+};
+
+struct Plan {
+  std::vector<NodeVerdict> nodes;
+  std::vector<PlannedEviction> evictions;
+  std::vector<PlannedSkip> skipped;
+  std::vector<std::string> notes;        // cycle-level remarks for the log
+  std::map<NodeClass, int> class_counts;
+};
+
+// Errors only for a policy that cannot be applied to this cluster (unknown PriorityClass).
+Result<Plan> make_plan(const Cluster& cluster, const LoadReport& load, const Policy& policy,
+                       const DeschedulerState& state, const PlanOptions& options);
+
+// Remembers evictions that were carried out: their sources rest a window, their
+// workloads cool down.
+void record_evictions(DeschedulerState& state, const std::vector<PlannedEviction>& done, TimePoint now);
+
+}  // namespace weft::descheduler

@@ -1,0 +1,411 @@
+#include "descheduler/core/policy.h"
+
+#include <algorithm>
+#include <set>
+
+#include "kube/scenario.h"
+
+namespace weft::descheduler {
+namespace {
+
+using nlohmann::json;
+
+// Field checking: every parse step names the path it is at, so an error reads
+// "profiles[0].pluginConfig[1].args.metrics.typo: unknown field".
+struct Ctx {
+  std::string name;
+  Error at(const std::string& path, const std::string& what) const {
+    return make_error(name + ": " + path + ": " + what);
+  }
+};
+
+Status only_fields(const Ctx& c, const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
+  if (!obj.is_object()) return c.at(path.empty() ? "(document)" : path, "must be a mapping");
+  for (const auto& [key, _] : obj.items()) {
+    bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
+    if (!known) return c.at(path.empty() ? key : path + "." + key, "unknown field");
+  }
+  return {};
+}
+
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+Result<bool> get_bool(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return false;
+  if (!v.is_boolean()) return c.at(path, "must be true or false");
+  return v.get<bool>();
+}
+
+Result<std::optional<int>> get_count(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return std::optional<int>();
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1'000'000'000)
+    return c.at(path, "must be a non-negative integer");
+  return std::optional<int>(v.get<int>());
+}
+
+Result<std::string> get_string(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return std::string();
+  if (!v.is_string()) return c.at(path, "must be a string");
+  return v.get<std::string>();
+}
+
+Result<std::vector<std::string>> get_strings(const Ctx& c, const json& v, const std::string& path) {
+  std::vector<std::string> out;
+  if (v.is_null()) return out;
+  if (!v.is_array()) return c.at(path, "must be a list of strings");
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) return c.at(path + "[" + std::to_string(i) + "]", "must be a string");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+// A node or pod selector: the string form ("a=b,c in (d)") or a LabelSelector mapping.
+Result<std::optional<kube::LabelSelector>> get_selector(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return std::optional<kube::LabelSelector>();
+  auto sel = v.is_string() ? kube::LabelSelector::parse(v.get<std::string>()) : kube::LabelSelector::from_json(v);
+  if (!sel) return c.at(path, sel.message());
+  return std::optional<kube::LabelSelector>(std::move(*sel));
+}
+
+Result<Seconds> get_duration(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_number()) {
+    if (v.get<double>() < 0) return c.at(path, "must not be negative");
+    return Seconds(v.get<double>());
+  }
+  if (!v.is_string()) return c.at(path, "must be a duration such as 5m");
+  auto d = parse_duration(v.get<std::string>());
+  if (!d) return c.at(path, d.message());
+  return *d;
+}
+
+const json& field(const json& obj, const char* key) {
+  static const json null_value;
+  auto it = obj.find(key);
+  return it == obj.end() ? null_value : *it;
+}
+
+Result<std::map<std::string, double>> get_thresholds(const Ctx& c, const json& v, const std::string& path) {
+  std::map<std::string, double> out;
+  if (v.is_null()) return c.at(path, "is required");
+  if (!v.is_object()) return c.at(path, "must be a mapping of resource to number");
+  for (const auto& [res, val] : v.items()) {
+    std::string p = path + "." + res;
+    if (res != "cpu" && res != "memory" && res != "pods")
+      return c.at(p, "unknown resource (weft measures cpu, memory and pods)");
+    if (!val.is_number()) return c.at(p, "must be a number");
+    double x = val.get<double>();
+    if (x < 0 || (res != "pods" && x > 100)) return c.at(p, res == "pods" ? "must not be negative" : "must be a percentage 0..100");
+    out[res] = x;
+  }
+  if (out.empty()) return c.at(path, "names no resource");
+  return out;
+}
+
+Status parse_priority_threshold(const Ctx& c, const json& v, const std::string& path, PriorityThreshold& out) {
+  if (v.is_null()) return {};
+  if (auto s = only_fields(c, v, path, {"value", "name"}); !s) return s;
+  const json& value = field(v, "value");
+  const json& name = field(v, "name");
+  if (!value.is_null() && !name.is_null()) return c.at(path, "set value or name, not both");
+  if (!value.is_null()) {
+    if (!value.is_number_integer() || value.get<int64_t>() > INT32_MAX || value.get<int64_t>() < INT32_MIN)
+      return c.at(path + ".value", "must be a 32-bit integer");
+    out.value = value.get<int32_t>();
+  }
+  if (!name.is_null()) {
+    if (!name.is_string() || name.get<std::string>().empty()) return c.at(path + ".name", "must be a PriorityClass name");
+    out.name = name.get<std::string>();
+  }
+  return {};
+}
+
+Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
+  if (args.is_null()) return {};
+  if (auto s = only_fields(c, args, path,
+                           {"priorityThreshold", "nodeFit", "ignorePvcPods", "evictLocalStoragePods",
+                            "evictSystemCriticalPods", "evictDaemonSetPods", "evictFailedBarePods", "labelSelector",
+                            "minPodAge", "minReplicas", "nodeSelector", "namespaceLabelSelector",
+                            "ignorePodsWithoutPDB", "evictableNamespaces"});
+      !s)
+    return s;
+  EvictorArgs& e = policy.evictor;
+  if (auto s = parse_priority_threshold(c, field(args, "priorityThreshold"), join(path, "priorityThreshold"),
+                                        e.priority_threshold);
+      !s)
+    return s;
+  struct Flag { const char* key; bool* into; };
+  for (Flag f : {Flag{"nodeFit", &e.node_fit}, Flag{"ignorePvcPods", &e.ignore_pvc_pods},
+                 Flag{"evictLocalStoragePods", &e.evict_local_storage_pods},
+                 Flag{"evictSystemCriticalPods", &e.evict_system_critical_pods},
+                 Flag{"evictDaemonSetPods", &e.evict_daemonset_pods},
+                 Flag{"evictFailedBarePods", &e.evict_failed_bare_pods}}) {
+    auto b = get_bool(c, field(args, f.key), join(path, f.key));
+    if (!b) return b.error();
+    *f.into = *b;
+  }
+  auto sel = get_selector(c, field(args, "labelSelector"), join(path, "labelSelector"));
+  if (!sel) return sel.error();
+  e.label_selector = std::move(*sel);
+  if (!field(args, "minPodAge").is_null()) {
+    auto d = get_duration(c, field(args, "minPodAge"), join(path, "minPodAge"));
+    if (!d) return d.error();
+    e.min_pod_age = *d;
+  }
+  auto mr = get_count(c, field(args, "minReplicas"), join(path, "minReplicas"));
+  if (!mr) return mr.error();
+  e.min_replicas = mr->value_or(0);
+  // The DefaultEvictor's own nodeSelector narrows nodes just like the top-level one.
+  auto ns = get_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"));
+  if (!ns) return ns.error();
+  if (*ns) {
+    if (policy.node_selector) return c.at(join(path, "nodeSelector"), "set nodeSelector once (top level or here)");
+    policy.node_selector = std::move(*ns);
+  }
+  // Some older policies put evictableNamespaces on the evictor; it means the same there.
+  const json& en = field(args, "evictableNamespaces");
+  if (!en.is_null()) {
+    if (auto s = only_fields(c, en, join(path, "evictableNamespaces"), {"include", "exclude"}); !s) return s;
+    auto inc = get_strings(c, field(en, "include"), join(path, "evictableNamespaces.include"));
+    if (!inc) return inc.error();
+    auto exc = get_strings(c, field(en, "exclude"), join(path, "evictableNamespaces.exclude"));
+    if (!exc) return exc.error();
+    policy.load_aware.include_namespaces = *inc;
+    policy.load_aware.exclude_namespaces = *exc;
+  }
+  for (const char* ignored : {"namespaceLabelSelector", "ignorePodsWithoutPDB"})
+    if (!field(args, ignored).is_null())
+      policy.warnings.push_back(join(path, ignored) + " is accepted but not acted on by weft-descheduler");
+  return {};
+}
+
+Status parse_metrics(const Ctx& c, const json& m, const std::string& path, MetricsArgs& out) {
+  if (m.is_null()) return {};
+  if (auto s = only_fields(c, m, path,
+                           {"type", "address", "window", "duration", "cpuQuery", "memoryQuery", "freshnessQuery",
+                            "nodeLabel"});
+      !s)
+    return s;
+  const json& type = field(m, "type");
+  if (!type.is_null()) {
+    if (!type.is_string()) return c.at(path + ".type", "must be Prometheus or Annotations");
+    std::string t = type.get<std::string>();
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (t == "prometheus") out.type = MetricsType::Prometheus;
+    else if (t == "annotations") out.type = MetricsType::Annotations;
+    else if (t == "prometheus_adaptor")
+      return c.at(path + ".type", "prometheus_adaptor is not supported; use Prometheus with its address");
+    else return c.at(path + ".type", "'" + type.get<std::string>() + "' is not Prometheus or Annotations");
+  }
+  auto address = get_string(c, field(m, "address"), path + ".address");
+  if (!address) return address.error();
+  out.address = *address;
+  const json& window = field(m, "window");
+  const json& duration = field(m, "duration");
+  if (!window.is_null() && !duration.is_null()) return c.at(path, "set window or duration, not both");
+  if (!window.is_null() || !duration.is_null()) {
+    auto d = get_duration(c, window.is_null() ? duration : window, path + (window.is_null() ? ".duration" : ".window"));
+    if (!d) return d.error();
+    if (d->count() < 1) return c.at(path + ".window", "must be at least 1s");
+    out.window = *d;
+  }
+  struct Text { const char* key; std::string* into; };
+  for (Text t : {Text{"cpuQuery", &out.cpu_query}, Text{"memoryQuery", &out.memory_query},
+                 Text{"freshnessQuery", &out.freshness_query}, Text{"nodeLabel", &out.node_label}}) {
+    const json& v = field(m, t.key);
+    if (v.is_null()) continue;
+    if (!v.is_string() || v.get<std::string>().empty()) return c.at(path + "." + t.key, "must be a non-empty string");
+    *t.into = v.get<std::string>();
+  }
+  return {};
+}
+
+Status parse_load_aware(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
+  if (auto s = only_fields(c, args, path,
+                           {"thresholds", "targetThresholds", "nodeSelector", "evictableNamespaces", "metrics",
+                            "numberOfNodes", "nodeFit", "duration", "useDeviationThresholds"});
+      !s)
+    return s;
+  LoadAwareArgs& la = policy.load_aware;
+  auto th = get_thresholds(c, field(args, "thresholds"), join(path, "thresholds"));
+  if (!th) return th.error();
+  auto tt = get_thresholds(c, field(args, "targetThresholds"), join(path, "targetThresholds"));
+  if (!tt) return tt.error();
+  for (const auto& [res, v] : *th) {
+    if (!tt->count(res)) return c.at(join(path, "targetThresholds"), "has no " + res + " (thresholds has)");
+    if (v > tt->at(res))
+      return c.at(join(path, "thresholds." + res), "is above targetThresholds." + res);
+  }
+  for (const auto& [res, _] : *tt)
+    if (!th->count(res)) return c.at(join(path, "thresholds"), "has no " + res + " (targetThresholds has)");
+  la.thresholds = *th;
+  la.target_thresholds = *tt;
+  auto sel = get_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"));
+  if (!sel) return sel.error();
+  la.node_selector = std::move(*sel);
+  const json& en = field(args, "evictableNamespaces");
+  if (!en.is_null()) {
+    if (auto s = only_fields(c, en, join(path, "evictableNamespaces"), {"include", "exclude"}); !s) return s;
+    auto inc = get_strings(c, field(en, "include"), join(path, "evictableNamespaces.include"));
+    if (!inc) return inc.error();
+    auto exc = get_strings(c, field(en, "exclude"), join(path, "evictableNamespaces.exclude"));
+    if (!exc) return exc.error();
+    if (!inc->empty() && !exc->empty())
+      return c.at(join(path, "evictableNamespaces"), "set include or exclude, not both");
+    la.include_namespaces = *inc;
+    la.exclude_namespaces = *exc;
+  }
+  if (auto s = parse_metrics(c, field(args, "metrics"), join(path, "metrics"), la.metrics); !s) return s;
+  if (!field(args, "duration").is_null()) {   // Volcano's name for the query window
+    auto d = get_duration(c, field(args, "duration"), join(path, "duration"));
+    if (!d) return d.error();
+    if (d->count() < 1) return c.at(join(path, "duration"), "must be at least 1s");
+    la.metrics.window = *d;
+  }
+  auto n = get_count(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"));
+  if (!n) return n.error();
+  la.number_of_nodes = n->value_or(0);
+  if (!field(args, "nodeFit").is_null()) {
+    auto b = get_bool(c, field(args, "nodeFit"), join(path, "nodeFit"));
+    if (!b) return b.error();
+    la.node_fit = *b;
+  }
+  auto dev = get_bool(c, field(args, "useDeviationThresholds"), join(path, "useDeviationThresholds"));
+  if (!dev) return dev.error();
+  if (*dev) return c.at(join(path, "useDeviationThresholds"), "deviation thresholds are not supported; use absolute percentages");
+  return {};
+}
+
+struct PluginSet {
+  std::vector<std::string> enabled, disabled;
+};
+
+Result<std::map<std::string, PluginSet>> parse_plugins(const Ctx& c, const json& plugins, const std::string& path) {
+  std::map<std::string, PluginSet> out;
+  if (plugins.is_null()) return out;
+  if (auto s = only_fields(c, plugins, path, {"presort", "sort", "deschedule", "balance", "filter", "preEvictionFilter"}); !s)
+    return s.error();
+  for (const auto& [point, set] : plugins.items()) {
+    std::string p = path + "." + point;
+    if (set.is_null()) continue;
+    if (auto s = only_fields(c, set, p, {"enabled", "disabled"}); !s) return s.error();
+    auto en = get_strings(c, field(set, "enabled"), p + ".enabled");
+    if (!en) return en.error();
+    auto dis = get_strings(c, field(set, "disabled"), p + ".disabled");
+    if (!dis) return dis.error();
+    out[point] = PluginSet{*en, *dis};
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Policy> parse_policy(const json& doc, const std::string& name) {
+  Ctx c{name};
+  Policy policy;
+  if (auto s = only_fields(c, doc, "",
+                           {"apiVersion", "kind", "profiles", "nodeSelector", "maxNoOfPodsToEvictPerNode",
+                            "maxNoOfPodsToEvictPerNamespace", "maxNoOfPodsToEvictTotal", "evictionFailureEventNotification",
+                            "gracePeriodSeconds", "metricsCollector", "metricsProviders", "prometheus"});
+      !s)
+    return s.error();
+  std::string api = doc.value("apiVersion", "");
+  if (api != "descheduler/v1alpha2") return c.at("apiVersion", "'" + api + "' is not descheduler/v1alpha2");
+  std::string kind = doc.value("kind", "");
+  if (kind != "DeschedulerPolicy") return c.at("kind", "'" + kind + "' is not DeschedulerPolicy");
+  auto sel = get_selector(c, field(doc, "nodeSelector"), "nodeSelector");
+  if (!sel) return sel.error();
+  policy.node_selector = std::move(*sel);
+  struct Limit { const char* key; std::optional<int>* into; };
+  for (Limit l : {Limit{"maxNoOfPodsToEvictPerNode", &policy.max_per_node},
+                  Limit{"maxNoOfPodsToEvictPerNamespace", &policy.max_per_namespace},
+                  Limit{"maxNoOfPodsToEvictTotal", &policy.max_total}}) {
+    auto v = get_count(c, field(doc, l.key), l.key);
+    if (!v) return v.error();
+    *l.into = *v;
+  }
+  for (const char* ignored : {"evictionFailureEventNotification", "gracePeriodSeconds", "metricsCollector",
+                              "metricsProviders", "prometheus"})
+    if (!field(doc, ignored).is_null())
+      policy.warnings.push_back(std::string(ignored) + " is accepted but not acted on (LoadAware.metrics sets the source)");
+
+  const json& profiles = field(doc, "profiles");
+  if (!profiles.is_array() || profiles.empty()) return c.at("profiles", "must be a non-empty list");
+  int load_aware_profile = -1;
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    std::string p = "profiles[" + std::to_string(i) + "]";
+    const json& prof = profiles[i];
+    if (auto s = only_fields(c, prof, p, {"name", "pluginConfig", "plugins"}); !s) return s.error();
+    auto plugins = parse_plugins(c, field(prof, "plugins"), p + ".plugins");
+    if (!plugins) return plugins.error();
+    bool has_plugins = prof.contains("plugins") && !prof["plugins"].is_null();
+    const json& configs = field(prof, "pluginConfig");
+    if (!configs.is_null() && !configs.is_array()) return c.at(p + ".pluginConfig", "must be a list");
+    bool balance_enabled = false;
+    if (plugins->count("balance")) {
+      const auto& en = plugins->at("balance").enabled;
+      balance_enabled = std::find(en.begin(), en.end(), "LoadAware") != en.end();
+      for (const auto& other : en)
+        if (other != "LoadAware")
+          policy.warnings.push_back(p + ".plugins.balance: plugin " + other + " is not implemented by weft-descheduler; ignored");
+    }
+    for (const auto& point : {"deschedule", "presort", "sort"})
+      if (plugins->count(point))
+        for (const auto& other : plugins->at(point).enabled)
+          policy.warnings.push_back(p + ".plugins." + point + ": plugin " + other + " is not implemented by weft-descheduler; ignored");
+    const json* load_aware_args = nullptr;
+    const json* evictor_args = nullptr;
+    std::string la_path, ev_path;
+    for (size_t j = 0; configs.is_array() && j < configs.size(); ++j) {
+      std::string q = p + ".pluginConfig[" + std::to_string(j) + "]";
+      const json& pc = configs[j];
+      if (auto s = only_fields(c, pc, q, {"name", "args"}); !s) return s.error();
+      auto pname = get_string(c, field(pc, "name"), q + ".name");
+      if (!pname) return pname.error();
+      if (*pname == "LoadAware") {
+        load_aware_args = &pc["args"];
+        la_path = q + ".args";
+      } else if (*pname == "DefaultEvictor") {
+        if (pc.contains("args")) evictor_args = &pc["args"];
+        ev_path = q + ".args";
+      } else if (pname->empty()) {
+        return c.at(q + ".name", "is required");
+      } else {
+        policy.warnings.push_back(q + ": plugin " + *pname + " is not implemented by weft-descheduler; ignored");
+      }
+    }
+    bool active = balance_enabled || (!has_plugins && load_aware_args);
+    if (!active) continue;
+    if (load_aware_profile >= 0)
+      return c.at(p, "a second profile enables LoadAware (profiles[" + std::to_string(load_aware_profile) + "] does)");
+    load_aware_profile = static_cast<int>(i);
+    if (!load_aware_args || load_aware_args->is_null())
+      return c.at(p + ".pluginConfig", "LoadAware is enabled but has no args (thresholds, targetThresholds)");
+    if (auto s = parse_load_aware(c, *load_aware_args, la_path, policy); !s) return s.error();
+    if (evictor_args)
+      if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
+  }
+  if (load_aware_profile < 0) return c.at("profiles", "no profile enables LoadAware in plugins.balance");
+  if (policy.load_aware.metrics.type == MetricsType::Prometheus && policy.load_aware.metrics.address.empty())
+    policy.warnings.push_back("LoadAware.metrics.address is empty: give --load prometheus=URL or set it");
+  return policy;
+}
+
+Result<Policy> parse_policy_text(const std::string& text, const std::string& name) {
+  auto doc = kube::yaml_to_json(text, name);
+  if (!doc) return doc.error();
+  return parse_policy(*doc, name);
+}
+
+Policy default_policy() {
+  Policy p;
+  p.evictor.priority_threshold.value = 10000;
+  p.evictor.node_fit = true;
+  p.evictor.ignore_pvc_pods = true;
+  p.load_aware.thresholds = {{"cpu", 30}, {"memory", 30}};
+  p.load_aware.target_thresholds = {{"cpu", 80}, {"memory", 85}};
+  p.load_aware.exclude_namespaces = {"kube-system"};
+  return p;
+}
+
+}  // namespace weft::descheduler

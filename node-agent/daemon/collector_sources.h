@@ -1,0 +1,18 @@
+// The real IB and load sources for --ib-backend / --load-backend (collectors/ib and
+// collectors/load behind the daemon's interfaces).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "node-agent/daemon/sources.h"
+
+namespace weft::agent {
+
+// auto|umad|verbs. `why` says which backend was chosen and why.
+Result<std::unique_ptr<IbSource>> make_ib_source(const std::string& backend, std::string* why);
+// auto|ebpf|procfs.
+Result<std::unique_ptr<LoadSource>> make_load_source(const std::string& backend, std::string* why);
+
+}  // namespace weft::agent

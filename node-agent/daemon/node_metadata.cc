@@ -1,0 +1,190 @@
+#include "node-agent/daemon/node_metadata.h"
+
+#include <cmath>
+#include <ctime>
+#include <regex>
+
+#include <fmt/format.h>
+
+namespace weft::agent {
+
+namespace {
+
+bool owned(const std::string& key) { return key.rfind(kOwnedPrefix, 0) == 0; }
+
+std::string format_number(double v) {
+  if (std::fabs(v - std::round(v)) < 1e-9) return fmt::format("{}", static_cast<long long>(std::llround(v)));
+  std::string s = fmt::format("{:.3f}", v);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+double round2(double v) { return std::round(v * 100.0) / 100.0; }
+
+const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  if (!obj.is_object()) return empty;
+  auto it = obj.find(key);
+  return it == obj.end() || !it->is_object() ? empty : *it;
+}
+
+void put(std::map<std::string, std::string>& into, const std::string& key, const std::string& value,
+         std::string* skipped) {
+  if (value.empty()) return;
+  if (!valid_label_value(value)) {
+    if (skipped) *skipped += (skipped->empty() ? "" : ", ") + key + "=" + value;
+    return;
+  }
+  into[key] = value;
+}
+
+}  // namespace
+
+bool valid_label_value(const std::string& value) {
+  static const std::regex re("^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$");
+  return value.size() <= 63 && std::regex_match(value, re);
+}
+
+NodeMetadata desired_ib_metadata(const IbSnapshot& ib, std::string* skipped) {
+  NodeMetadata m;
+  m.labels["weft.dev/rdma"] = ib.rdma.empty() ? "none" : ib.rdma;
+  put(m.labels, "weft.dev/ib-fabric", ib.fabric, skipped);
+  put(m.labels, "weft.dev/ib-leaf", ib.leaf, skipped);
+  put(m.labels, "weft.dev/ib-spine", ib.spine, skipped);
+  double rate = 0;
+  bool any_ib = false;
+  for (const auto& p : ib.ports) {
+    if (p.active() && p.infiniband()) {
+      rate += p.rate_gbps;
+      any_ib = true;
+    }
+  }
+  if (any_ib) m.labels["weft.dev/ib-rate-gbps"] = format_number(rate);
+  if (!ib.ports.empty()) {
+    nlohmann::json ports = nlohmann::json::array();
+    for (const auto& p : ib.ports) ports.push_back(p.json);
+    m.annotations[kPortsAnnotation] = ports.dump();
+  }
+  return m;
+}
+
+std::string format_rfc3339(std::chrono::system_clock::time_point t) {
+  std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!end) return std::nullopt;
+  std::string rest(end);
+  // Fractions of a second are dropped; only UTC ("Z") is written by the agent, but an
+  // explicit offset is honoured.
+  size_t i = 0;
+  if (i < rest.size() && rest[i] == '.') {
+    ++i;
+    while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) ++i;
+  }
+  long offset = 0;
+  if (i < rest.size() && (rest[i] == 'Z' || rest[i] == 'z')) {
+    ++i;
+  } else if (i + 6 <= rest.size() && (rest[i] == '+' || rest[i] == '-') && rest[i + 3] == ':') {
+    int hh = std::atoi(rest.substr(i + 1, 2).c_str());
+    int mm = std::atoi(rest.substr(i + 4, 2).c_str());
+    offset = (rest[i] == '+' ? 1 : -1) * (hh * 3600 + mm * 60);
+    i += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (i != rest.size()) return std::nullopt;
+  std::time_t secs = timegm(&tm) - offset;
+  return std::chrono::system_clock::from_time_t(secs);
+}
+
+std::string load_annotation(const LoadSnapshot& load, std::chrono::system_clock::time_point at) {
+  nlohmann::json j = nlohmann::json::object();
+  j["cpu"] = round2(load.cpu);
+  j["memory"] = round2(load.memory);
+  j["window_s"] = static_cast<long long>(std::llround(load.window_seconds));
+  j["source"] = load.source;
+  j["at"] = format_rfc3339(at);
+  return j.dump();
+}
+
+std::optional<LoadValue> parse_load_annotation(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  auto cpu = j.find("cpu"), mem = j.find("memory"), at = j.find("at");
+  if (cpu == j.end() || !cpu->is_number() || mem == j.end() || !mem->is_number() || at == j.end() ||
+      !at->is_string())
+    return std::nullopt;
+  auto t = parse_rfc3339(at->get<std::string>());
+  if (!t) return std::nullopt;
+  LoadValue v{cpu->get<double>(), mem->get<double>(), j.value("source", ""), *t};
+  return v;
+}
+
+namespace {
+
+bool load_needs_write(const nlohmann::json& current, const PatchInputs& in) {
+  if (!current.is_string()) return true;
+  const std::string cur = current.get<std::string>();
+  if (cur == *in.load) return false;
+  auto was = parse_load_annotation(cur);
+  auto now = parse_load_annotation(*in.load);
+  if (!was || !now) return true;
+  if (was->source != now->source) return true;
+  if (std::fabs(was->cpu - now->cpu) > in.load_threshold + 1e-9) return true;
+  if (std::fabs(was->memory - now->memory) > in.load_threshold + 1e-9) return true;
+  return in.load_at - was->at >= in.heartbeat;
+}
+
+void diff_map(const nlohmann::json& current, const std::map<std::string, std::string>& desired,
+              const char* skip_key, nlohmann::json& out, std::string* why) {
+  for (const auto& [k, v] : desired) {
+    auto it = current.find(k);
+    if (it == current.end() || !it->is_string() || it->get<std::string>() != v) {
+      out[k] = v;
+      if (why) *why += (why->empty() ? "" : " ") + k;
+    }
+  }
+  for (auto it = current.begin(); it != current.end(); ++it) {
+    if (owned(it.key()) && it.key() != skip_key && !desired.count(it.key())) {
+      out[it.key()] = nullptr;
+      if (why) *why += (why->empty() ? "-" : " -") + it.key();
+    }
+  }
+}
+
+}  // namespace
+
+nlohmann::json merge_patch_for(const nlohmann::json& node, const PatchInputs& in, std::string* why) {
+  const auto& meta = field(node, "metadata");
+  const auto& labels = field(meta, "labels");
+  const auto& annotations = field(meta, "annotations");
+  nlohmann::json label_patch = nlohmann::json::object();
+  nlohmann::json annotation_patch = nlohmann::json::object();
+  if (in.ib) {
+    diff_map(labels, in.ib->labels, "", label_patch, why);
+    diff_map(annotations, in.ib->annotations, kLoadAnnotation, annotation_patch, why);
+  }
+  if (in.load) {
+    auto it = annotations.find(kLoadAnnotation);
+    if (load_needs_write(it == annotations.end() ? nlohmann::json() : *it, in)) {
+      annotation_patch[kLoadAnnotation] = *in.load;
+      if (why) *why += std::string(why->empty() ? "" : " ") + kLoadAnnotation;
+    }
+  }
+  if (label_patch.empty() && annotation_patch.empty()) return nullptr;
+  nlohmann::json patch = {{"metadata", nlohmann::json::object()}};
+  if (!label_patch.empty()) patch["metadata"]["labels"] = label_patch;
+  if (!annotation_patch.empty()) patch["metadata"]["annotations"] = annotation_patch;
+  return patch;
+}
+
+}  // namespace weft::agent

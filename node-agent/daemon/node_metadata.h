@@ -1,0 +1,61 @@
+// The weft.dev/ labels and annotations a Node should carry, computed from the probe,
+// and the JSON merge patch that takes the Node as the API has it to that state.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "node-agent/daemon/snapshot.h"
+
+namespace weft::agent {
+
+inline constexpr const char* kOwnedPrefix = "weft.dev/";
+inline constexpr const char* kLoadAnnotation = "weft.dev/load";
+inline constexpr const char* kPortsAnnotation = "weft.dev/ib-ports";
+
+struct NodeMetadata {
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+};
+
+// weft.dev/rdma, ib-fabric, ib-leaf, ib-spine, ib-rate-gbps and the ib-ports annotation.
+// A value that is not a valid label value is left out (and named in `skipped`).
+NodeMetadata desired_ib_metadata(const IbSnapshot& ib, std::string* skipped = nullptr);
+
+// The compact weft.dev/load annotation for a sample taken at `at`.
+std::string load_annotation(const LoadSnapshot& load, std::chrono::system_clock::time_point at);
+
+struct LoadValue {
+  double cpu = 0;
+  double memory = 0;
+  std::string source;
+  std::chrono::system_clock::time_point at;
+};
+std::optional<LoadValue> parse_load_annotation(const std::string& text);
+
+struct PatchInputs {
+  // The IB part; absent until the first good IB probe, in which case no IB key is
+  // touched (an agent that has not looked yet must not delete what it does not know).
+  const NodeMetadata* ib = nullptr;
+  // The load annotation to write and the time of its sample; absent until the first
+  // good load sample.
+  std::optional<std::string> load;
+  std::chrono::system_clock::time_point load_at{};
+  std::chrono::seconds heartbeat{60};
+  double load_threshold = 0.05;   // 5 points of cpu or memory
+};
+
+// The merge patch {"metadata":{"labels":{..},"annotations":{..}}} that sets changed
+// weft.dev/ keys and nulls stale ones, never naming another key; null when nothing
+// needs to change. `why` lists the changed keys for the log.
+nlohmann::json merge_patch_for(const nlohmann::json& node, const PatchInputs& in, std::string* why = nullptr);
+
+bool valid_label_value(const std::string& value);
+std::string format_rfc3339(std::chrono::system_clock::time_point t);
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text);
+
+}  // namespace weft::agent

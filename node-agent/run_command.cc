@@ -1,0 +1,179 @@
+#include "node-agent/run_command.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <pthread.h>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "common/log.h"
+#include "kube/client/client.h"
+#include "kube/client/config.h"
+#include "node-agent/daemon/agent_state.h"
+#include "node-agent/daemon/collector_sources.h"
+#include "node-agent/daemon/daemon.h"
+#include "node-agent/daemon/duration.h"
+#include "node-agent/daemon/http_server.h"
+#include "node-agent/daemon/kube_node_api.h"
+#include "node-agent/daemon/metrics.h"
+
+#ifndef WEFT_VERSION
+#define WEFT_VERSION "dev"
+#endif
+
+namespace weft::agent {
+
+CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
+  auto* run = app.add_subcommand("run", "Run the node daemon: probe loop, /metrics, Node labels and annotations");
+  run->add_option("--node-name", o.node_name, "This node's name (default: $NODE_NAME from the downward API)");
+  run->add_option("--listen", o.listen, "HTTP address for /metrics, /healthz, /readyz, /probe")->capture_default_str();
+  run->add_option("--kubeconfig", o.kubeconfig, "kubeconfig file (default: in-cluster service account)");
+  run->add_flag("--no-publish", o.no_publish, "Do not write Node labels or annotations");
+  run->add_option("--ib-backend", o.ib_backend, "auto|umad|verbs")->capture_default_str();
+  run->add_option("--load-backend", o.load_backend, "auto|ebpf|procfs")->capture_default_str();
+  run->add_option("--ib-interval", o.ib_interval, "IB probe period (and at once on a port state change)")
+      ->capture_default_str();
+  run->add_option("--load-interval", o.load_interval, "Load summary period")->capture_default_str();
+  run->add_option("--heartbeat", o.heartbeat, "Rewrite the load annotation at least this often")
+      ->capture_default_str();
+  run->add_option("--log-level", o.log_level, "trace|debug|info|warn|error")->capture_default_str();
+  return run;
+}
+
+namespace {
+
+struct Intervals {
+  std::chrono::milliseconds ib, load, heartbeat;
+};
+
+Result<Intervals> parse_intervals(const RunOptions& o) {
+  Intervals out{};
+  const std::pair<const char*, const std::string*> flags[] = {
+      {"--ib-interval", &o.ib_interval}, {"--load-interval", &o.load_interval}, {"--heartbeat", &o.heartbeat}};
+  std::chrono::milliseconds* into[] = {&out.ib, &out.load, &out.heartbeat};
+  for (size_t i = 0; i < 3; ++i) {
+    auto d = parse_duration(*flags[i].second);
+    if (!d) return wrap(d.error(), flags[i].first);
+    if (d->count() < 100) return make_error(std::string(flags[i].first) + " " + *flags[i].second + ": below 100ms");
+    *into[i] = *d;
+  }
+  return out;
+}
+
+Result<std::unique_ptr<NodeApi>> make_node_api(const RunOptions& o) {
+  auto config = weft::kube::resolve_config(o.kubeconfig, weft::kube::current_environment());
+  if (!config) return wrap(config.error(), "API config");
+  weft::kube::ClientOptions options;
+  // One small patch per change: a low rate, and a deadline short enough that SIGTERM
+  // during a call still exits within 5 s.
+  options.qps = 5;
+  options.burst = 10;
+  options.timeout = std::chrono::milliseconds(3500);
+  options.max_attempts = 3;
+  auto client = weft::kube::Client::create(*config, options);
+  if (!client) return wrap(client.error(), config->source);
+  spdlog::info("publishing to {} ({})", config->server.url(), config->source);
+  return std::unique_ptr<NodeApi>(std::make_unique<KubeNodeApi>(std::move(client.value())));
+}
+
+}  // namespace
+
+int run_daemon(const RunOptions& o) {
+  if (auto s = setup_logging("weft-agent", o.log_level); !s) {
+    spdlog::error("{}", s.message());
+    return 2;
+  }
+  std::string node = o.node_name;
+  if (node.empty()) {
+    if (const char* env = std::getenv("NODE_NAME")) node = env;
+  }
+  if (node.empty()) {
+    spdlog::error("run: no node name (give --node-name or set NODE_NAME from the downward API)");
+    return 2;
+  }
+  auto intervals = parse_intervals(o);
+  if (!intervals) {
+    spdlog::error("run: {}", intervals.message());
+    return 2;
+  }
+  auto listen = parse_listen(o.listen);
+  if (!listen) {
+    spdlog::error("run: {}", listen.message());
+    return 2;
+  }
+
+  // SIGTERM/SIGINT are taken by sigwait below; every thread started after this inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::string why;
+  auto ib = make_ib_source(o.ib_backend, &why);
+  if (!ib) {
+    spdlog::error("run: --ib-backend {}: {}", o.ib_backend, ib.message());
+    return 2;
+  }
+  spdlog::info("ib: {}", why);
+  auto load = make_load_source(o.load_backend, &why);
+  if (!load) {
+    spdlog::error("run: --load-backend {}: {}", o.load_backend, load.message());
+    return 2;
+  }
+  spdlog::info("load: {}", why);
+  std::unique_ptr<NodeApi> api;
+  if (!o.no_publish) {
+    auto made = make_node_api(o);
+    if (!made) {
+      spdlog::error("run: {}", made.message());
+      return 2;
+    }
+    api = std::move(made.value());
+  }
+
+  AgentState state(node);
+  AgentMetrics metrics(state, WEFT_VERSION);
+  HttpServer http({
+      .metrics =
+          [&metrics] {
+            const auto start = std::chrono::steady_clock::now();
+            std::string text = metrics.render();
+            metrics.scrape(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            return text;
+          },
+      .ready = [&state] { return state.ready(); },
+      .probe = [&state] { return probe_json(state.view()).dump(2) + "\n"; },
+  });
+  auto port = http.start(*listen);
+  if (!port) {
+    spdlog::error("run: {}", port.message());
+    return 2;
+  }
+  spdlog::info("serving on http://{}:{} (/metrics /healthz /readyz /probe) for node {}", listen->host, *port, node);
+
+  DaemonOptions options;
+  options.ib_interval = intervals->ib;
+  options.load_interval = intervals->load;
+  options.publisher.heartbeat = std::chrono::duration_cast<std::chrono::seconds>(intervals->heartbeat);
+  options.publisher.resync = std::max(options.publisher.heartbeat, std::chrono::seconds(30));
+  Daemon daemon(*ib.value(), *load.value(), api.get(), state, metrics, node, options);
+  daemon.start();
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("{}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  http.stop();
+  if (!daemon.stop(std::chrono::milliseconds(4000))) {
+    // A collector or API call is still blocked; nothing is half-written (a merge patch
+    // is one request), so leave without waiting for it.
+    spdlog::warn("a probe or API call did not finish in 4 s; exiting without it");
+    spdlog::shutdown();
+    std::_Exit(0);
+  }
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace weft::agent

@@ -1,0 +1,30 @@
+// `weft-agent run`: the DaemonSet daemon (node-agent/daemon/).
+#pragma once
+
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace weft::agent {
+
+struct RunOptions {
+  std::string node_name;            // --node-name, else $NODE_NAME (downward API)
+  std::string listen = "0.0.0.0:9464";
+  std::string kubeconfig;
+  bool no_publish = false;
+  std::string ib_backend = "auto";
+  std::string load_backend = "auto";
+  std::string ib_interval = "30s";
+  std::string load_interval = "5s";
+  std::string heartbeat = "60s";
+  std::string log_level = "info";
+};
+
+// Adds the `run` subcommand and its flags to the dispatcher.
+CLI::App* add_run_command(CLI::App& app, RunOptions& options);
+// Runs until SIGTERM/SIGINT; returns the process exit code.
+int run_daemon(const RunOptions& options);
+
+}  // namespace weft::agent
