@@ -1,0 +1,83 @@
+// One scheduling cycle: snapshot in, decisions out. No I/O, no clocks, no globals;
+// the same snapshot and config always give the same decisions.
+//
+// How to drive it (what `weft-scheduler simulate` does per cycle, and what `run` does
+// after its informers have synced):
+//
+//   auto config = weft::scheduler::parse_config(conf_text, "scheduler.conf");   // or Config::defaults()
+//   weft::scheduler::SnapshotBuilder builder;
+//   for (const auto& obj : nodes_pods_podgroups_queues_hypernodes_priorityclasses)
+//     if (auto st = builder.add(obj, where); !st) { /* log st.message(), skip or stop */ }
+//   weft::scheduler::Snapshot snap = builder.build(now);
+//   weft::scheduler::Decisions d = weft::scheduler::run_session(snap, *config);
+//   for (b : d.bindings)      POST pods/binding (b.pod -> b.node)
+//   for (e : d.evictions)     POST pods/eviction with e.reason in an Event
+//   for (w : d.status_writes) PUT/PATCH podgroups/status with w.status (only changed ones are listed)
+//   for (ev : d.events)       create Events (Unschedulable, Scheduled, Evicted)
+//
+// Pods are taken as pending when spec.nodeName is empty; the API applying a binding makes
+// them bound in the next snapshot. Only pods whose schedulerName is in
+// SessionOptions::scheduler_names are placed (empty set: every pending pod).
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kube/quantity.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/snapshot.h"
+
+namespace weft::scheduler {
+
+struct Binding {
+  std::string pod;    // "ns/name"
+  std::string node;
+};
+
+struct Eviction {
+  std::string pod;
+  std::string node;
+  std::string reason;  // "reclaim: queue q1 above its deserved share for queue q2 (job ns/j)"
+};
+
+// A PodGroup status to write: listed only when it differs from the snapshot's status,
+// never for a PodGroup without pods.
+struct StatusWrite {
+  std::string podgroup;          // "ns/name"
+  nlohmann::json status;         // {phase, running, succeeded, failed, conditions:[...]}
+};
+
+struct Event {
+  std::string kind;              // "PodGroup" or "Pod"
+  std::string object;            // "ns/name"
+  std::string type;              // "Normal" | "Warning"
+  std::string reason;            // "Unschedulable", "Scheduled", "Evicted"
+  std::string message;           // names the filter: "2 node(s) had untolerated taint {...}, 3 Insufficient cpu"
+};
+
+struct QueueShare {
+  std::string name;
+  double weight = 1;
+  kube::ResourceList deserved, allocated;
+};
+
+struct Decisions {
+  std::vector<Binding> bindings;
+  std::vector<Eviction> evictions;
+  std::vector<StatusWrite> status_writes;
+  std::vector<Event> events;
+  std::vector<QueueShare> queues;          // proportion's shares after this cycle
+  // Pending pods that could not be placed: pod key -> reason naming the filter.
+  std::map<std::string, std::string> unschedulable;
+};
+
+struct SessionOptions {
+  std::set<std::string> scheduler_names;   // empty: schedule every pending pod
+};
+
+Decisions run_session(const Snapshot& snapshot, const Config& config, const SessionOptions& options = {});
+
+}  // namespace weft::scheduler

@@ -1,0 +1,139 @@
+// The scheduler's view of the cluster at the start of one cycle, built from plain
+// Kubernetes objects (nlohmann::json as the API returns them): v1 Node, v1 Pod,
+// scheduling.k8s.io/v1 PriorityClass, scheduling.volcano.sh/v1beta1 PodGroup and Queue,
+// topology.volcano.sh/v1alpha1 HyperNode. No I/O: callers list/watch or read files.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "kube/quantity.h"
+#include "kube/selector.h"
+#include "kube/taints.h"
+
+namespace weft::scheduler {
+
+using Clock = std::chrono::system_clock;
+using TimePoint = Clock::time_point;
+
+inline constexpr const char* kIbClusterAnnotation = "weft.dev/ib-cluster";   // "same"
+inline constexpr const char* kLoadAnnotation = "weft.dev/load";
+inline constexpr const char* kFabricLabel = "weft.dev/ib-fabric";
+inline constexpr const char* kSpineLabel = "weft.dev/ib-spine";
+inline constexpr const char* kLeafLabel = "weft.dev/ib-leaf";
+inline constexpr const char* kGroupAnnotation = "scheduling.k8s.io/group-name";
+inline constexpr const char* kDefaultQueue = "default";
+
+struct NodeLoad {
+  double cpu = 0, memory = 0;   // ratios 0..1
+  double window_s = 0;
+  std::string source;
+  std::optional<TimePoint> at;
+};
+
+struct NodeInfo {
+  std::string name;
+  kube::Labels labels;
+  kube::ResourceList allocatable;   // includes "pods" when the node states it
+  std::vector<kube::Taint> taints;
+  bool ready = true;
+  bool unschedulable = false;       // cordoned
+  std::optional<NodeLoad> load;
+};
+
+struct PodInfo {
+  std::string key;                  // "ns/name"
+  std::string namespace_name;
+  std::string name;
+  std::string group;                // PodGroup key "ns/name"; "" for a pod without a group
+  kube::ResourceList request;
+  std::vector<kube::Toleration> tolerations;
+  kube::NodeAffinity affinity;
+  int32_t priority = 0;
+  std::string priority_class;
+  std::string node;                 // bound node, "" when pending
+  std::string phase;                // Pending, Running, Succeeded, Failed
+  std::string scheduler_name;
+  // Equal for pods that the static filters (taints, selector, affinity) treat alike.
+  std::string filter_signature;
+  bool best_effort() const;         // requests nothing
+  bool terminal() const { return phase == "Succeeded" || phase == "Failed"; }
+  bool bound() const { return !node.empty() && !terminal(); }
+};
+
+struct NetworkTopology {
+  enum class Mode { None, Hard, Soft };
+  Mode mode = Mode::None;
+  int highest_tier = 0;             // 0: no limit
+};
+
+struct PodGroupInfo {
+  std::string key;                  // "ns/name"
+  std::string queue = kDefaultQueue;
+  int32_t min_member = 1;
+  kube::ResourceList min_resources;
+  bool has_min_resources = false;
+  int32_t priority = 0;
+  std::string priority_class;
+  NetworkTopology topology;
+  bool same_ib_cluster = false;     // annotation weft.dev/ib-cluster: same
+  nlohmann::json status = nlohmann::json::object();   // as last written (phase, running, conditions...)
+  std::string phase() const;        // status.phase, "Pending" when unset
+};
+
+struct QueueInfo {
+  std::string name;
+  double weight = 1;
+  kube::ResourceList capability, deserved, guarantee;   // empty = not set
+  bool open = true;                 // status.state / spec.state Closed stops new work
+  bool reclaimable = true;          // spec.reclaimable
+};
+
+// One member selector of a HyperNode, as in topology.volcano.sh/v1alpha1.
+struct HyperNodeMember {
+  enum class Type { Node, HyperNode };
+  Type type = Type::Node;
+  std::string exact_name;           // selector.exactMatch.name
+  std::string regex;                // selector.regexMatch.pattern
+  std::optional<kube::LabelSelector> labels;   // selector.labelMatch
+};
+
+struct HyperNodeInfo {
+  std::string name;
+  int tier = 1;
+  std::vector<HyperNodeMember> members;
+};
+
+struct Snapshot {
+  std::vector<NodeInfo> nodes;                       // sorted by name
+  std::vector<PodInfo> pods;                         // sorted by key
+  std::map<std::string, PodGroupInfo> podgroups;     // by key
+  std::map<std::string, QueueInfo> queues;           // by name ("default" always present)
+  std::vector<HyperNodeInfo> hypernodes;             // empty: derived from node labels
+  std::map<std::string, int32_t> priority_classes;
+  TimePoint now = Clock::now();                      // for the age of load annotations
+};
+
+// Collects objects, then builds a Snapshot. Errors name `where` (e.g. "s.yaml: document 3
+// (Pod default/p)") and the field ("spec.containers[0].resources.requests: resource 'cpu': ...").
+class SnapshotBuilder {
+ public:
+  Status add(const nlohmann::json& object, const std::string& where = "");
+  // Resolves priority classes, the default queue and pod counts per group.
+  Snapshot build(TimePoint now = Clock::now());
+
+ private:
+  Snapshot snap_;
+  std::optional<int32_t> default_priority_;
+};
+
+// Kinds the snapshot understands (others are an error in add()).
+bool known_kind(const std::string& kind);
+
+}  // namespace weft::scheduler
