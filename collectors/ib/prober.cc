@@ -1,0 +1,146 @@
+#include "collectors/ib/prober.h"
+
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "collectors/ib/port_probe.h"
+
+#ifdef WEFT_HAVE_UMAD
+#include "collectors/ib/umad_transport.h"
+#endif
+#ifdef WEFT_HAVE_VERBS
+#include "collectors/ib/verbs_ports.h"
+#endif
+
+namespace weft::ib {
+
+namespace {
+
+std::string key(const PortReport& p) { return p.device + "/" + std::to_string(p.port); }
+
+void remember_fabric(PortReport& p, std::map<std::string, std::string>& last) {
+  if (!p.infiniband() || p.backend != "umad") return;
+  if (!p.fabric.empty()) {
+    last[key(p)] = p.fabric;
+    return;
+  }
+  auto it = last.find(key(p));
+  if (it != last.end()) {
+    p.fabric = it->second;
+    p.fabric_reason = "last known id; now: " + p.fabric_reason;
+  } else if (p.fabric_reason.empty()) {
+    p.fabric_reason = "subnet id never learnt";
+  }
+}
+
+std::vector<PortReport> umad_reports(const ProbeOptions& o, UmadDevices& umad, const std::vector<LocalPort>& ports,
+                                     Clock::time_point deadline, bool& deadline_hit) {
+  std::vector<PortReport> out;
+  PortProbeOptions po;
+  po.policy.timeout = o.mad_timeout;
+  po.policy.retries = o.mad_retries;
+  po.policy.deadline = deadline;
+  po.counters = o.counters;
+  for (const auto& lp : ports) {
+    if (lp.link_layer != "InfiniBand") continue;
+    if (Clock::now() >= deadline) deadline_hit = true;
+    auto t = umad.open(lp.device, lp.port);
+    if (!t) {
+      PortReport r;
+      r.device = lp.device;
+      r.port = lp.port;
+      r.backend = "umad";
+      r.link_layer = lp.link_layer;
+      r.errors.push_back(t.message());
+      r.neighbor_reason = r.uplinks_reason = r.sm_reason = r.fabric_reason = r.counters_reason = t.message();
+      out.push_back(r);
+      continue;
+    }
+    out.push_back(probe_umad_port(lp, **t, po));
+  }
+  return out;
+}
+
+}  // namespace
+
+IbReport run_probe(const ProbeOptions& o, Backends& b, std::map<std::string, std::string>& last_fabric) {
+  const auto start = Clock::now();
+  const auto deadline = start + o.deadline;
+  IbReport report;
+  report.backend = o.backend;
+  const bool want_umad = o.backend == "auto" || o.backend == "umad";
+  const bool want_verbs = o.backend == "auto" || o.backend == "verbs";
+  if (!want_umad && !want_verbs) {
+    report.rdma_reason = "unknown --ib-backend '" + o.backend + "' (auto|umad|verbs)";
+    report.backend_notes.push_back(report.rdma_reason);
+    return report;
+  }
+
+  std::set<std::string> umad_seen;  // device/port probed by umad
+  if (want_umad) {
+    if (!b.umad) {
+      report.backend_notes.push_back("umad: " + b.umad_missing);
+    } else if (auto ports = b.umad->ports(); !ports) {
+      report.backend_notes.push_back("umad: " + ports.message());
+    } else {
+      bool hit = false;
+      auto reports = umad_reports(o, *b.umad, *ports, deadline, hit);
+      report.deadline_hit |= hit;
+      for (auto& r : reports) {
+        r.backend_reason = o.backend == "umad" ? "--ib-backend umad" : "InfiniBand port: umad sends SMPs, SA and PerfMgt queries";
+        umad_seen.insert(key(r));
+        report.ports.push_back(std::move(r));
+      }
+      size_t eth = 0;
+      for (const auto& lp : *ports) eth += lp.link_layer != "InfiniBand";
+      report.backend_notes.push_back(fmt::format("umad: {} InfiniBand port(s){}", reports.size(),
+                                                 eth ? fmt::format(", {} Ethernet port(s) left to verbs", eth) : ""));
+    }
+  }
+  if (want_verbs) {
+    if (!b.verbs) {
+      report.backend_notes.push_back("verbs: " + b.verbs_missing);
+    } else if (auto ports = b.verbs(); !ports) {
+      report.backend_notes.push_back("verbs: " + ports.message());
+    } else {
+      size_t used = 0;
+      for (auto& r : *ports) {
+        if (umad_seen.count(key(r))) continue;   // auto: umad already knows this IB port better
+        r.backend_reason = o.backend == "verbs" ? "--ib-backend verbs"
+                           : r.link_layer == "Ethernet" ? "RoCE port: only verbs sees it"
+                                                        : "InfiniBand port umad could not see";
+        report.ports.push_back(std::move(r));
+        ++used;
+      }
+      report.backend_notes.push_back(fmt::format("verbs: {} port(s) used", used));
+    }
+  }
+  for (auto& p : report.ports) remember_fabric(p, last_fabric);
+  summarize(report, o.compute_devices);
+  if (Clock::now() >= deadline) report.deadline_hit = true;
+  report.probe_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return report;
+}
+
+IbProber::IbProber(ProbeOptions options) : options_(std::move(options)) {}
+IbProber::~IbProber() = default;
+
+IbReport IbProber::probe() {
+  Backends b;
+#ifdef WEFT_HAVE_UMAD
+  auto umad = make_umad_devices();
+  b.umad = umad.get();
+#else
+  b.umad_missing = "not built (libibumad-dev/libibmad-dev missing at build time)";
+#endif
+#ifdef WEFT_HAVE_VERBS
+  b.verbs = verbs_ports;
+#else
+  b.verbs_missing = "not built (libibverbs-dev missing at build time)";
+#endif
+  return run_probe(options_, b, last_fabric_);
+}
+
+}  // namespace weft::ib
