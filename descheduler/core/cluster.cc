@@ -60,6 +60,7 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where) {
   if (p.ns.empty()) p.ns = "default";
   p.name = kube::name_of(obj);
   p.priority = kube::pod_priority(obj);
+  p.priority_in_spec = at_path(obj, {"spec", "priority"}).is_number_integer();
   const json& pcn = at_path(obj, {"spec", "priorityClassName"});
   if (pcn.is_string()) p.priority_class = pcn.get<std::string>();
   auto req = kube::pod_requests(obj);
@@ -143,6 +144,16 @@ std::string PodInfo::workload() const {
   return "Pod/" + ns + "/" + name;
 }
 
+LoadReport load_from_annotations(const Cluster& cluster) {
+  LoadReport report;
+  report.source_name = std::string("annotations ") + kLoadAnnotation;
+  for (const auto& n : cluster.nodes) {
+    if (n.annotated_load) report.nodes[n.name] = *n.annotated_load;
+    else if (!n.annotation_error.empty()) report.invalid[n.name] = n.annotation_error;
+  }
+  return report;
+}
+
 const NodeInfo* Cluster::node(const std::string& name) const {
   auto it = node_index.find(name);
   return it == node_index.end() ? nullptr : &nodes[static_cast<size_t>(it->second)];
@@ -185,6 +196,12 @@ Cluster ClusterBuilder::finish() {
     if (it == c.node_index.end()) continue;
     PodInfo& p = c.pods[i];
     p.node = it->second;
+    if (!p.priority_in_spec && !p.priority_class.empty()) {
+      // Hand-written scenarios name a class without the admission-filled spec.priority.
+      if (auto pc = c.priority_classes.find(p.priority_class); pc != c.priority_classes.end()) p.priority = pc->second;
+      else if (p.priority_class == "system-cluster-critical") p.priority = 2000000000;
+      else if (p.priority_class == "system-node-critical") p.priority = 2000001000;
+    }
     NodeInfo& n = c.nodes[static_cast<size_t>(it->second)];
     kube::add_to(n.requested, p.requests);
     n.pods.push_back(static_cast<int>(kept.size()));

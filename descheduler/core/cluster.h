@@ -50,6 +50,7 @@ struct PodInfo {
   std::string ns, name;
   int node = -1;
   int32_t priority = 0;
+  bool priority_in_spec = false;        // else resolved from priority_class when finishing
   std::string priority_class;
   kube::ResourceList requests;
   kube::Labels labels;
@@ -88,6 +89,9 @@ struct Cluster {
 
   const NodeInfo* node(const std::string& name) const;
 };
+
+// The load the nodes' weft.dev/load annotations report (--load annotations).
+LoadReport load_from_annotations(const Cluster& cluster);
 
 class ClusterBuilder {
  public:

@@ -34,8 +34,6 @@ std::string Evictability::blocker(const PodInfo& pod) const {
     return "namespace-excluded";
   if (std::find(la.exclude_namespaces.begin(), la.exclude_namespaces.end(), pod.ns) != la.exclude_namespaces.end())
     return "namespace-excluded";
-  // The evict annotation lifts the evictor's soft rules, as upstream does.
-  if (pod.evict_annotation) return "";
   bool critical = pod.ns == "kube-system" || pod.priority >= kSystemCriticalPriority ||
                   pod.priority_class == "system-cluster-critical" || pod.priority_class == "system-node-critical";
   if (!a.evict_system_critical_pods) {
@@ -43,6 +41,9 @@ std::string Evictability::blocker(const PodInfo& pod) const {
     if (pod.priority >= threshold_) return "priority-threshold";
   }
   if (pod.has_pvc && a.ignore_pvc_pods) return "pvc";
+  // The evict annotation lifts the remaining soft rules. Unlike upstream it does not lift
+  // priority, system-critical or PVC protection: those are the operator's policy.
+  if (pod.evict_annotation) return "";
   if (pod.has_local_storage && !a.evict_local_storage_pods) return "local-storage";
   if (a.label_selector && !a.label_selector->matches(pod.labels)) return "label-selector";
   if (a.min_pod_age && pod.created &&

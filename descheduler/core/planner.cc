@@ -13,15 +13,16 @@
 namespace weft::descheduler {
 namespace {
 
-// The planner works on three measures: cpu and memory in milli-units of the node's
-// allocatable (so moves between nodes of different sizes add up), and the pod count.
+// The planner works on three measures in the node's own units: cpu in millicores and
+// memory in bytes as measured (ratio x allocatable, so moves between nodes of different
+// sizes add up), and the number of bound pods. Thresholds are percent of allocatable.
 constexpr int kCpu = 0, kMemory = 1, kPods = 2, kMeasures = 3;
 constexpr const char* kMeasureNames[kMeasures] = {"cpu", "memory", "pods"};
 using Vec = std::array<double, kMeasures>;
 
 struct Limits {
   std::array<bool, kMeasures> active{};
-  Vec low{}, target{};   // cpu/memory in percent, pods as a count
+  Vec low{}, target{};   // percent
 };
 
 Limits limits_of(const LoadAwareArgs& la) {
@@ -38,7 +39,7 @@ Limits limits_of(const LoadAwareArgs& la) {
 }
 
 struct NodeState {
-  Vec alloc{};     // cpu, memory milli-units; pods count (infinite when not reported)
+  Vec alloc{};     // millicores, bytes, pods (110, the kubelet default, when not reported)
   Vec used{};      // projected measured use, same units
   NodeClass cls = NodeClass::Unknown;
   bool target_ok = false;      // low, ready and schedulable
@@ -47,10 +48,7 @@ struct NodeState {
   int evicted = 0;
 };
 
-double percent(const NodeState& n, int r) {
-  if (r == kPods) return n.used[r];
-  return n.alloc[r] > 0 ? n.used[r] * 100.0 / n.alloc[r] : 0;
-}
+double percent(const NodeState& n, int r) { return n.alloc[r] > 0 ? n.used[r] * 100.0 / n.alloc[r] : 0; }
 
 bool above_target(const NodeState& n, const Limits& l) {
   for (int r = 0; r < kMeasures; ++r)
@@ -86,7 +84,8 @@ class Planner {
     collect_targets();
     std::vector<int> high;
     for (size_t i = 0; i < nodes_.size(); ++i)
-      if (nodes_[i].selected && nodes_[i].cls == NodeClass::High) high.push_back(static_cast<int>(i));
+      if (nodes_[i].selected && nodes_[i].cls == NodeClass::High && cluster_.nodes[i].ready)
+        high.push_back(static_cast<int>(i));
     if (high.empty()) return std::move(plan_);
     if (targets_.empty()) {
       plan_.notes.push_back("no low node can take pods; nothing is evicted");
@@ -122,8 +121,7 @@ class Planner {
       n.alloc[kCpu] = value_of(info.allocatable, "cpu");
       n.alloc[kMemory] = value_of(info.allocatable, "memory");
       auto pods = info.allocatable.find("pods");
-      n.alloc[kPods] = pods == info.allocatable.end() ? std::numeric_limits<double>::infinity()
-                                                      : static_cast<double>(pods->second) / 1000.0;
+      n.alloc[kPods] = pods == info.allocatable.end() ? 110.0 : static_cast<double>(pods->second) / 1000.0;
       n.requested = info.requested;
       n.used[kPods] = static_cast<double>(info.pods.size());
       if (!n.selected) continue;
@@ -150,6 +148,12 @@ class Planner {
       if (sample) {
         n.used[kCpu] = sample->cpu * n.alloc[kCpu];
         n.used[kMemory] = sample->memory * n.alloc[kMemory];
+        // Pods moved here within the last window are not (fully) in its averages yet.
+        if (auto a = state_.arrivals.find(info.name);
+            a != state_.arrivals.end() && opt_.now - a->second.at < window()) {
+          n.used[kCpu] += a->second.cpu;
+          n.used[kMemory] += a->second.memory;
+        }
         n.cls = class_of(n);
       }
       v.cls = n.cls;
@@ -186,7 +190,7 @@ class Planner {
       if (!n.target_ok) continue;
       for (int r = 0; r < kMeasures; ++r) {
         if (!limits_.active[r]) continue;
-        room_[r] += r == kPods ? limits_.target[r] - n.used[r] : limits_.target[r] * n.alloc[r] / 100.0 - n.used[r];
+        room_[r] += limits_.target[r] * n.alloc[r] / 100.0 - n.used[r];
       }
       targets_.insert({overload(n), static_cast<int>(i)});
     }
@@ -220,10 +224,13 @@ class Planner {
            opt_.now - it->second < std::chrono::duration_cast<TimePoint::duration>(opt_.cooldown);
   }
 
+  TimePoint::duration window() const {
+    return std::chrono::duration_cast<TimePoint::duration>(policy_.load_aware.metrics.window);
+  }
+
   bool resting(const std::string& node) const {
     auto it = state_.source_evicted_at.find(node);
-    return it != state_.source_evicted_at.end() &&
-           opt_.now - it->second < std::chrono::duration_cast<TimePoint::duration>(policy_.load_aware.metrics.window);
+    return it != state_.source_evicted_at.end() && opt_.now - it->second < window();
   }
 
   // The gang keeps minMember running pods after this eviction and every earlier one.
@@ -255,9 +262,8 @@ class Planner {
       bool stays_below = true;
       for (int r = 0; r < kMeasures && stays_below; ++r) {
         if (!limits_.active[r]) continue;
-        double after = r == kPods ? n.used[r] + 1
-                                  : (n.alloc[r] > 0 ? (n.used[r] + usage[r]) * 100.0 / n.alloc[r]
-                                                    : std::numeric_limits<double>::infinity());
+        double after = n.alloc[r] > 0 ? (n.used[r] + usage[r]) * 100.0 / n.alloc[r]
+                                      : std::numeric_limits<double>::infinity();
         if (after > limits_.target[r]) stays_below = false;
       }
       if (!stays_below) {
@@ -289,8 +295,7 @@ class Planner {
     std::string out = "high-load:";
     for (int r = 0; r < kMeasures; ++r)
       if (limits_.active[r] && percent(n, r) > limits_.target[r])
-        out += std::string(" ") + kMeasureNames[r] + " " + fmt_pct(percent(n, r)) + (r == kPods ? "" : "%") + " > " +
-               fmt_pct(limits_.target[r]) + (r == kPods ? "" : "%");
+        out += std::string(" ") + kMeasureNames[r] + " " + fmt_pct(percent(n, r)) + "% > " + fmt_pct(limits_.target[r]) + "%";
     return out;
   }
 
@@ -369,7 +374,7 @@ class Planner {
       }
       move(pod, node, target, c.usage);
       plan_.evictions.push_back({pod.ns, pod.name, info.name, cluster_.nodes[static_cast<size_t>(target)].name,
-                                 reason, pod.workload()});
+                                 reason, pod.workload(), c.usage[kCpu], c.usage[kMemory]});
     }
   }
 
@@ -425,10 +430,17 @@ Result<Plan> make_plan(const Cluster& cluster, const LoadReport& load, const Pol
   return Planner(cluster, load, policy, state, options, std::move(*evict)).run();
 }
 
-void record_evictions(DeschedulerState& state, const std::vector<PlannedEviction>& done, TimePoint now) {
+void record_evictions(DeschedulerState& state, const std::vector<PlannedEviction>& done, TimePoint now,
+                      Seconds window) {
+  auto w = std::chrono::duration_cast<TimePoint::duration>(window);
   for (const auto& e : done) {
     state.source_evicted_at[e.from] = now;
     state.workload_moved_at[e.workload] = now;
+    Arrival& a = state.arrivals[e.to];
+    if (now - a.at >= w) a = Arrival{};
+    a.at = now;
+    a.cpu += e.cpu;
+    a.memory += e.memory;
   }
 }
 

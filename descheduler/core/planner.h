@@ -33,6 +33,7 @@ struct NodeVerdict {
 
 struct PlannedEviction {
   std::string ns, name, from, to, reason, workload;
+  double cpu = 0, memory = 0;   // the usage the plan moved (millicores, milli-bytes)
   std::string pod() const { return ns + "/" + name; }
 };
 
@@ -54,7 +55,9 @@ Result<Plan> make_plan(const Cluster& cluster, const LoadReport& load, const Pol
                        const DeschedulerState& state, const PlanOptions& options);
 
 // Remembers evictions that were carried out: their sources rest a window, their
-// workloads cool down.
-void record_evictions(DeschedulerState& state, const std::vector<PlannedEviction>& done, TimePoint now);
+// workloads cool down, and their targets carry the moved load until a window has passed
+// (their averaged metrics lag behind the move). window: the policy's metrics window.
+void record_evictions(DeschedulerState& state, const std::vector<PlannedEviction>& done, TimePoint now,
+                      Seconds window);
 
 }  // namespace weft::descheduler

@@ -95,7 +95,7 @@ Result<std::map<std::string, double>> get_thresholds(const Ctx& c, const json& v
       return c.at(p, "unknown resource (weft measures cpu, memory and pods)");
     if (!val.is_number()) return c.at(p, "must be a number");
     double x = val.get<double>();
-    if (x < 0 || (res != "pods" && x > 100)) return c.at(p, res == "pods" ? "must not be negative" : "must be a percentage 0..100");
+    if (x < 0 || x > 100) return c.at(p, "must be a percentage 0..100");
     out[res] = x;
   }
   if (out.empty()) return c.at(path, "names no resource");

@@ -52,7 +52,8 @@ struct MetricsArgs {
 };
 
 struct LoadAwareArgs {
-  // Resource -> threshold. cpu and memory in percent of the node; pods as a count.
+  // Resource -> threshold in percent of the node: cpu and memory as measured, pods as
+  // bound pods over allocatable pods (as upstream LowNodeUtilization counts them).
   std::map<std::string, double> thresholds;
   std::map<std::string, double> target_thresholds;
   std::optional<kube::LabelSelector> node_selector;

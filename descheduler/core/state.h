@@ -14,9 +14,17 @@
 
 namespace weft::descheduler {
 
+// Load sent to a target node that its window-averaged metrics do not show yet.
+struct Arrival {
+  TimePoint at;             // the latest move onto the node
+  double cpu = 0;           // millicores
+  double memory = 0;        // bytes (milli-units, as kube::ResourceList holds them)
+};
+
 struct DeschedulerState {
   std::map<std::string, TimePoint> source_evicted_at;   // node -> last eviction from it
   std::map<std::string, TimePoint> workload_moved_at;   // workload -> last move
+  std::map<std::string, Arrival> arrivals;              // target node -> moves of the last window
 
   // Forgets entries older than keep (nothing older can matter any more).
   void prune(TimePoint now, Seconds keep);
