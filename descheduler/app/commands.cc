@@ -1,0 +1,276 @@
+#include "descheduler/app/commands.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <prometheus/exposer.h>
+#include <spdlog/spdlog.h>
+
+#include "descheduler/app/cluster_source.h"
+#include "descheduler/app/cycle.h"
+#include "descheduler/app/load_source.h"
+#include "descheduler/app/state_store.h"
+#include "descheduler/core/plan_output.h"
+#include "kube/client/config.h"
+#include "kube/client/leader_election.h"
+
+namespace weft::descheduler {
+namespace {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "weft-descheduler: %s\n", message.c_str());
+  return 1;
+}
+
+Result<Policy> read_policy(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error("policy " + path + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto policy = parse_policy_text(text.str(), path);
+  if (policy)
+    for (const auto& w : policy->warnings) spdlog::warn("policy {}: {}", path, w);
+  return policy;
+}
+
+Result<Seconds> duration_flag(const std::string& flag, const std::string& text) {
+  auto d = parse_duration(text);
+  if (!d) return make_error(flag + ": " + d.message());
+  return d;
+}
+
+Status print_plan(const Plan& plan, const std::string& output) {
+  if (output == "json") std::cout << plan_to_json(plan).dump() << std::endl;
+  else if (output == "table") std::cout << plan_to_table(plan) << std::flush;
+  else return make_error("--output '" + output + "': use json or table");
+  return {};
+}
+
+std::string own_namespace() {
+  const char* ns = std::getenv("POD_NAMESPACE");
+  if (ns && *ns) return ns;
+  std::ifstream in("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+  std::string text;
+  if (in && std::getline(in, text) && !text.empty()) return text;
+  return "kube-system";
+}
+
+Result<std::unique_ptr<kube::Client>> connect_client(const std::string& kubeconfig) {
+  auto config = kube::resolve_config(kubeconfig, kube::current_environment());
+  if (!config) return config.error();
+  return kube::Client::from_config(*config);
+}
+
+// SIGTERM/SIGINT end the --interval loop: a thread waits for them and wakes the loop.
+class StopSignal {
+ public:
+  StopSignal() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGUSR2);   // our own wake-up when the loop ends first
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    waiter_ = std::thread([this] {
+      int sig = 0;
+      sigwait(&set_, &sig);
+      if (sig == SIGUSR2) return;
+      spdlog::info("signal {}: stopping", sig);
+      stop();
+    });
+  }
+  ~StopSignal() {
+    stop();
+    pthread_kill(waiter_.native_handle(), SIGUSR2);
+    waiter_.join();
+  }
+  void stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  // Sleeps up to d; true when stopped.
+  bool wait(std::chrono::duration<double> d) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, d, [&] { return stopped_; });
+  }
+  bool stopped() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stopped_;
+  }
+
+ private:
+  sigset_t set_;
+  std::thread waiter_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopped_ = false;
+};
+
+struct Prepared {
+  CycleConfig config;
+  std::unique_ptr<kube::Client> client;
+};
+
+Result<Prepared> prepare_run(const RunFlags& f) {
+  Prepared p;
+  auto policy = read_policy(f.policy);
+  if (!policy) return policy.error();
+  p.config.policy = std::move(*policy);
+  auto spec = f.load.empty() ? load_spec_from_policy(p.config.policy) : parse_load_spec(f.load);
+  if (!spec) return spec.error();
+  p.config.load = *spec;
+  auto age = duration_flag("--max-metric-age", f.max_metric_age);
+  if (!age) return age.error();
+  auto cool = duration_flag("--cooldown", f.cooldown);
+  if (!cool) return cool.error();
+  p.config.max_metric_age = *age;
+  p.config.cooldown = *cool;
+  p.config.dry_run = f.dry_run;
+  if (f.output != "json" && f.output != "table") return make_error("--output '" + f.output + "': use json or table");
+  auto client = connect_client(f.kubeconfig);
+  if (!client) return client.error();
+  p.client = std::move(*client);
+  return p;
+}
+
+int run_once(const RunFlags& f, Prepared& p) {
+  auto ref = parse_object_ref(f.state_configmap.empty() ? own_namespace() + "/weft-descheduler-state" : f.state_configmap,
+                              "--state-configmap");
+  if (!ref) return fail(ref.message());
+  StateStore store(*p.client, *ref);
+  auto state = store.load();
+  if (!state) return fail(state.message());
+  DeschedulerMetrics metrics;
+  Cycle cycle(*p.client, p.config, metrics);
+  auto plan = cycle.run(*state);
+  for (std::istringstream lines(metrics.text()); !lines.eof();) {
+    std::string line;
+    std::getline(lines, line);
+    if (!line.empty() && line[0] != '#') spdlog::info("metric {}", line);
+  }
+  if (!plan) return fail(plan.message());
+  if (!f.dry_run)
+    if (auto s = store.save(*state); !s) return fail(s.message());
+  if (auto s = print_plan(*plan, f.output); !s) return fail(s.message());
+  spdlog::info("{} API requests", p.client->request_count());
+  return 0;
+}
+
+int run_interval(const RunFlags& f, Prepared& p) {
+  auto interval = duration_flag("--interval", f.interval);
+  if (!interval) return fail(interval.message());
+  if (interval->count() < 1) return fail("--interval must be at least 1s");
+  StopSignal stop;   // before any thread starts, so every thread has the signals blocked
+  DeschedulerMetrics metrics;
+  std::unique_ptr<prometheus::Exposer> exposer;
+  if (!f.metrics_listen.empty()) {
+    try {
+      exposer = std::make_unique<prometheus::Exposer>(f.metrics_listen);
+    } catch (const std::exception& e) {
+      return fail("--metrics-listen " + f.metrics_listen + ": " + e.what());
+    }
+    exposer->RegisterCollectable(metrics.registry());
+    auto ports = exposer->GetListeningPorts();
+    std::string host = f.metrics_listen.substr(0, f.metrics_listen.rfind(':'));
+    std::printf("metrics on http://%s:%d/metrics\n", host.c_str(), ports.empty() ? 0 : ports[0]);
+    std::fflush(stdout);
+  }
+  DeschedulerState state;   // in memory: the same process plans every cycle
+  Cycle cycle(*p.client, p.config, metrics);
+  auto loop = [&](const std::function<bool()>& still_leader) {
+    while (!stop.stopped() && still_leader()) {
+      auto plan = cycle.run(state);
+      if (!plan) spdlog::error("cycle failed: {}", plan.message());
+      else if (f.dry_run) (void)print_plan(*plan, f.output);
+      if (stop.wait(*interval)) break;
+    }
+  };
+  if (!f.leader_elect) {
+    loop([] { return true; });
+    return 0;
+  }
+  auto lease = parse_object_ref(f.lease.empty() ? own_namespace() + "/weft-descheduler" : f.lease, "--lease");
+  if (!lease) return fail(lease.message());
+  char host[256] = "weft-descheduler";
+  gethostname(host, sizeof host);
+  kube::LeaderElectionConfig le;
+  le.lease_namespace = lease->ns;
+  le.lease_name = lease->name;
+  le.identity = std::string(host) + "_" + std::to_string(getpid());
+  kube::LeaderElector elector(*p.client, le);
+  std::thread worker;
+  std::atomic<bool> leading{false};
+  std::thread stopper([&] {
+    while (!stop.wait(std::chrono::milliseconds(200))) {
+    }
+    elector.stop();
+  });
+  elector.run(
+      [&] {
+        spdlog::info("leader election: {} holds lease {}; starting cycles", le.identity, lease->text());
+        leading = true;
+        worker = std::thread([&] { loop([&] { return leading.load(); }); });
+      },
+      [&] {
+        spdlog::info("leader election: lease {} lost or released; cycles stop", lease->text());
+        leading = false;
+        stop.stop();
+        if (worker.joinable()) worker.join();
+      });
+  stop.stop();
+  stopper.join();
+  if (worker.joinable()) worker.join();
+  return 0;
+}
+
+}  // namespace
+
+int plan_command(const PlanFlags& f) {
+  auto policy = read_policy(f.policy);
+  if (!policy) return fail(policy.message());
+  auto spec = parse_load_spec(f.load);
+  if (!spec) return fail(spec.message());
+  if (f.output != "json" && f.output != "table") return fail("--output '" + f.output + "': use json or table");
+  PlanOptions options;
+  options.now = std::chrono::system_clock::now();
+  if (!f.now.empty()) {
+    auto t = parse_rfc3339(f.now);
+    if (!t) return fail("--now: " + t.message());
+    options.now = *t;
+  }
+  auto age = duration_flag("--max-metric-age", f.max_metric_age);
+  if (!age) return fail(age.message());
+  auto cool = duration_flag("--cooldown", f.cooldown);
+  if (!cool) return fail(cool.message());
+  options.max_metric_age = *age;
+  options.cooldown = *cool;
+  auto cluster = cluster_from_file(f.scenario);
+  if (!cluster) return fail(cluster.message());
+  auto load = fetch_load(*spec, *policy, *cluster, options.now);
+  if (!load) return fail(load.message());
+  if (!load->source_error.empty())
+    spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted", load->source_name,
+                  load->source_error);
+  auto plan = make_plan(*cluster, *load, *policy, DeschedulerState{}, options);
+  if (!plan) return fail(plan.message());
+  for (const auto& note : plan->notes) spdlog::info("plan: {}", note);
+  if (auto s = print_plan(*plan, f.output); !s) return fail(s.message());
+  return 0;
+}
+
+int run_command(const RunFlags& f) {
+  auto prepared = prepare_run(f);
+  if (!prepared) return fail(prepared.message());
+  return f.once ? run_once(f, *prepared) : run_interval(f, *prepared);
+}
+
+}  // namespace weft::descheduler

@@ -1,0 +1,85 @@
+#include "descheduler/app/cycle.h"
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "descheduler/app/cluster_source.h"
+
+namespace weft::descheduler {
+
+void execute_evictions(Plan& plan, const EvictFn& evict) {
+  std::vector<PlannedEviction> done;
+  int errors_in_row = 0;
+  for (const auto& e : plan.evictions) {
+    if (errors_in_row >= 3) {
+      plan.skipped.push_back({e.ns, e.name, e.from, "eviction-aborted: the API failed three times in a row"});
+      continue;
+    }
+    auto r = evict(e.ns, e.name);
+    if (!r) {
+      ++errors_in_row;
+      spdlog::error("evict {} from {}: {}", e.pod(), e.from, r.message());
+      plan.skipped.push_back({e.ns, e.name, e.from, "eviction-error: " + r.message()});
+      continue;
+    }
+    errors_in_row = 0;
+    switch (r->outcome) {
+      case kube::EvictionResult::Outcome::Evicted:
+        spdlog::info("evicted {} from {} (target {}): {}", e.pod(), e.from, e.to, e.reason);
+        done.push_back(e);
+        break;
+      case kube::EvictionResult::Outcome::Blocked:
+        spdlog::warn("evict {} from {}: refused by a PodDisruptionBudget: {}", e.pod(), e.from, r->message);
+        plan.skipped.push_back({e.ns, e.name, e.from, "pdb: " + r->message});
+        break;
+      case kube::EvictionResult::Outcome::NotFound:
+        plan.skipped.push_back({e.ns, e.name, e.from, "pod-gone"});
+        break;
+    }
+  }
+  plan.evictions = std::move(done);
+}
+
+Result<Plan> Cycle::run(DeschedulerState& state) {
+  auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  std::vector<std::string> warnings;
+  auto cluster = cluster_from_api(client_, warnings);
+  if (!cluster) {
+    metrics_.cycle_failed(seconds());
+    return wrap(cluster.error(), "listing the cluster from " + client_.address());
+  }
+  for (const auto& w : warnings) spdlog::warn("{}", w);
+  TimePoint now = std::chrono::system_clock::now();
+  auto load = fetch_load(config_.load, config_.policy, *cluster, now);
+  if (!load) {
+    metrics_.cycle_failed(seconds());
+    return load.error();
+  }
+  if (!load->source_error.empty())
+    spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted this cycle",
+                  load->source_name, load->source_error);
+  PlanOptions options{now, config_.max_metric_age, config_.cooldown};
+  auto plan = make_plan(*cluster, *load, config_.policy, state, options);
+  if (!plan) {
+    metrics_.cycle_failed(seconds());
+    return plan.error();
+  }
+  for (const auto& note : plan->notes) spdlog::info("plan: {}", note);
+  for (const auto& n : plan->nodes)
+    if (n.cls == NodeClass::Unknown) spdlog::debug("node {} is unknown: {}", n.name, n.why);
+  if (!config_.dry_run) {
+    execute_evictions(*plan, [&](const std::string& ns, const std::string& name) { return client_.evict(ns, name); });
+    record_evictions(state, plan->evictions, now, config_.policy.load_aware.metrics.window);
+    state.prune(now, std::max(config_.cooldown, config_.policy.load_aware.metrics.window));
+  }
+  auto count = [&](NodeClass c) { return plan->class_counts.count(c) ? plan->class_counts.at(c) : 0; };
+  spdlog::info("cycle: {} high, {} normal, {} low, {} unknown nodes; {} evictions{}, {} skipped, {:.3f}s",
+               count(NodeClass::High), count(NodeClass::Normal), count(NodeClass::Low), count(NodeClass::Unknown),
+               plan->evictions.size(), config_.dry_run ? " (dry-run)" : "", plan->skipped.size(), seconds());
+  metrics_.observe(*plan, config_.dry_run, seconds());
+  return plan;
+}
+
+}  // namespace weft::descheduler

@@ -1,0 +1,30 @@
+// Where a cycle's node load comes from: `--load prometheus=URL|file=F|annotations`, or
+// the policy's LoadAware.metrics when no flag is given.
+#pragma once
+
+#include <string>
+
+#include "common/result.h"
+#include "descheduler/core/cluster.h"
+#include "descheduler/core/load.h"
+#include "descheduler/core/policy.h"
+
+namespace weft::descheduler {
+
+struct LoadSpec {
+  enum class Kind { Prometheus, File, Annotations };
+  Kind kind = Kind::Prometheus;
+  std::string value;   // URL or file path
+  std::string describe() const;
+};
+
+// "prometheus=http://..", "file=load.json", "annotations".
+Result<LoadSpec> parse_load_spec(const std::string& text);
+// The policy's metrics section as a spec; an error when Prometheus has no address.
+Result<LoadSpec> load_spec_from_policy(const Policy& policy);
+
+// Reads the load. A Prometheus that cannot be reached is not an error: the report comes
+// back with source_error (every node unknown). An unreadable or malformed file is.
+Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const Cluster& cluster, TimePoint now);
+
+}  // namespace weft::descheduler

@@ -1,0 +1,54 @@
+// weft-descheduler: load-aware rebalancing. `run` against the API (once or on an
+// interval), `plan` offline on a scenario file.
+#include <CLI/CLI.hpp>
+
+#include "common/log.h"
+#include "descheduler/app/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace weft::descheduler;
+  CLI::App app{"weft-descheduler: evicts pods from hot nodes so the scheduler re-places them on cool ones"};
+  app.require_subcommand(1);
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace|debug|info|warn|error")->default_val("info");
+
+  RunFlags run;
+  auto* r = app.add_subcommand("run", "descheduling cycles against the Kubernetes API");
+  r->add_option("--policy", run.policy, "DeschedulerPolicy file (descheduler/v1alpha2)")->required();
+  r->add_option("--kubeconfig", run.kubeconfig, "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  auto* once = r->add_flag("--once", run.once, "one cycle, state in a ConfigMap (CronJob form)");
+  r->add_option("--interval", run.interval, "time between cycles (Deployment form)")->default_val("5m")->excludes(once);
+  r->add_flag("--dry-run", run.dry_run, "evict nothing; print the plan");
+  r->add_option("--load", run.load, "override the policy's metrics: prometheus=URL | annotations");
+  r->add_option("--max-metric-age", run.max_metric_age, "older node metrics make the node unknown")->default_val("5m");
+  r->add_option("--cooldown", run.cooldown, "a moved workload is not moved again for this long")->default_val("10m");
+  r->add_option("--state-configmap", run.state_configmap, "NAMESPACE/NAME of the state ConfigMap (--once)");
+  r->add_option("--metrics-listen", run.metrics_listen, "host:port for /metrics in --interval mode ('' = off)")
+      ->default_val("0.0.0.0:9465");
+  r->add_flag("--leader-elect,!--no-leader-elect", run.leader_elect, "hold a Lease while running (--interval)")
+      ->default_val(true);
+  r->add_option("--lease", run.lease, "NAMESPACE/NAME of the leader election Lease");
+  r->add_option("--output", run.output, "plan format: json|table")->default_val("json");
+
+  PlanFlags plan;
+  auto* p = app.add_subcommand("plan", "plan one cycle offline on a scenario file");
+  p->add_option("SCENARIO", plan.scenario, "multi-document YAML or JSON List of Nodes, Pods, PodGroups")->required();
+  p->add_option("--policy", plan.policy, "DeschedulerPolicy file")->required();
+  p->add_option("--load", plan.load, "prometheus=URL | file=F | annotations")->required();
+  p->add_option("--output", plan.output, "json|table")->default_val("json");
+  p->add_option("--max-metric-age", plan.max_metric_age, "older node metrics make the node unknown")->default_val("5m");
+  p->add_option("--cooldown", plan.cooldown, "per-workload cooldown")->default_val("10m");
+  p->add_option("--now", plan.now, "plan as of this RFC 3339 time (default: now)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (auto s = weft::setup_logging("weft-descheduler", log_level); !s) {
+    std::fprintf(stderr, "weft-descheduler: %s\n", s.message().c_str());
+    return 1;
+  }
+  if (*r) return run_command(run);
+  return plan_command(plan);
+}
