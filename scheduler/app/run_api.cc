@@ -1,0 +1,51 @@
+#include "scheduler/app/run_api.h"
+
+#include "kube/client/resource.h"
+
+namespace weft::scheduler {
+
+using nlohmann::json;
+
+KubeSchedulerApi::KubeSchedulerApi(kube::Client& client, std::string component, std::string host)
+    : client_(client), events_(client, std::move(component), std::move(host)) {}
+
+Status KubeSchedulerApi::bind(const std::string& ns, const std::string& pod, const std::string& uid,
+                              const std::string& node) {
+  auto bound = client_.bind(ns, pod, node, uid);
+  if (bound || bound.error().code != 409) return bound;
+  // A retried POST whose first attempt did reach the server answers 409: look whether
+  // the pod is where we wanted it.
+  auto current = client_.get(kube::resources::pods(), ns, pod);
+  if (current && current->contains("spec") && (*current)["spec"].value("nodeName", "") == node) return {};
+  return bound;
+}
+
+Result<EvictOutcome> KubeSchedulerApi::evict(const std::string& ns, const std::string& pod, std::string* why) {
+  auto r = client_.evict(ns, pod);
+  if (!r) return r.error();
+  if (why) *why = r->message;
+  switch (r->outcome) {
+    case kube::EvictionResult::Outcome::Evicted: return EvictOutcome::Evicted;
+    case kube::EvictionResult::Outcome::Blocked: return EvictOutcome::Blocked;
+    case kube::EvictionResult::Outcome::NotFound: return EvictOutcome::Gone;
+  }
+  return EvictOutcome::Evicted;
+}
+
+Status KubeSchedulerApi::write_podgroup_status(const std::string& ns, const std::string& name, const json& status) {
+  auto written = client_.update_status_with_retry(kube::resources::podgroups(), ns, name, [&](json& object) -> Status {
+    object["status"] = status;
+    return {};
+  });
+  if (!written) return written.error();
+  return {};
+}
+
+Status KubeSchedulerApi::record_event(const json& involved, const std::string& type, const std::string& reason,
+                                      const std::string& message) {
+  auto posted = events_.record(involved, type, reason, message);
+  if (!posted) return posted.error();
+  return {};
+}
+
+}  // namespace weft::scheduler

@@ -1,0 +1,234 @@
+#include "scheduler/app/run_apply.h"
+
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+
+namespace weft::scheduler {
+
+using nlohmann::json;
+
+namespace {
+
+bool transient(const Error& e) { return e.code == 0 || e.code == 429 || e.code >= 500; }
+
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  auto slash = key.find('/');
+  if (slash == std::string::npos) return {"", key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+std::string uid_in(const ObjectIndex& objects, const std::string& kind, const std::string& key) {
+  auto it = objects.find(object_index_key(kind, key));
+  if (it == objects.end()) return "";
+  auto m = it->second.find("metadata");
+  return m != it->second.end() && m->is_object() ? m->value("uid", "") : "";
+}
+
+// The object an Event is about: the cached one, or just its reference when not cached.
+json involved_object(const ObjectIndex& objects, const std::string& kind, const std::string& key) {
+  if (auto it = objects.find(object_index_key(kind, key)); it != objects.end()) return it->second;
+  auto [ns, name] = split_key(key);
+  json meta = {{"name", name}};
+  if (!ns.empty()) meta["namespace"] = ns;
+  return {{"apiVersion", kind == "PodGroup" ? "scheduling.volcano.sh/v1beta1" : "v1"}, {"kind", kind},
+          {"metadata", meta}};
+}
+
+}  // namespace
+
+std::string object_index_key(const std::string& kind, const std::string& key) { return kind + "/" + key; }
+
+DecisionApplier::DecisionApplier(SchedulerApi& api, ApplyOptions options) : api_(api), options_(std::move(options)) {
+  if (!options_.sleep) options_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+  if (!options_.may_write) options_.may_write = [] { return true; };
+}
+
+bool DecisionApplier::writable(ApplyReport& report) {
+  if (report.stopped) return false;
+  if (options_.may_write()) return true;
+  report.stopped = true;
+  spdlog::warn("leadership lost: not applying the rest of this cycle's decisions");
+  return false;
+}
+
+ApplyReport DecisionApplier::apply(const Decisions& d, const Snapshot& snap, const ObjectIndex& objects) {
+  ApplyReport report;
+  for (auto it = evicting_.begin(); it != evicting_.end();) {
+    bool present = uid_in(objects, "Pod", it->first) == it->second &&
+                   objects.count(object_index_key("Pod", it->first)) != 0;
+    it = present ? std::next(it) : evicting_.erase(it);
+  }
+  apply_evictions(d, objects, report);
+  apply_bindings(d, snap, objects, report);
+  std::set<std::string> rolled_back_groups;
+  for (const auto& pod : report.rolled_back) {
+    for (const auto& p : snap.pods) {
+      if (p.key == pod && !p.group.empty()) rolled_back_groups.insert(p.group);
+    }
+  }
+  apply_status(d, rolled_back_groups, report);
+  apply_events(d, objects, report);
+  for (auto it = last_event_.begin(); it != last_event_.end();) {
+    it = objects.count(it->first) ? std::next(it) : last_event_.erase(it);
+  }
+  return report;
+}
+
+void DecisionApplier::apply_evictions(const Decisions& d, const ObjectIndex& objects, ApplyReport& report) {
+  for (const auto& e : d.evictions) {
+    if (evicting_.count(e.pod)) continue;   // asked already; waiting for it to go
+    if (!writable(report)) return;
+    auto [ns, name] = split_key(e.pod);
+    std::string why;
+    auto outcome = api_.evict(ns, name, &why);
+    if (!outcome) {
+      ++report.errors;
+      spdlog::warn("evict {} from {}: {}", e.pod, e.node, outcome.message());
+      continue;
+    }
+    switch (*outcome) {
+      case EvictOutcome::Evicted:
+        spdlog::info("evicted {} from {}: {}", e.pod, e.node, e.reason);
+        evicting_[e.pod] = uid_in(objects, "Pod", e.pod);
+        report.evicted.push_back(e.pod);
+        break;
+      case EvictOutcome::Blocked:
+        spdlog::info("eviction of {} refused: {}", e.pod, why);
+        report.eviction_blocked.push_back(e.pod);
+        event(objects, "Pod", e.pod, "Warning", "EvictionBlocked",
+              "not evicted (" + e.reason + "): " + (why.empty() ? "disruption budget" : why), report);
+        break;
+      case EvictOutcome::Gone: break;
+    }
+  }
+}
+
+Status DecisionApplier::bind_with_retry(const Binding& b, const std::string& uid) {
+  auto [ns, name] = split_key(b.pod);
+  Status result = api_.bind(ns, name, uid, b.node);
+  auto wait = options_.bind_backoff;
+  for (int round = 0; round < options_.bind_rounds && !result && transient(result.error()); ++round) {
+    spdlog::warn("bind {} to {}: {} (retrying in {} ms)", b.pod, b.node, result.message(), wait.count());
+    options_.sleep(wait);
+    wait *= 2;
+    result = api_.bind(ns, name, uid, b.node);
+  }
+  return result;
+}
+
+void DecisionApplier::apply_bindings(const Decisions& d, const Snapshot& snap, const ObjectIndex& objects,
+                                     ApplyReport& report) {
+  std::map<std::string, const PodInfo*> pods;
+  for (const auto& p : snap.pods) pods[p.key] = &p;
+  // Bindings per group in the core's order; pods without a group are groups of one.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<Binding>> by_group;
+  for (const auto& b : d.bindings) {
+    auto p = pods.find(b.pod);
+    std::string group = p != pods.end() && !p->second->group.empty() ? p->second->group : "pod:" + b.pod;
+    if (!by_group.count(group)) order.push_back(group);
+    by_group[group].push_back(b);
+  }
+  for (const auto& group : order) {
+    const auto& members = by_group[group];
+    int32_t min_member = 1;
+    int already = 0;
+    if (auto pg = snap.podgroups.find(group); pg != snap.podgroups.end()) {
+      min_member = pg->second.min_member;
+      for (const auto& p : snap.pods) already += p.group == group && p.bound() ? 1 : 0;
+    }
+    std::vector<Binding> done;
+    std::string failure;
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (!writable(report)) break;
+      const auto& b = members[i];
+      auto s = bind_with_retry(b, uid_in(objects, "Pod", b.pod));
+      if (s) {
+        done.push_back(b);
+        continue;
+      }
+      ++report.errors;
+      report.bind_failed.push_back(b.pod);
+      spdlog::warn("bind {} to {}: {}", b.pod, b.node, s.message());
+      if (failure.empty()) failure = b.pod + ": " + s.message();
+      const size_t left = members.size() - i - 1;
+      if (already + static_cast<int>(done.size() + left) < min_member) break;   // the gang cannot be whole now
+    }
+    const bool whole = already + static_cast<int>(done.size()) >= min_member;
+    if (!whole && !done.empty() && !report.stopped) {
+      roll_back(group, done, failure, objects, report);
+      continue;
+    }
+    for (auto& b : done) report.bound.push_back(b);
+  }
+}
+
+void DecisionApplier::roll_back(const std::string& group, const std::vector<Binding>& bound, const std::string& why,
+                                const ObjectIndex& objects, ApplyReport& report) {
+  spdlog::warn("gang {}: binding failed ({}); evicting the {} member(s) bound this cycle so it is placed whole",
+               group, why, bound.size());
+  for (const auto& b : bound) {
+    auto [ns, name] = split_key(b.pod);
+    std::string blocked;
+    auto outcome = api_.evict(ns, name, &blocked);
+    if (outcome && *outcome != EvictOutcome::Blocked) {
+      report.rolled_back.push_back(b.pod);
+      evicting_[b.pod] = uid_in(objects, "Pod", b.pod);
+      continue;
+    }
+    // Still bound: report it as bound so the cache does not offer its node again.
+    ++report.errors;
+    report.bound.push_back(b);
+    spdlog::error("gang {}: could not take back {} from {}: {}", group, b.pod, b.node,
+                  outcome ? "eviction refused: " + blocked : outcome.message());
+  }
+  event(objects, "PodGroup", group, "Warning", "GangBindingFailed",
+        "binding refused by the API (" + why + "); " + std::to_string(bound.size()) +
+            " member(s) bound this cycle were evicted so the gang is placed whole",
+        report);
+}
+
+void DecisionApplier::apply_status(const Decisions& d, const std::set<std::string>& skip, ApplyReport& report) {
+  for (const auto& w : d.status_writes) {
+    if (skip.count(w.podgroup)) continue;
+    if (!writable(report)) return;
+    auto [ns, name] = split_key(w.podgroup);
+    if (auto s = api_.write_podgroup_status(ns, name, w.status); !s) {
+      ++report.errors;
+      ++report.status_failed;
+      spdlog::warn("PodGroup {} status: {}", w.podgroup, s.message());
+      continue;
+    }
+    report.status_written.push_back(w);
+  }
+}
+
+void DecisionApplier::apply_events(const Decisions& d, const ObjectIndex& objects, ApplyReport& report) {
+  std::set<std::string> bound, evicted(report.evicted.begin(), report.evicted.end());
+  for (const auto& b : report.bound) bound.insert(b.pod);
+  for (const auto& e : d.events) {
+    if (e.kind == "Pod" && e.reason == "Scheduled" && !bound.count(e.object)) continue;
+    if (e.kind == "Pod" && e.reason == "Evicted" && !evicted.count(e.object)) continue;
+    if (!writable(report)) return;
+    event(objects, e.kind, e.object, e.type, e.reason, e.message, report);
+  }
+}
+
+void DecisionApplier::event(const ObjectIndex& objects, const std::string& kind, const std::string& key,
+                            const std::string& type, const std::string& reason, const std::string& message,
+                            ApplyReport& report) {
+  // kubectl describe needs one line per distinct reason, not one per cycle.
+  const std::string index_key = object_index_key(kind, key), what = reason + "\n" + message;
+  if (auto it = last_event_.find(index_key); it != last_event_.end() && it->second == what) return;
+  if (auto s = api_.record_event(involved_object(objects, kind, key), type, reason, message); !s) {
+    ++report.errors;
+    spdlog::warn("event {} on {} {}: {}", reason, kind, key, s.message());
+    return;
+  }
+  last_event_[index_key] = what;
+  ++report.events_recorded;
+}
+
+}  // namespace weft::scheduler

@@ -1,0 +1,75 @@
+// Applies one cycle's decisions to the API: evictions, gang-aware bindings, PodGroup
+// status writes and Events. API errors are logged and reported, never thrown.
+//
+// A gang's bindings are all-or-nothing in the core. The API can still refuse one member
+// (the pod was deleted or bound by someone else, the node went away, the API kept
+// failing). Transient refusals are retried with backoff; when a member still cannot be
+// bound and the group would be left below minMember, the members bound in this cycle are
+// evicted again (Eviction API), so the job's controller re-creates them and the next
+// cycle places the gang whole. Kubernetes has no "unbind"; a half-bound gang would hold
+// its nodes while waiting forever for the missing member.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scheduler/app/run_api.h"
+#include "scheduler/core/session.h"
+#include "scheduler/core/snapshot.h"
+
+namespace weft::scheduler {
+
+struct ApplyOptions {
+  int bind_rounds = 3;                                    // extra rounds for transient errors
+  std::chrono::milliseconds bind_backoff{200};            // doubled each round
+  std::function<bool()> may_write = [] { return true; };  // false once leadership is lost
+  std::function<void(std::chrono::milliseconds)> sleep;   // default: this_thread::sleep_for
+};
+
+struct ApplyReport {
+  std::vector<Binding> bound;                 // accepted by the API and kept
+  std::vector<std::string> bind_failed;       // pods whose binding the API refused
+  std::vector<std::string> rolled_back;       // gang members bound, then evicted again
+  std::vector<std::string> evicted;
+  std::vector<std::string> eviction_blocked;  // 429: a PodDisruptionBudget said no
+  std::vector<StatusWrite> status_written;
+  int status_failed = 0;
+  int events_recorded = 0;
+  int errors = 0;                             // API calls that failed
+  bool stopped = false;                       // may_write turned false half-way
+};
+
+// Objects of the cycle by "Kind/ns/name" (or "Kind/name"), for uids and Event references.
+using ObjectIndex = std::map<std::string, nlohmann::json>;
+std::string object_index_key(const std::string& kind, const std::string& key);
+
+class DecisionApplier {
+ public:
+  DecisionApplier(SchedulerApi& api, ApplyOptions options = {});
+  ApplyReport apply(const Decisions& decisions, const Snapshot& snapshot, const ObjectIndex& objects);
+
+ private:
+  void apply_evictions(const Decisions& d, const ObjectIndex& objects, ApplyReport& report);
+  void apply_bindings(const Decisions& d, const Snapshot& snap, const ObjectIndex& objects, ApplyReport& report);
+  Status bind_with_retry(const Binding& b, const std::string& uid);
+  void roll_back(const std::string& group, const std::vector<Binding>& bound, const std::string& why,
+                 const ObjectIndex& objects, ApplyReport& report);
+  void apply_status(const Decisions& d, const std::set<std::string>& skip, ApplyReport& report);
+  void apply_events(const Decisions& d, const ObjectIndex& objects, ApplyReport& report);
+  void event(const ObjectIndex& objects, const std::string& kind, const std::string& key, const std::string& type,
+             const std::string& reason, const std::string& message, ApplyReport& report);
+  bool writable(ApplyReport& report);
+
+  SchedulerApi& api_;
+  ApplyOptions options_;
+  std::map<std::string, std::string> evicting_;      // pod key -> uid asked to leave
+  std::map<std::string, std::string> last_event_;    // object -> reason+message last recorded
+};
+
+}  // namespace weft::scheduler

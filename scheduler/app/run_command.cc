@@ -1,0 +1,292 @@
+#include "scheduler/app/run_command.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <pthread.h>
+#include <sstream>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "common/log.h"
+#include "kube/client/client.h"
+#include "kube/client/config.h"
+#include "kube/client/leader_election.h"
+#include "scheduler/app/run_api.h"
+#include "scheduler/app/run_apply.h"
+#include "scheduler/app/run_cache.h"
+#include "scheduler/app/run_loop.h"
+#include "scheduler/core/config.h"
+
+namespace weft::scheduler {
+
+using std::chrono::milliseconds;
+
+CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
+  auto* run = app.add_subcommand("run", "Schedule pods against the API server (leader-elected)");
+  run->add_option("--kubeconfig", o.kubeconfig, "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  run->add_option("--config", o.config, "scheduler configuration in Volcano's format (default: built-in)");
+  run->add_option("--scheduler-name", o.scheduler_name, "schedule pods whose spec.schedulerName is this")
+      ->capture_default_str();
+  run->add_option("--cycles", o.cycles, "exit after this many scheduling cycles (0: run until stopped)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run->add_option("--period", o.period, "time between the starts of two cycles")->capture_default_str();
+  run->add_flag("--leader-elect", o.leader_elect, "only the holder of the Lease schedules");
+  run->add_option("--lease-namespace", o.lease_namespace, "namespace of the Lease (default: $POD_NAMESPACE or kube-system)");
+  run->add_option("--lease-name", o.lease_name, "name of the Lease")->capture_default_str();
+  run->add_option("--identity", o.identity, "holder identity (default: $POD_NAME or hostname_pid)");
+  run->add_option("--leader-elect-lease-duration", o.lease_duration, "how long a standby waits before taking over")
+      ->capture_default_str();
+  run->add_option("--leader-elect-renew-deadline", o.renew_deadline, "a leader that cannot renew for this long stops")
+      ->capture_default_str();
+  run->add_option("--leader-elect-retry-period", o.retry_period, "how often to try to acquire or renew")
+      ->capture_default_str();
+  run->add_option("--kube-api-qps", o.kube_api_qps, "client-side request rate limit")->capture_default_str();
+  run->add_option("--kube-api-burst", o.kube_api_burst, "client-side burst")->capture_default_str();
+  run->add_option("--log-level", o.log_level, "trace|debug|info|warn|error")->capture_default_str();
+  return run;
+}
+
+namespace {
+
+// "1s", "500ms", "2m", "1m30s": the Go durations the flags take.
+Result<milliseconds> parse_period(const std::string& flag, const std::string& text) {
+  double total_ms = 0;
+  size_t i = 0;
+  auto bad = [&] { return make_error(flag + " '" + text + "': not a duration (like 500ms, 1s, 2m)"); };
+  if (text.empty()) return bad();
+  while (i < text.size()) {
+    size_t used = 0;
+    double n = 0;
+    try {
+      n = std::stod(text.substr(i), &used);
+    } catch (...) {
+      return bad();
+    }
+    if (n < 0) return bad();
+    i += used;
+    std::string unit;
+    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) unit += text[i++];
+    if (unit == "ms") total_ms += n;
+    else if (unit == "s") total_ms += n * 1000;
+    else if (unit == "m") total_ms += n * 60000;
+    else if (unit == "h") total_ms += n * 3600000;
+    else return bad();
+  }
+  if (total_ms < 1) return make_error(flag + " '" + text + "': must be at least 1ms");
+  return milliseconds(static_cast<int64_t>(total_ms));
+}
+
+Result<Config> load_config(const std::string& path) {
+  if (path.empty()) return Config::defaults();
+  std::ifstream in(path);
+  if (!in) return make_error("--config " + path + ": cannot read it");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path);
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string default_identity() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return env_or("POD_NAME", std::string(host) + "_" + std::to_string(getpid()));
+}
+
+// SIGTERM/SIGINT end the run: a thread waits for them and wakes the loop.
+class StopSignal {
+ public:
+  StopSignal() {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGTERM);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);   // inherited by every thread started later
+    waiter_ = std::thread([this] {
+      int sig = 0;
+      sigwait(&signals_, &sig);
+      if (sig == SIGUSR1) return;   // our own wake-up at exit
+      spdlog::info("{}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      stop();
+    });
+  }
+  ~StopSignal() {
+    stop();
+    pthread_kill(waiter_.native_handle(), SIGUSR1);
+    waiter_.join();
+  }
+  void stop() {
+    {
+      std::lock_guard lock(mu_);
+      stopped_ = true;
+    }
+    cv_.notify_all();
+  }
+  void wake() { cv_.notify_all(); }
+  bool stopped() const { return stopped_.load(); }
+  // Sleeps up to d or until stopped/woken; true when not stopped.
+  bool sleep(milliseconds d, const std::function<bool()>& until = nullptr) {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, d, [&] { return stopped_.load() || (until && until()); });
+    return !stopped_;
+  }
+
+ private:
+  sigset_t signals_;
+  std::thread waiter_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> stopped_{false};
+};
+
+struct Timings {
+  milliseconds period, lease_duration, renew_deadline, retry_period;
+};
+
+Result<Timings> parse_timings(const RunOptions& o) {
+  Timings t{};
+  const std::tuple<const char*, const std::string*, milliseconds*> all[] = {
+      {"--period", &o.period, &t.period},
+      {"--leader-elect-lease-duration", &o.lease_duration, &t.lease_duration},
+      {"--leader-elect-renew-deadline", &o.renew_deadline, &t.renew_deadline},
+      {"--leader-elect-retry-period", &o.retry_period, &t.retry_period}};
+  for (const auto& [flag, text, into] : all) {
+    auto d = parse_period(flag, *text);
+    if (!d) return d.error();
+    *into = *d;
+  }
+  if (t.renew_deadline >= t.lease_duration) {
+    return make_error("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration");
+  }
+  return t;
+}
+
+void log_cycle(int n, const CycleSummary& s) {
+  const bool busy = s.bound || s.bind_failed || s.evicted || s.status_written || s.errors || s.rolled_back;
+  auto level = busy ? spdlog::level::info : spdlog::level::debug;
+  spdlog::log(level,
+              "cycle {}: {} pods ({} pending), bound {}, bind failed {}, rolled back {}, evicted {}, "
+              "status writes {}, unschedulable {}, events {}, API errors {}, {:.3f}s",
+              n, s.pods, s.pending, s.bound, s.bind_failed, s.rolled_back, s.evicted, s.status_written,
+              s.unschedulable, s.events, s.errors, s.seconds);
+}
+
+}  // namespace
+
+int run_scheduler(const RunOptions& o) {
+  if (auto s = setup_logging("weft-scheduler", o.log_level); !s) {
+    spdlog::error("run: {}", s.message());
+    return 2;
+  }
+  auto timings = parse_timings(o);
+  if (!timings) {
+    spdlog::error("run: {}", timings.message());
+    return 2;
+  }
+  auto config = load_config(o.config);
+  if (!config) {
+    spdlog::error("run: {}", config.message());
+    return 2;
+  }
+  auto api_config = kube::resolve_config(o.kubeconfig, kube::current_environment());
+  if (!api_config) {
+    spdlog::error("run: API config: {}", api_config.message());
+    return 2;
+  }
+  kube::ClientOptions client_options;
+  client_options.qps = o.kube_api_qps;
+  client_options.burst = o.kube_api_burst;
+  client_options.timeout = milliseconds(15000);
+  auto client = kube::Client::from_config(*api_config, client_options);
+  if (!client) {
+    spdlog::error("run: {}: {}", api_config->source, client.message());
+    return 2;
+  }
+  kube::Client& api = **client;
+  if (auto probe = api.list_page(kube::resources::nodes(), "", kube::ListOptions{.limit = 1}); !probe) {
+    spdlog::error("run: API server {} ({}): {}", api.address(), api_config->source, probe.message());
+    return 1;
+  }
+  spdlog::info("scheduling pods with schedulerName {} via {} ({})", o.scheduler_name, api.address(),
+               api_config->source);
+
+  StopSignal stop;
+  ClusterCache cache(api);
+  (void)cache.start();
+
+  std::atomic<bool> leading{!o.leader_elect};
+  std::atomic<bool> lost{false};
+  std::unique_ptr<kube::LeaderElector> elector;
+  std::thread election;
+  if (o.leader_elect) {
+    kube::LeaderElectionConfig lec;
+    lec.lease_namespace = o.lease_namespace.empty() ? env_or("POD_NAMESPACE", "kube-system") : o.lease_namespace;
+    lec.lease_name = o.lease_name;
+    lec.identity = o.identity.empty() ? default_identity() : o.identity;
+    lec.lease_duration = timings->lease_duration;
+    lec.renew_deadline = timings->renew_deadline;
+    lec.retry_period = timings->retry_period;
+    spdlog::info("leader election on Lease {}/{} as {}", lec.lease_namespace, lec.lease_name, lec.identity);
+    elector = std::make_unique<kube::LeaderElector>(api, lec);
+    election = std::thread([&] {
+      elector->run([&] { leading = true; stop.wake(); },
+                   [&] {
+                     if (leading.exchange(false)) lost = true;
+                     stop.wake();
+                   });
+    });
+  }
+
+  KubeSchedulerApi writer(api, "weft-scheduler", o.identity.empty() ? default_identity() : o.identity);
+  ApplyOptions apply_options;
+  apply_options.may_write = [&] { return leading.load() && (!elector || elector->is_leader()); };
+  DecisionApplier applier(writer, apply_options);
+  SessionOptions session;
+  session.scheduler_names = {o.scheduler_name};
+  SchedulerLoop loop(cache, applier, *config, session);
+
+  int exit_code = 0;
+  int cycles = 0;
+  bool announced_sync = false;
+  while (!stop.stopped()) {
+    if (lost) {
+      spdlog::error("run: leadership of the Lease lost; exiting so a fresh start rebuilds the caches");
+      exit_code = 1;
+      break;
+    }
+    if (!leading || !cache.synced()) {
+      stop.sleep(milliseconds(100), [&] { return lost.load(); });
+      continue;
+    }
+    if (!announced_sync) {
+      spdlog::info("caches synced; scheduling every {} ms", timings->period.count());
+      announced_sync = true;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    log_cycle(++cycles, loop.run_cycle());
+    if (o.cycles > 0 && cycles >= o.cycles) break;
+    auto left = timings->period - std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
+    if (left.count() > 0) stop.sleep(left, [&] { return lost.load(); });
+  }
+  if (elector) {
+    elector->stop();
+    election.join();
+  }
+  cache.stop();
+  spdlog::info("stopped after {} cycle(s)", cycles);
+  return exit_code;
+}
+
+}  // namespace weft::scheduler

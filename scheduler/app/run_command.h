@@ -1,0 +1,38 @@
+// `weft-scheduler run`: schedules pods with spec.schedulerName == --scheduler-name
+// against the API (informers -> core -> pods/binding, evictions, PodGroup status,
+// Events), with leader election on a Lease so that only one replica writes.
+#pragma once
+
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace weft::scheduler {
+
+struct RunOptions {
+  std::string kubeconfig;
+  std::string config;                   // Volcano scheduler-conf; "" = Config::defaults()
+  std::string scheduler_name = "weft";
+  int cycles = 0;                       // 0 = until SIGTERM/SIGINT
+  std::string period = "1s";
+  bool leader_elect = false;
+  std::string lease_namespace;          // "" = $POD_NAMESPACE, else kube-system
+  std::string lease_name = "weft-scheduler";
+  std::string identity;                 // "" = $POD_NAME, else hostname_pid
+  std::string lease_duration = "15s";
+  std::string renew_deadline = "10s";
+  std::string retry_period = "2s";
+  double kube_api_qps = 50;
+  int kube_api_burst = 100;
+  std::string log_level = "info";
+};
+
+// Adds the `run` subcommand and its flags.
+CLI::App* add_run_command(CLI::App& app, RunOptions& options);
+// Runs until --cycles are done or SIGTERM/SIGINT; returns the process exit code
+// (2 for bad flags, config or kubeconfig; 1 when the API is unreachable or leadership is lost).
+int run_scheduler(const RunOptions& options);
+
+}  // namespace weft::scheduler
