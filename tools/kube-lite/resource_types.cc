@@ -1,0 +1,56 @@
+#include "tools/kube-lite/resource_types.h"
+
+#include <algorithm>
+
+namespace weft::kube_lite {
+
+ResourceTypes::ResourceTypes() {
+  auto add = [this](ResourceType t) {
+    t.id = static_cast<int>(types_.size());
+    types_.push_back(std::move(t));
+  };
+  add({0, "", "v1", "namespaces", "namespace", "Namespace", false, true, false, {"ns"}, {}});
+  add({0, "", "v1", "nodes", "node", "Node", false, true, false, {"no"}, {}});
+  add({0, "", "v1", "pods", "pod", "Pod", true, true, false, {"po"}, {"all"}});
+  add({0, "", "v1", "events", "event", "Event", true, false, false, {"ev"}, {}});
+  add({0, "", "v1", "configmaps", "configmap", "ConfigMap", true, false, false, {"cm"}, {}});
+  add({0, "events.k8s.io", "v1", "events", "event", "Event", true, false, false, {"ev"}, {}});
+  add({0, "coordination.k8s.io", "v1", "leases", "lease", "Lease", true, false, false, {}, {}});
+  add({0, "policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, true, false,
+       {"pdb"}, {}});
+  add({0, "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, false, false,
+       {"pc"}, {}});
+  add({0, "scheduling.volcano.sh", "v1beta1", "podgroups", "podgroup", "PodGroup", true, true, true,
+       {"pg", "podgroup-v1beta1"}, {}});
+  add({0, "scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", false, true, true, {"q", "queue-v1beta1"},
+       {}});
+  add({0, "topology.volcano.sh", "v1alpha1", "hypernodes", "hypernode", "HyperNode", false, true, true, {"hn"}, {}});
+}
+
+const ResourceType* ResourceTypes::find(const std::string& group, const std::string& version,
+                                        const std::string& plural) const {
+  for (const auto& t : types_)
+    if (t.group == group && t.version == version && t.plural == plural) return &t;
+  return nullptr;
+}
+
+const ResourceType* ResourceTypes::find_kind(const std::string& api_version, const std::string& kind) const {
+  for (const auto& t : types_)
+    if (t.api_version() == api_version && t.kind == kind) return &t;
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> ResourceTypes::groups() const {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const auto& t : types_) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& g) { return g.first == t.group; });
+    if (it == out.end()) {
+      out.push_back({t.group, {t.version}});
+    } else if (std::find(it->second.begin(), it->second.end(), t.version) == it->second.end()) {
+      it->second.push_back(t.version);
+    }
+  }
+  return out;
+}
+
+}  // namespace weft::kube_lite

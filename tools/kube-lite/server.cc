@@ -1,0 +1,259 @@
+#include "tools/kube-lite/server.h"
+
+#include <httplib.h>
+
+#include <thread>
+
+#include "kube/scenario.h"
+#include "tools/kube-lite/discovery.h"
+#include "tools/kube-lite/openapi.h"
+#include "tools/kube-lite/routing.h"
+#include "tools/kube-lite/watch.h"
+
+namespace weft::kube_lite {
+
+using nlohmann::json;
+
+namespace {
+
+std::string k8s_verb(const std::string& method, const Route& route, bool watch) {
+  if (method == "GET") return watch ? "watch" : route.name.empty() ? "list" : "get";
+  if (method == "POST") return "create";
+  if (method == "PUT") return "update";
+  if (method == "PATCH") return "patch";
+  if (method == "DELETE") return route.name.empty() ? "deletecollection" : "delete";
+  return method;
+}
+
+bool truthy(const httplib::Request& req, const char* param) {
+  if (!req.has_param(param)) return false;
+  std::string v = req.get_param_value(param);
+  return v == "true" || v == "1";
+}
+
+Reply json_reply(json body) {
+  Reply r;
+  r.body = std::move(body);
+  return r;
+}
+
+// POST/PUT bodies: JSON, or YAML when the client says so.
+std::variant<json, ApiError> decode_body(const httplib::Request& req) {
+  std::string ct = req.get_header_value("Content-Type");
+  if (ct.find("protobuf") != std::string::npos) return unsupported_media_type(ct);
+  if (ct.find("yaml") != std::string::npos) {
+    auto j = kube::yaml_to_json(req.body, "request body");
+    if (!j) return bad_request(j.message());
+    return *j;
+  }
+  json j = json::parse(req.body, nullptr, false);
+  if (j.is_discarded()) return bad_request("the body of the request could not be decoded as JSON");
+  return j;
+}
+
+}  // namespace
+
+Server::Server(Registry& registry, const Authenticator& auth, ServerOptions options, RequestLog* log)
+    : registry_(registry),
+      auth_(auth),
+      options_(options),
+      log_(log),
+      faults_(options.fail_rate, options.retry_after_seconds, options.seed),
+      http_(std::make_unique<httplib::Server>()) {
+  int threads = options_.threads;
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  http_->set_keep_alive_max_count(1000);
+  http_->set_keep_alive_timeout(30);
+  http_->set_payload_max_length(256u << 20);
+  auto handler = [this](const httplib::Request& req, httplib::Response& res) { handle(req, res); };
+  const std::string any = "/.*";
+  http_->Get(any, handler);
+  http_->Post(any, handler);
+  http_->Put(any, handler);
+  http_->Patch(any, handler);
+  http_->Delete(any, handler);
+}
+
+Server::~Server() = default;
+
+Result<int> Server::bind(const std::string& host, int port) {
+  int bound = port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
+  if (bound <= 0) return make_error("cannot listen on " + host + ":" + std::to_string(port));
+  address_ = host + ":" + std::to_string(bound);
+  return bound;
+}
+
+void Server::run() { http_->listen_after_bind(); }
+
+void Server::stop() {
+  registry_.store().shutdown();
+  http_->stop();
+}
+
+void Server::handle(const httplib::Request& req, httplib::Response& res) {
+  if (options_.latency_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options_.latency_ms));
+  auto q = req.target.find('?');
+  std::string query = q == std::string::npos ? "" : req.target.substr(q + 1);
+  std::string user_name;
+  Reply reply;
+  bool streaming = false;
+  auto user = auth_.authenticate(req.get_header_value("Authorization"));
+  if (!user) {
+    reply = error_reply(unauthorized());
+  } else {
+    user_name = user->name;
+    reply = dispatch(req, res, *user, streaming);
+  }
+  if (log_) log_->write(req.method, req.path, query, user_name, streaming ? 200 : reply.status);
+  if (streaming) return;
+  res.status = reply.status;
+  if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
+  res.set_content(reply.body_text(), "application/json");
+}
+
+Reply Server::dispatch(const httplib::Request& req, httplib::Response& res, const User& user, bool& streaming) {
+  const auto& types = registry_.types();
+  Route route = parse_route(types, req.path);
+  bool watch = route.kind == Route::Kind::Resource && req.method == "GET" && truthy(req, "watch");
+  if (!watch && route.kind != Route::Kind::Unknown)
+    if (auto fault = faults_.maybe_fail()) return *fault;
+  if (route.kind != Route::Kind::Resource && req.method != "GET")
+    return error_reply(method_not_allowed("the server does not allow this method on the requested resource"));
+  switch (route.kind) {
+    case Route::Kind::Version:
+      return json_reply(version_info());
+    case Route::Kind::ApiVersions:
+      return json_reply(api_versions(address_));
+    case Route::Kind::GroupList:
+      return json_reply(api_group_list(types));
+    case Route::Kind::Group: {
+      auto g = api_group(types, route.group);
+      if (g) return json_reply(*g);
+      break;
+    }
+    case Route::Kind::ResourceList: {
+      auto l = api_resource_list(types, route.group, route.version);
+      if (l) return json_reply(*l);
+      break;
+    }
+    case Route::Kind::OpenApiIndex:
+      return json_reply(openapi_v3_index(types));
+    case Route::Kind::OpenApiDocument: {
+      auto d = openapi_v3_document(types, route.group, route.version);
+      if (d) return json_reply(*d);
+      break;
+    }
+    case Route::Kind::Resource:
+      return serve_resource(req, res, user, route, streaming);
+    case Route::Kind::Unknown:
+      break;
+  }
+  ApiError e{404, "NotFound", "the server could not find the requested resource", nullptr};
+  e.details = {{"causes", json::array({{{"reason", "UnexpectedServerResponse"}, {"message", "404 page not found"}}})}};
+  return error_reply(e);
+}
+
+Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res, const User& user, const Route& route,
+                             bool& streaming) {
+  const ResourceType& type = *route.type;
+  const std::string& sub = route.subresource;
+  bool watch = req.method == "GET" && truthy(req, "watch");
+  RequestAttributes attrs{k8s_verb(req.method, route, watch), type.group, type.plural, sub, route.ns, route.name};
+  if (auto denied = authorize(user, attrs)) return error_reply(*denied);
+  bool dry_run = req.has_param("dryRun") && req.get_param_value("dryRun") == "All";
+  if (req.has_param("dryRun") && !dry_run)
+    return error_reply(bad_request("dryRun: Unsupported value: \"" + req.get_param_value("dryRun") +
+                                   "\": supported values: \"All\""));
+  bool status_sub = sub == "status" && type.has_status;
+  bool pod_sub = &type == &registry_.types().pods() && (sub == "binding" || sub == "eviction");
+  if (!sub.empty() && !status_sub && !pod_sub)
+    return error_reply(ApiError{404, "NotFound", "the server could not find the requested resource", nullptr});
+
+  if (req.method == "GET") {
+    if (!route.name.empty()) {
+      if (pod_sub) return error_reply(method_not_allowed(sub + " does not support get"));
+      return registry_.get(type, route.ns, route.name);
+    }
+    std::string labels = req.get_param_value("labelSelector"), fields = req.get_param_value("fieldSelector");
+    if (!watch) {
+      ListParams p{labels, fields, 0, req.get_param_value("continue")};
+      if (req.has_param("limit")) {
+        try {
+          p.limit = std::stoll(req.get_param_value("limit"));
+        } catch (const std::exception&) {
+          return error_reply(bad_request("limit: invalid value \"" + req.get_param_value("limit") + "\""));
+        }
+      }
+      return registry_.list(type, route.ns, p);
+    }
+    auto filter = ObjectFilter::make(type, type.namespaced ? route.ns : "", labels, fields);
+    if (auto* e = std::get_if<ApiError>(&filter)) return error_reply(*e);
+    WatchOptions wo;
+    wo.resource_version = req.get_param_value("resourceVersion");
+    wo.bookmarks = truthy(req, "allowWatchBookmarks");
+    wo.drop_after = options_.drop_watch_after;
+    wo.bookmark_interval = options_.bookmark_interval;
+    if (req.has_param("timeoutSeconds")) {
+      try {
+        wo.timeout_seconds = std::stoi(req.get_param_value("timeoutSeconds"));
+      } catch (const std::exception&) {
+        return error_reply(bad_request("timeoutSeconds: invalid value"));
+      }
+    }
+    auto session = std::make_shared<WatchSession>(registry_.store(), type, std::get<ObjectFilter>(filter), wo);
+    if (auto e = session->start()) return error_reply(*e);
+    streaming = true;
+    res.status = 200;
+    // ";stream=watch" as the real server says; it also keeps cpp-httplib from gzipping
+    // (and so holding back) the events.
+    res.set_chunked_content_provider("application/json;stream=watch", [session](size_t, httplib::DataSink& sink) {
+      while (true) {
+        if (!sink.is_writable()) return false;
+        auto chunk = session->next(std::chrono::milliseconds(500));
+        if (!chunk) {
+          sink.done();
+          return true;
+        }
+        if (!chunk->empty()) return sink.write(chunk->data(), chunk->size());
+      }
+    });
+    return Reply{};
+  }
+  if (route.name.empty() && req.method != "POST")
+    return error_reply(method_not_allowed("the server does not allow this method on the requested resource"));
+  if (req.method == "PATCH") {
+    return registry_.patch(user, type, route.ns, route.name, sub, req.get_header_value("Content-Type"), req.body,
+                           dry_run);
+  }
+  json body;
+  if (!req.body.empty() || req.method != "DELETE") {
+    auto decoded = decode_body(req);
+    if (auto* e = std::get_if<ApiError>(&decoded)) return error_reply(*e);
+    body = std::move(std::get<json>(decoded));
+  }
+  if (req.method == "POST") {
+    if (sub == "binding") return registry_.bind(route.ns, route.name, body, dry_run);
+    if (sub == "eviction") {
+      bool eviction_dry_run = dry_run;
+      if (body.is_object() && body.contains("deleteOptions") && body["deleteOptions"].contains("dryRun")) {
+        const auto& d = body["deleteOptions"]["dryRun"];
+        eviction_dry_run = eviction_dry_run || (d.is_array() && !d.empty() && d[0] == "All");
+      }
+      return registry_.evict(route.ns, route.name, body, eviction_dry_run);
+    }
+    if (!route.name.empty())
+      return error_reply(method_not_allowed("the server does not allow this method on the requested resource"));
+    return registry_.create(user, type, route.ns, body, dry_run);
+  }
+  if (pod_sub) return error_reply(method_not_allowed(sub + " supports only create"));
+  if (req.method == "PUT") return registry_.update(user, type, route.ns, route.name, sub, body, dry_run);
+  if (req.method == "DELETE") {
+    if (!sub.empty()) return error_reply(method_not_allowed("cannot delete a subresource"));
+    bool body_dry_run = body.is_object() && body.contains("dryRun") && body["dryRun"].is_array() &&
+                        !body["dryRun"].empty() && body["dryRun"][0] == "All";
+    return registry_.remove(user, type, route.ns, route.name, body, dry_run || body_dry_run);
+  }
+  return error_reply(method_not_allowed("the server does not allow this method on the requested resource"));
+}
+
+}  // namespace weft::kube_lite

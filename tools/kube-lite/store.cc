@@ -1,0 +1,104 @@
+#include "tools/kube-lite/store.h"
+
+#include <algorithm>
+
+namespace weft::kube_lite {
+
+using nlohmann::json;
+
+std::string object_key(const std::string& ns, const std::string& name) {
+  return ns.empty() ? name : ns + "/" + name;
+}
+
+Store::Store(size_t num_types, size_t event_window) : objects_(num_types), window_(std::max<size_t>(event_window, 1)) {}
+
+ObjectPtr Store::make_stored(json object, uint64_t rv) {
+  object["metadata"]["resourceVersion"] = std::to_string(rv);
+  auto stored = std::make_shared<StoredObject>();
+  stored->text = object.dump();
+  stored->value = std::move(object);
+  stored->resource_version = rv;
+  return stored;
+}
+
+void Store::record(ChangeEvent event) {
+  events_.push_back(std::move(event));
+  while (events_.size() > window_) {
+    compacted_ = events_.front().resource_version;
+    events_.pop_front();
+  }
+  changed_.notify_all();
+}
+
+ObjectPtr Store::Txn::get(int type_id, const std::string& key) const {
+  const auto& m = store_.objects_[type_id];
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : it->second;
+}
+
+ObjectPtr Store::Txn::put(int type_id, const std::string& key, json object) {
+  uint64_t rv = ++store_.rv_;
+  auto stored = store_.make_stored(std::move(object), rv);
+  auto& slot = store_.objects_[type_id][key];
+  ObjectPtr previous = slot;
+  slot = stored;
+  store_.record({rv, type_id, key, previous ? "MODIFIED" : "ADDED", stored, previous});
+  return stored;
+}
+
+ObjectPtr Store::Txn::load(int type_id, const std::string& key, json object) {
+  uint64_t rv = ++store_.rv_;
+  auto stored = store_.make_stored(std::move(object), rv);
+  store_.objects_[type_id][key] = stored;
+  store_.compacted_ = rv;
+  return stored;
+}
+
+ObjectPtr Store::Txn::erase(int type_id, const std::string& key) {
+  auto& m = store_.objects_[type_id];
+  auto it = m.find(key);
+  if (it == m.end()) return nullptr;
+  uint64_t rv = ++store_.rv_;
+  auto last = store_.make_stored(it->second->value, rv);
+  m.erase(it);
+  store_.record({rv, type_id, key, "DELETED", last, nullptr});
+  return last;
+}
+
+Store::Events Store::events_after(uint64_t after, size_t max) {
+  std::lock_guard lock(mu_);
+  Events out;
+  out.current = rv_;
+  out.oldest_available = compacted_;
+  if (after < compacted_) {
+    out.too_old = true;
+    return out;
+  }
+  auto it = std::upper_bound(events_.begin(), events_.end(), after,
+                             [](uint64_t v, const ChangeEvent& e) { return v < e.resource_version; });
+  for (; it != events_.end() && out.events.size() < max; ++it) out.events.push_back(*it);
+  return out;
+}
+
+void Store::wait_for_change(uint64_t after, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  changed_.wait_for(lock, timeout, [&] { return shutdown_ || rv_ > after; });
+}
+
+void Store::shutdown() {
+  std::lock_guard lock(mu_);
+  shutdown_ = true;
+  changed_.notify_all();
+}
+
+bool Store::shut_down() const {
+  std::lock_guard lock(mu_);
+  return shutdown_;
+}
+
+uint64_t Store::resource_version() {
+  std::lock_guard lock(mu_);
+  return rv_;
+}
+
+}  // namespace weft::kube_lite

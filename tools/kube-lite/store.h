@@ -1,0 +1,106 @@
+// Objects by type and key, one global resourceVersion counter, and the window of
+// recent change events that watches read from. All access goes through a Txn that
+// holds the store's lock, so a read-check-write is atomic.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/kube-lite/resource_types.h"
+
+namespace weft::kube_lite {
+
+// An object as stored: its JSON and its serialized text (lists are built from text).
+struct StoredObject {
+  nlohmann::json value;
+  std::string text;
+  uint64_t resource_version = 0;
+};
+using ObjectPtr = std::shared_ptr<const StoredObject>;
+
+struct ChangeEvent {
+  uint64_t resource_version = 0;
+  int type_id = 0;
+  std::string key;                 // "ns/name" or "name"
+  std::string type;                // ADDED, MODIFIED, DELETED
+  ObjectPtr object;                // the new state (the last state for DELETED)
+  ObjectPtr previous;              // for MODIFIED: the state before (selector transitions)
+};
+
+std::string object_key(const std::string& ns, const std::string& name);
+
+class Store {
+ public:
+  Store(size_t num_types, size_t event_window);
+
+  class Txn {
+   public:
+    ObjectPtr get(int type_id, const std::string& key) const;
+    // Writes the object with the next resourceVersion (set into metadata) and records
+    // the event. Returns the stored object.
+    ObjectPtr put(int type_id, const std::string& key, nlohmann::json object);
+    // Removes it, recording a DELETED event whose object carries the new resourceVersion.
+    ObjectPtr erase(int type_id, const std::string& key);
+    // Objects of a type with keys starting with prefix ("ns/" or ""), after start_after
+    // ("" = from the beginning), in key order.
+    template <class Fn>
+    void scan(int type_id, const std::string& prefix, const std::string& start_after, Fn&& fn) const {
+      const auto& m = store_.objects_[type_id];
+      auto it = start_after.empty() ? m.lower_bound(prefix) : m.upper_bound(start_after);
+      for (; it != m.end(); ++it) {
+        if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+        if (!fn(it->first, it->second)) break;
+      }
+    }
+    size_t count(int type_id) const { return store_.objects_[type_id].size(); }
+    uint64_t resource_version() const { return store_.rv_; }
+    // Loading initial state: writes without events; the window starts after them.
+    ObjectPtr load(int type_id, const std::string& key, nlohmann::json object);
+
+   private:
+    friend class Store;
+    explicit Txn(Store& store) : store_(store), lock_(store.mu_) {}
+    Store& store_;
+    std::unique_lock<std::mutex> lock_;
+  };
+
+  Txn begin() { return Txn(*this); }
+
+  // Events with resourceVersion > after, up to max; too_old is set when events after
+  // `after` have already left the window (the caller answers 410 Gone).
+  struct Events {
+    std::vector<ChangeEvent> events;
+    bool too_old = false;
+    uint64_t oldest_available = 0;   // the oldest version one may still watch from
+    uint64_t current = 0;
+  };
+  Events events_after(uint64_t after, size_t max);
+  // Blocks until an event newer than `after` exists, the timeout passes or shutdown.
+  void wait_for_change(uint64_t after, std::chrono::milliseconds timeout);
+  void shutdown();
+  bool shut_down() const;
+  uint64_t resource_version();
+
+ private:
+  ObjectPtr make_stored(nlohmann::json object, uint64_t rv);
+  void record(ChangeEvent event);
+
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<std::map<std::string, ObjectPtr>> objects_;
+  std::deque<ChangeEvent> events_;
+  size_t window_;
+  uint64_t rv_ = 0;
+  uint64_t compacted_ = 0;   // events at or below this version are gone
+  bool shutdown_ = false;
+};
+
+}  // namespace weft::kube_lite
