@@ -1,0 +1,97 @@
+#include "tools/demo/report/cluster_view.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "kube/objects.h"
+
+namespace weft::demo {
+
+namespace {
+
+std::optional<double> load_cpu(const nlohmann::json& node) {
+  const std::string text = weft::kube::annotation(node, "weft.dev/load");
+  if (text.empty()) return std::nullopt;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("cpu") || !j["cpu"].is_number()) return std::nullopt;
+  return j["cpu"].get<double>();
+}
+
+bool has_no_schedule_taint(const nlohmann::json& node) {
+  for (const auto& t : node.value("spec", nlohmann::json::object()).value("taints", nlohmann::json::array()))
+    if (t.value("effect", "") == "NoSchedule") return true;
+  return false;
+}
+
+const nlohmann::json& items_of(const nlohmann::json& list) {
+  static const nlohmann::json empty = nlohmann::json::array();
+  if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) return empty;
+  return list["items"];
+}
+
+}  // namespace
+
+const NodeView* ClusterView::node(const std::string& name) const {
+  auto it = nodes.find(name);
+  return it == nodes.end() ? nullptr : &it->second;
+}
+
+Result<ClusterView> read_cluster(const nlohmann::json& nodes, const nlohmann::json& pods,
+                                 const nlohmann::json& podgroups) {
+  if (!nodes.is_object() || !nodes.contains("items")) return make_error("nodes: not a List");
+  if (!pods.is_object() || !pods.contains("items")) return make_error("pods: not a List");
+  ClusterView v;
+  for (const auto& n : items_of(nodes)) {
+    NodeView node;
+    node.name = weft::kube::name_of(n);
+    node.fabric = weft::kube::label(n, "weft.dev/ib-fabric");
+    node.leaf = weft::kube::label(n, "weft.dev/ib-leaf");
+    node.spine = weft::kube::label(n, "weft.dev/ib-spine");
+    node.cpu = load_cpu(n);
+    node.control_plane = has_no_schedule_taint(n);
+    v.nodes[node.name] = node;
+  }
+  for (const auto& g : items_of(podgroups)) {
+    JobView job;
+    job.name = weft::kube::name_of(g);
+    const auto& spec = g.value("spec", nlohmann::json::object());
+    job.min_member = spec.value("minMember", 1);
+    job.same_cluster = weft::kube::annotation(g, "weft.dev/ib-cluster") == "same";
+    const auto& topo = spec.value("networkTopology", nlohmann::json::object());
+    if (topo.value("mode", "") == "hard") job.hard_tier = topo.value("highestTierAllowed", 1);
+    job.kind = job.hard_tier ? "hard-tier gang" : "gang";
+    v.jobs[job.name] = job;
+  }
+  for (const auto& p : items_of(pods)) {
+    PodView pod;
+    pod.key = weft::kube::key_of(p);
+    pod.name = weft::kube::name_of(p);
+    pod.job = weft::kube::label(p, kJobLabel);
+    if (pod.job.empty()) continue;   // not one of the demo's
+    pod.node = p.value("spec", nlohmann::json::object()).value("nodeName", "");
+    pod.phase = p.value("status", nlohmann::json::object()).value("phase", "");
+    v.pods.push_back(pod);
+  }
+  for (size_t i = 0; i < v.pods.size(); ++i) {
+    const auto& pod = v.pods[i];
+    auto [it, added] = v.jobs.try_emplace(pod.job);
+    if (added) {
+      it->second.name = pod.job;
+      it->second.kind = "plain";
+    }
+    it->second.pods.push_back(i);
+  }
+  return v;
+}
+
+Result<nlohmann::json> read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded()) return make_error(path + ": not valid JSON");
+  return j;
+}
+
+}  // namespace weft::demo

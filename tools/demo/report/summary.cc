@@ -1,0 +1,271 @@
+#include "tools/demo/report/summary.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "tools/demo/report/checks.h"
+#include "tools/demo/report/cluster_view.h"
+
+namespace weft::demo {
+
+namespace {
+
+nlohmann::json file_or(const std::string& dir, const std::string& name, nlohmann::json fallback) {
+  const std::string path = dir + "/" + name;
+  if (!std::filesystem::exists(path)) return fallback;
+  auto j = read_json_file(path);
+  return j ? *j : fallback;
+}
+
+std::optional<ClusterView> view_of(const std::string& dir, const std::string& nodes, const std::string& pods) {
+  auto n = file_or(dir, nodes, nullptr);
+  auto p = file_or(dir, pods, nullptr);
+  if (n.is_null() || p.is_null()) return std::nullopt;
+  auto v = read_cluster(n, p, file_or(dir, "podgroups.json", nlohmann::json{{"items", nlohmann::json::array()}}));
+  if (!v) return std::nullopt;
+  return std::move(*v);
+}
+
+std::string short_guid(const std::string& guid) {
+  // 0x0002c90000000101 -> ..0101: enough to tell switches apart in a picture.
+  return guid.size() > 6 ? ".." + guid.substr(guid.size() - 4) : guid;
+}
+
+// Colours for jobs, readable with black text.
+const char* const kPalette[] = {"#8dd3c7", "#bebada", "#80b1d3", "#fdb462", "#b3de69",
+                                "#fccde5", "#ffffb3", "#bc80bd", "#ccebc5", "#d9d9d9"};
+
+}  // namespace
+
+Result<nlohmann::json> build_summary(const std::string& dir) {
+  nlohmann::json s;
+  s["fabrics"] = file_or(dir, "fabrics.json", nlohmann::json::array());
+  s["steps"] = file_or(dir, "steps.json", nlohmann::json::array());
+  s["failover"] = file_or(dir, "failover.json", nlohmann::json::object());
+  s["hot_node"] = file_or(dir, "hot.json", nlohmann::json::object());
+  const auto plan = file_or(dir, "plan.json", nlohmann::json::object());
+  s["evictions"] = plan.value("evictions", nlohmann::json::array());
+  s["skipped"] = plan.value("skipped", nlohmann::json::array());
+  const auto load_before = file_or(dir, "load-before.json", nlohmann::json::object());
+  const auto load_after = file_or(dir, "load-after.json", nlohmann::json::object());
+
+  auto placed = view_of(dir, "nodes-placed.json", "pods-placed.json");
+  auto after = view_of(dir, "nodes-after.json", "pods-after.json");
+  if (!placed) return make_error(dir + ": nodes-placed.json/pods-placed.json missing or unreadable");
+
+  // Nodes with their domains and load.
+  s["nodes"] = nlohmann::json::array();
+  for (const auto& [name, n] : placed->nodes) {
+    nlohmann::json node = {{"name", name}, {"fabric", n.fabric}, {"leaf", n.leaf}, {"spine", n.spine},
+                           {"control_plane", n.control_plane}};
+    node["load_before"] = load_before.contains(name) ? load_before[name] : nlohmann::json(nullptr);
+    node["load_after"] = load_after.contains(name) ? load_after[name] : nlohmann::json(nullptr);
+    node["hot"] = s["hot_node"].value("node", "") == name;
+    node["pods_before"] = nlohmann::json::array();
+    node["pods_after"] = nlohmann::json::array();
+    s["nodes"].push_back(node);
+  }
+  auto node_index = [&](const std::string& name) -> nlohmann::json* {
+    for (auto& n : s["nodes"])
+      if (n["name"] == name) return &n;
+    return nullptr;
+  };
+  for (const auto& p : placed->pods)
+    if (auto* n = node_index(p.node)) n->at("pods_before").push_back({{"pod", p.name}, {"job", p.job}});
+  if (after) {
+    for (const auto& p : after->pods)
+      if (auto* n = node_index(p.node)) n->at("pods_after").push_back({{"pod", p.name}, {"job", p.job}});
+  }
+
+  // Domains: nodes per spine and leaf of each fabric.
+  nlohmann::json domains = nlohmann::json::object();
+  for (const auto& [name, n] : placed->nodes) {
+    if (n.control_plane || n.fabric.empty()) continue;
+    domains[n.fabric]["spines"][n.spine] = domains[n.fabric]["spines"].value(n.spine, 0) + 1;
+    domains[n.fabric]["leaves"][n.leaf] = domains[n.fabric]["leaves"].value(n.leaf, 0) + 1;
+    domains[n.fabric]["leaf_spine"][n.leaf] = n.spine;
+  }
+  s["domains"] = domains;
+
+  // Jobs and where they run, before and after the rebalancing.
+  nlohmann::json jobs_before, jobs_after;
+  auto problems = check_placement(*placed, jobs_before);
+  s["jobs"] = nlohmann::json::array();
+  for (auto& [name, j] : jobs_before.items()) {
+    nlohmann::json job = j;
+    job["name"] = name;
+    job["placement_ok"] = true;
+    for (const auto& p : problems)
+      if (p.rfind("job " + name + ":", 0) == 0) job["placement_ok"] = false;
+    s["jobs"].push_back(job);
+  }
+  s["has_after"] = after.has_value();
+  if (after) {
+    (void)check_placement(*after, jobs_after);
+    for (auto& job : s["jobs"]) {
+      const std::string name = job["name"];
+      if (jobs_after.contains(name)) job["pods_after"] = jobs_after[name]["pods"];
+    }
+    auto broken = check_gangs_whole(*after);
+    s["gangs_whole"] = broken.empty();
+    s["gang_problems"] = broken;
+    // Pods the rebalancer moved: gone from their node before, bound elsewhere after.
+    s["replaced"] = nlohmann::json::array();
+    for (const auto& e : s["evictions"]) {
+      const std::string pod = e.value("pod", "");
+      for (const auto& p : after->pods)
+        if (p.key == pod) s["replaced"].push_back({{"pod", pod}, {"from", e.value("from", "")}, {"to", p.node},
+                                                   {"phase", p.phase}});
+    }
+  }
+  return s;
+}
+
+std::string summary_table(const nlohmann::json& s) {
+  std::ostringstream out;
+  auto num = [](const nlohmann::json& v) { return v.is_number() ? fmt::format("{:5.1f}%", 100 * v.get<double>()) : std::string("   - "); };
+  out << "Fabrics and subnet managers\n";
+  for (const auto& f : s["fabrics"]) {
+    out << fmt::format("  {:<3} {:<20} {:<28} {:>3} hosts  fabric id {}\n", f.value("name", ""),
+                       f.value("shape", ""), f.value("net", ""), f.value("hosts", 0), f.value("id", "?"));
+    for (const auto& sm : f.value("sms", nlohmann::json::array()))
+      out << fmt::format("        SM on {:<10} guid {} priority {:>2}  {}\n", sm.value("host", ""),
+                         sm.value("guid", ""), sm.value("priority", 0), sm.value("role", ""));
+  }
+  const auto& fo = s["failover"];
+  if (!fo.empty())
+    out << fmt::format("  failover on {}: master {} -> {} in {:.1f} s; fabric labels unchanged: {}\n",
+                       fo.value("fabric", ""), fo.value("old_master", ""), fo.value("new_master", ""),
+                       fo.value("seconds", 0.0), fo.value("labels_unchanged", false) ? "yes" : "NO");
+  out << "\nNodes per domain (from the agents' labels)\n";
+  for (const auto& [fabric, d] : s["domains"].items()) {
+    out << "  fabric " << fabric << "\n";
+    for (const auto& [spine, count] : d["spines"].items()) {
+      out << fmt::format("    spine {}: {} nodes; leaves", spine, count.get<int>());
+      for (const auto& [leaf, c] : d["leaves"].items())
+        if (d["leaf_spine"][leaf] == spine) out << fmt::format(" {}({})", leaf, c.get<int>());
+      out << "\n";
+    }
+  }
+  out << "\nPlacements\n";
+  for (const auto& j : s["jobs"]) {
+    std::map<std::string, int> per_leaf;
+    for (const auto& p : j["pods"]) per_leaf[p.value("leaf", "")]++;
+    std::string where;
+    for (const auto& [leaf, c] : per_leaf) where += fmt::format(" {}x leaf {}", c, leaf);
+    out << fmt::format("  {:<10} {:<15} min {:>2}  {:>2} pods  fabric {}  {}\n", j.value("name", ""),
+                       j.value("kind", ""), j.value("minMember", 0), j["pods"].size(),
+                       j["fabrics"].size() == 1 ? j["fabrics"][0].get<std::string>() : j["fabrics"].dump(),
+                       where);
+  }
+  out << "\nRebalancing (hot node " << s["hot_node"].value("node", "-") << ")\n";
+  for (const auto& e : s["evictions"])
+    out << fmt::format("  evicted {:<20} from {:<8} (planned to {}): {}\n", e.value("pod", ""), e.value("from", ""),
+                       e.value("to", ""), e.value("reason", ""));
+  for (const auto& r : s.value("replaced", nlohmann::json::array()))
+    out << fmt::format("  re-placed {:<18} on {} ({})\n", r.value("pod", ""), r.value("to", ""), r.value("phase", ""));
+  for (const auto& k : s["skipped"])
+    out << fmt::format("  kept    {:<20} on {:<8}: {}\n", k.value("pod", ""), k.value("node", ""), k.value("reason", ""));
+  out << "\nCPU load per node (agents via Prometheus): before -> after rebalancing\n";
+  int col = 0;
+  for (const auto& n : s["nodes"]) {
+    if (n.value("control_plane", false)) continue;
+    out << fmt::format("  {:<8}{} {} -> {}", n.value("name", ""), n.value("hot", false) ? "*" : " ",
+                       num(n["load_before"]), num(n["load_after"]));
+    out << (++col % 3 == 0 ? "\n" : "   ");
+  }
+  if (col % 3) out << "\n";
+  out << "  (* the node made hot)\n";
+  return out.str();
+}
+
+std::string topology_dot(const nlohmann::json& s) {
+  std::map<std::string, std::string> colour;
+  size_t next = 0;
+  for (const auto& j : s["jobs"]) colour[j.value("name", "")] = kPalette[next++ % std::size(kPalette)];
+  const std::string hot = s["hot_node"].value("node", "");
+  std::set<std::string> skipped_nodes;
+  for (const auto& k : s["skipped"]) skipped_nodes.insert(k.value("node", ""));
+
+  std::ostringstream d;
+  d << "digraph weft {\n  rankdir=TB; newrank=true; compound=true;\n"
+    << "  graph [fontname=\"Helvetica\", fontsize=12, labelloc=t, label=\"weft demo: fabrics from the agents' labels, "
+       "pods after rebalancing\"];\n"
+    << "  node [fontname=\"Helvetica\", fontsize=10, style=filled, fillcolor=white];\n  edge [arrowhead=none, color=\"#888888\"];\n";
+  std::map<std::string, nlohmann::json> fabric_info;
+  for (const auto& f : s["fabrics"]) fabric_info[f.value("id", "")] = f;
+  int fi = 0;
+  for (const auto& [fabric, dom] : s["domains"].items()) {
+    const auto info = fabric_info.count(fabric) ? fabric_info[fabric] : nlohmann::json::object();
+    std::string title = fmt::format("fabric {} ({})  id {}", info.value("name", "?"), info.value("shape", ""), fabric);
+    std::string sms;
+    for (const auto& sm : info.value("sms", nlohmann::json::array()))
+      sms += fmt::format("\\nSM {} {}", sm.value("host", ""), sm.value("role", ""));
+    d << fmt::format("  subgraph cluster_f{} {{\n    label=\"{}{}\"; style=rounded; color=\"#444444\";\n", fi, title, sms);
+    for (const auto& [spine, count] : dom["spines"].items())
+      d << fmt::format("    \"s{}\" [label=\"spine {}\\n{} nodes\", shape=box3d, fillcolor=\"#eeeeee\"];\n", spine,
+                       short_guid(spine), count.get<int>());
+    for (const auto& [leaf, count] : dom["leaves"].items()) {
+      d << fmt::format("    \"l{}\" [label=\"leaf {}\", shape=box, fillcolor=\"#f6f6f6\"];\n", leaf, short_guid(leaf));
+      d << fmt::format("    \"s{}\" -> \"l{}\";\n", dom["leaf_spine"][leaf].get<std::string>(), leaf);
+    }
+    for (const auto& n : s["nodes"]) {
+      if (n.value("fabric", "") != fabric) continue;
+      const std::string name = n.value("name", "");
+      const auto& pods = s.value("has_after", false) ? n["pods_after"] : n["pods_before"];
+      std::vector<std::string> fills;
+      std::string label = name;
+      for (const auto& p : pods) {
+        fills.push_back(colour[p.value("job", "")]);
+        label += "\\n" + p.value("pod", "");
+      }
+      if (n["load_after"].is_number()) label += fmt::format("\\ncpu {:.0f}%", 100 * n["load_after"].get<double>());
+      std::string style = "filled";
+      std::string fill = "white";
+      if (!fills.empty()) {
+        std::sort(fills.begin(), fills.end());
+        fills.erase(std::unique(fills.begin(), fills.end()), fills.end());
+        fill = fills[0];
+        for (size_t i = 1; i < fills.size(); ++i) fill += ":" + fills[i];
+        if (fills.size() > 1) style = "striped";
+      }
+      std::string extra;
+      if (name == hot) {
+        label = "HOT " + label;
+        extra = ", color=\"#d62728\", penwidth=4, fontcolor=\"#d62728\"";
+      }
+      d << fmt::format("    \"n{}\" [label=\"{}\", shape=box, style=\"{}\", fillcolor=\"{}\"{}];\n", name, label,
+                       style, fill, extra);
+      d << fmt::format("    \"l{}\" -> \"n{}\";\n", n.value("leaf", ""), name);
+    }
+    d << "  }\n";
+    ++fi;
+  }
+  // Moves made by the rebalancer.
+  for (const auto& r : s.value("replaced", nlohmann::json::array())) {
+    const std::string pod = r.value("pod", "");
+    d << fmt::format("  \"n{}\" -> \"n{}\" [constraint=false, style=dashed, color=\"#d62728\", arrowhead=normal, "
+                     "label=\"{}\", fontcolor=\"#d62728\", fontsize=9];\n",
+                     r.value("from", ""), r.value("to", ""), pod.substr(pod.find('/') + 1));
+  }
+  // Legend: one swatch per job.
+  d << "  subgraph cluster_legend {\n    label=\"jobs\"; style=rounded; color=\"#999999\";\n";
+  std::string prev;
+  for (const auto& j : s["jobs"]) {
+    const std::string name = j.value("name", "");
+    d << fmt::format("    \"job_{}\" [label=\"{}\\n{}{}\", shape=box, fillcolor=\"{}\"];\n", name, name,
+                     j.value("kind", ""), j.value("minMember", 0) ? fmt::format(", min {}", j.value("minMember", 0)) : "",
+                     colour[name]);
+    if (!prev.empty()) d << fmt::format("    \"job_{}\" -> \"job_{}\" [style=invis];\n", prev, name);
+    prev = name;
+  }
+  d << "  }\n}\n";
+  return d.str();
+}
+
+}  // namespace weft::demo
