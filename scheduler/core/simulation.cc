@@ -1,0 +1,208 @@
+#include "scheduler/core/simulation.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "kube/objects.h"
+
+namespace weft::scheduler {
+namespace {
+
+using nlohmann::json;
+
+struct SimObject {
+  json object;
+  std::string where;
+  int arrival = 0;
+};
+
+Result<int> arrival_of(const kube::SourcedObject& so) {
+  std::string v = kube::annotation(so.object, kArrivalAnnotation);
+  if (v.empty()) {
+    // Tolerate a number written without quotes.
+    const json& md = so.object["metadata"];
+    if (md.contains("annotations") && md["annotations"].is_object() && md["annotations"].contains(kArrivalAnnotation)) {
+      const json& n = md["annotations"][kArrivalAnnotation];
+      if (n.is_number_integer() && n.get<int>() >= 0) return n.get<int>();
+      return make_error(so.where() + ": metadata.annotations." + kArrivalAnnotation + ": " + n.dump() +
+                        " is not a cycle number");
+    }
+    return 0;
+  }
+  try {
+    size_t used = 0;
+    int n = std::stoi(v, &used);
+    if (used == v.size() && n >= 0) return n;
+  } catch (const std::exception&) {
+  }
+  return make_error(so.where() + ": metadata.annotations." + kArrivalAnnotation + ": '" + v +
+                    "' is not a cycle number");
+}
+
+json resources_json(const kube::ResourceList& l) {
+  json out = json::object();
+  for (const auto& [k, v] : l)
+    if (k != "pods") out[k] = kube::to_base_units(v);
+  if (!out.contains("cpu")) out["cpu"] = 0;
+  if (!out.contains("memory")) out["memory"] = 0;
+  return out;
+}
+
+}  // namespace
+
+Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input, const Config& config,
+                                  const SimulationOptions& options) {
+  std::vector<SimObject> objects;
+  int last_arrival = 0;
+  std::set<std::string> queues{kDefaultQueue};
+  {
+    SnapshotBuilder check;   // validates every object once, with its location
+    for (const auto& so : input) {
+      auto arrival = arrival_of(so);
+      if (!arrival) return arrival.error();
+      if (auto st = check.add(so.object, so.where()); !st) return st.error();
+      if (kube::kind_of(so.object) == "Queue") queues.insert(kube::name_of(so.object));
+      objects.push_back({so.object, so.where(), *arrival});
+      last_arrival = std::max(last_arrival, *arrival);
+    }
+  }
+  for (const auto& o : objects) {
+    if (kube::kind_of(o.object) != "PodGroup") continue;
+    const json& spec = o.object.contains("spec") ? o.object["spec"] : json::object();
+    if (spec.is_object() && spec.contains("queue") && spec["queue"].is_string() &&
+        !queues.count(spec["queue"].get<std::string>()))
+      return make_error(o.where + ": spec.queue: queue '" + spec["queue"].get<std::string>() +
+                        "' is not in the scenario");
+  }
+
+  json bindings = json::array(), evictions = json::array();
+  std::map<std::string, int> writes;
+  std::map<std::string, size_t> pod_object;   // pod key -> index in objects
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (kube::kind_of(objects[i].object) == "Pod") {
+      std::string ns = kube::namespace_of(objects[i].object);
+      pod_object[(ns.empty() ? "default" : ns) + "/" + kube::name_of(objects[i].object)] = i;
+    }
+  std::map<std::string, size_t> group_object;
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (kube::kind_of(objects[i].object) == "PodGroup") {
+      std::string ns = kube::namespace_of(objects[i].object);
+      group_object[(ns.empty() ? "default" : ns) + "/" + kube::name_of(objects[i].object)] = i;
+    }
+
+  Decisions last;
+  int cycles = 0;
+  for (int cycle = 0; cycle < options.max_cycles; ++cycle) {
+    cycles = cycle + 1;
+    SnapshotBuilder builder;
+    for (const auto& o : objects)
+      if (o.arrival <= cycle)
+        if (auto st = builder.add(o.object, o.where); !st) return st.error();
+    Snapshot snap = builder.build(options.now);
+    last = run_session(snap, config);
+    for (const auto& b : last.bindings) {
+      bindings.push_back({{"pod", b.pod}, {"node", b.node}, {"cycle", cycle}});
+      json& pod = objects[pod_object.at(b.pod)].object;
+      pod["spec"]["nodeName"] = b.node;
+      pod["status"]["phase"] = "Running";
+    }
+    for (const auto& e : last.evictions) {
+      evictions.push_back({{"pod", e.pod}, {"node", e.node}, {"cycle", cycle}, {"reason", e.reason}});
+      json& pod = objects[pod_object.at(e.pod)].object;
+      pod["spec"].erase("nodeName");
+      pod["status"]["phase"] = "Pending";
+    }
+    for (const auto& w : last.status_writes) {
+      ++writes[w.podgroup];
+      objects[group_object.at(w.podgroup)].object["status"] = w.status;
+    }
+    bool changed = !last.bindings.empty() || !last.evictions.empty() || !last.status_writes.empty();
+    if (!changed && cycle >= last_arrival) break;
+  }
+
+  SimulationResult result;
+  result.pending_reasons = last.unschedulable;
+  json pods = json::array();
+  for (const auto& [key, i] : pod_object) {
+    const json& p = objects[i].object;
+    std::string node = p.contains("spec") && p["spec"].contains("nodeName") && p["spec"]["nodeName"].is_string()
+                           ? p["spec"]["nodeName"].get<std::string>() : "";
+    std::string phase = p.contains("status") && p["status"].is_object() ? p["status"].value("phase", "") : "";
+    if (phase.empty()) phase = node.empty() ? "Pending" : "Running";
+    pods.push_back({{"pod", key}, {"node", node.empty() ? json(nullptr) : json(node)}, {"phase", phase}});
+  }
+  json groups = json::array();
+  for (const auto& [key, i] : group_object) {
+    const json& g = objects[i].object;
+    json status = g.contains("status") && g["status"].is_object() ? g["status"] : json::object();
+    int scheduled = 0;
+    for (const auto& [pk, pi] : pod_object) {
+      const json& p = objects[pi].object;
+      std::string ns = kube::namespace_of(p);
+      std::string group = kube::annotation(p, kGroupAnnotation);
+      if (group.empty()) group = kube::annotation(p, "scheduling.volcano.sh/group-name");
+      if (group.empty() || (ns.empty() ? "default" : ns) + "/" + group != key) continue;
+      std::string phase = p.contains("status") && p["status"].is_object() ? p["status"].value("phase", "") : "";
+      if (p.contains("spec") && p["spec"].contains("nodeName") && phase != "Succeeded" && phase != "Failed") ++scheduled;
+    }
+    int min_member = 1;
+    if (g.contains("spec") && g["spec"].is_object() && g["spec"].contains("minMember") &&
+        g["spec"]["minMember"].is_number_integer())
+      min_member = g["spec"]["minMember"].get<int>();
+    groups.push_back({{"name", key},
+                      {"phase", status.value("phase", "Pending")},
+                      {"scheduled", scheduled},
+                      {"minMember", min_member},
+                      {"status_writes", writes[key]}});
+  }
+  json queue_list = json::array();
+  for (const auto& q : last.queues)
+    queue_list.push_back({{"name", q.name},
+                          {"weight", q.weight},
+                          {"deserved", resources_json(q.deserved)},
+                          {"allocated", resources_json(q.allocated)}});
+  result.report = {{"cycles", cycles}, {"bindings", bindings}, {"evictions", evictions},
+                   {"pods", pods},     {"podgroups", groups},  {"queues", queue_list}};
+  return result;
+}
+
+std::string simulation_table(const SimulationResult& r) {
+  std::ostringstream out;
+  const json& rep = r.report;
+  out << "cycles: " << rep["cycles"] << "\n\nPOD                                      NODE                 PHASE     REASON\n";
+  for (const auto& p : rep["pods"]) {
+    std::string pod = p["pod"], node = p["node"].is_null() ? "-" : p["node"].get<std::string>();
+    auto it = r.pending_reasons.find(pod);
+    char line[256];
+    std::snprintf(line, sizeof line, "%-40s %-20s %-9s ", pod.c_str(), node.c_str(),
+                  p["phase"].get<std::string>().c_str());
+    out << line << (it == r.pending_reasons.end() ? "" : it->second) << "\n";
+  }
+  out << "\nPODGROUP                                 PHASE      SCHEDULED/MIN  WRITES\n";
+  for (const auto& g : rep["podgroups"]) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-40s %-10s %5d/%-7d  %d\n", g["name"].get<std::string>().c_str(),
+                  g["phase"].get<std::string>().c_str(), g["scheduled"].get<int>(), g["minMember"].get<int>(),
+                  g["status_writes"].get<int>());
+    out << line;
+  }
+  out << "\nQUEUE                WEIGHT  DESERVED(cpu, memory)          ALLOCATED(cpu, memory)\n";
+  for (const auto& q : rep["queues"]) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-20s %6g  %8.3f cores %12.0f B  %8.3f cores %12.0f B\n",
+                  q["name"].get<std::string>().c_str(), q["weight"].get<double>(), q["deserved"]["cpu"].get<double>(),
+                  q["deserved"]["memory"].get<double>(), q["allocated"]["cpu"].get<double>(),
+                  q["allocated"]["memory"].get<double>());
+    out << line;
+  }
+  if (!rep["evictions"].empty()) {
+    out << "\nEVICTIONS\n";
+    for (const auto& e : rep["evictions"])
+      out << "  cycle " << e["cycle"] << " " << e["pod"].get<std::string>() << " from " << e["node"].get<std::string>()
+          << ": " << e["reason"].get<std::string>() << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace weft::scheduler

@@ -1,0 +1,298 @@
+#include "scheduler/core/snapshot.h"
+
+#include <algorithm>
+#include <ctime>
+#include <regex>
+#include <set>
+
+#include "kube/objects.h"
+#include "scheduler/core/time_format.h"
+
+namespace weft::scheduler {
+namespace {
+
+using nlohmann::json;
+
+const json& at(const json& obj, const char* name) {
+  static const json null_value;
+  if (!obj.is_object()) return null_value;
+  auto it = obj.find(name);
+  return it == obj.end() ? null_value : *it;
+}
+
+Error field_error(const std::string& where, const std::string& field, const std::string& what) {
+  std::string prefix = where.empty() ? "" : where + ": ";
+  return make_error(prefix + field + ": " + what);
+}
+
+Result<int32_t> int_field(const json& v, const std::string& where, const std::string& field, int32_t fallback) {
+  if (v.is_null()) return fallback;
+  if (v.is_number_integer()) return v.get<int32_t>();
+  if (v.is_string()) {
+    try {
+      size_t used = 0;
+      int n = std::stoi(v.get<std::string>(), &used);
+      if (used == v.get<std::string>().size()) return n;
+    } catch (const std::exception&) {
+    }
+  }
+  return field_error(where, field, v.dump() + " is not an integer");
+}
+
+Result<kube::ResourceList> list_field(const json& v, const std::string& where, const std::string& field) {
+  auto r = kube::parse_resource_list(v);
+  if (!r) return field_error(where, field, r.message());
+  return r;
+}
+
+std::optional<NodeLoad> parse_load(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  NodeLoad l;
+  l.cpu = j.value("cpu", 0.0);
+  l.memory = j.value("memory", 0.0);
+  l.window_s = j.value("window_s", 0.0);
+  l.source = j.value("source", "");
+  if (j.contains("at") && j["at"].is_string()) l.at = parse_rfc3339(j["at"].get<std::string>());
+  return l;
+}
+
+Status add_node(Snapshot& s, const json& o, const std::string& where) {
+  NodeInfo n;
+  n.name = kube::name_of(o);
+  n.labels = kube::labels_of(o);
+  auto alloc = kube::node_allocatable(o);
+  if (!alloc) return make_error((where.empty() ? "" : where + ": ") + alloc.message());
+  n.allocatable = std::move(*alloc);
+  auto taints = kube::taints_of_node(o);
+  if (!taints) return make_error((where.empty() ? "" : where + ": ") + taints.message());
+  n.taints = std::move(*taints);
+  n.ready = kube::node_ready(o);
+  n.unschedulable = kube::node_unschedulable(o);
+  n.load = parse_load(kube::annotation(o, kLoadAnnotation));
+  s.nodes.push_back(std::move(n));
+  return {};
+}
+
+Status add_pod(Snapshot& s, const json& o, const std::string& where) {
+  PodInfo p;
+  p.namespace_name = kube::namespace_of(o);
+  if (p.namespace_name.empty()) p.namespace_name = "default";
+  p.name = kube::name_of(o);
+  p.key = p.namespace_name + "/" + p.name;
+  std::string group = kube::annotation(o, kGroupAnnotation);
+  if (group.empty()) group = kube::annotation(o, "scheduling.volcano.sh/group-name");
+  if (!group.empty()) p.group = p.namespace_name + "/" + group;
+  std::string prefix = where.empty() ? "" : where + ": ";
+  auto req = kube::pod_requests(o);
+  if (!req) return make_error(prefix + req.message());
+  p.request = std::move(*req);
+  auto tol = kube::tolerations_of_pod(o);
+  if (!tol) return make_error(prefix + tol.message());
+  p.tolerations = std::move(*tol);
+  auto aff = kube::NodeAffinity::from_pod(o);
+  if (!aff) return make_error(prefix + aff.message());
+  p.affinity = std::move(*aff);
+  const json& spec = at(o, "spec");
+  if (!at(spec, "priority").is_null()) {
+    auto pr = int_field(at(spec, "priority"), where, "spec.priority", 0);
+    if (!pr) return pr.error();
+    p.priority = *pr;
+  }
+  if (at(spec, "priorityClassName").is_string()) p.priority_class = at(spec, "priorityClassName").get<std::string>();
+  if (at(spec, "nodeName").is_string()) p.node = at(spec, "nodeName").get<std::string>();
+  if (at(spec, "schedulerName").is_string()) p.scheduler_name = at(spec, "schedulerName").get<std::string>();
+  const json& phase = at(at(o, "status"), "phase");
+  p.phase = phase.is_string() ? phase.get<std::string>() : "";
+  if (p.phase.empty() || (p.phase == "Pending" && !p.node.empty())) p.phase = p.node.empty() ? "Pending" : "Running";
+  p.filter_signature = at(spec, "tolerations").dump() + "|" + at(spec, "nodeSelector").dump() + "|" +
+                       at(at(spec, "affinity"), "nodeAffinity").dump();
+  s.pods.push_back(std::move(p));
+  return {};
+}
+
+Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
+  PodGroupInfo g;
+  std::string ns = kube::namespace_of(o);
+  g.key = (ns.empty() ? "default" : ns) + "/" + kube::name_of(o);
+  const json& spec = at(o, "spec");
+  if (!at(spec, "queue").is_null()) {
+    if (!at(spec, "queue").is_string() || at(spec, "queue").get<std::string>().empty())
+      return field_error(where, "spec.queue", "not a queue name");
+    g.queue = at(spec, "queue").get<std::string>();
+  }
+  auto mm = int_field(at(spec, "minMember"), where, "spec.minMember", 1);
+  if (!mm) return mm.error();
+  if (*mm < 0) return field_error(where, "spec.minMember", "negative");
+  g.min_member = *mm;
+  if (!at(spec, "minResources").is_null()) {
+    auto mr = list_field(at(spec, "minResources"), where, "spec.minResources");
+    if (!mr) return mr.error();
+    g.min_resources = std::move(*mr);
+    g.has_min_resources = true;
+  }
+  if (at(spec, "priorityClassName").is_string()) g.priority_class = at(spec, "priorityClassName").get<std::string>();
+  const json& nt = at(spec, "networkTopology");
+  if (!nt.is_null()) {
+    if (!nt.is_object()) return field_error(where, "spec.networkTopology", "not a map");
+    std::string mode = nt.value("mode", "hard");
+    if (mode == "hard") g.topology.mode = NetworkTopology::Mode::Hard;
+    else if (mode == "soft") g.topology.mode = NetworkTopology::Mode::Soft;
+    else return field_error(where, "spec.networkTopology.mode", "'" + mode + "' is not hard or soft");
+    auto hi = int_field(at(nt, "highestTierAllowed"), where, "spec.networkTopology.highestTierAllowed", 0);
+    if (!hi) return hi.error();
+    if (*hi < 0) return field_error(where, "spec.networkTopology.highestTierAllowed", "negative");
+    g.topology.highest_tier = *hi;
+  }
+  std::string same = kube::annotation(o, kIbClusterAnnotation);
+  if (!same.empty() && same != "same")
+    return field_error(where, std::string("metadata.annotations.") + kIbClusterAnnotation,
+                       "'" + same + "' is not 'same'");
+  g.same_ib_cluster = same == "same";
+  if (at(o, "status").is_object()) g.status = at(o, "status");
+  s.podgroups[g.key] = std::move(g);
+  return {};
+}
+
+Status add_queue(Snapshot& s, const json& o, const std::string& where) {
+  QueueInfo q;
+  q.name = kube::name_of(o);
+  const json& spec = at(o, "spec");
+  if (!at(spec, "weight").is_null()) {
+    const json& w = at(spec, "weight");
+    if (!w.is_number() || w.get<double>() <= 0) return field_error(where, "spec.weight", w.dump() + " is not a positive number");
+    q.weight = w.get<double>();
+  }
+  for (auto [field, into] : {std::pair{"capability", &q.capability}, std::pair{"deserved", &q.deserved},
+                             std::pair{"guarantee", &q.guarantee}}) {
+    const json* v = &at(spec, field);
+    if (std::string(field) == "guarantee" && v->is_object() && v->contains("resource")) v = &(*v)["resource"];
+    auto r = list_field(*v, where, std::string("spec.") + field + (v != &at(spec, field) ? ".resource" : ""));
+    if (!r) return r.error();
+    *into = std::move(*r);
+  }
+  if (at(spec, "reclaimable").is_boolean()) q.reclaimable = at(spec, "reclaimable").get<bool>();
+  const json& state = at(at(o, "status"), "state");
+  if (state.is_string() && (state == "Closed" || state == "Closing")) q.open = false;
+  s.queues[q.name] = std::move(q);
+  return {};
+}
+
+Result<HyperNodeMember> parse_member(const json& m, const std::string& where, const std::string& field) {
+  HyperNodeMember out;
+  std::string type = m.value("type", "Node");
+  if (type == "Node") out.type = HyperNodeMember::Type::Node;
+  else if (type == "HyperNode") out.type = HyperNodeMember::Type::HyperNode;
+  else return field_error(where, field + ".type", "'" + type + "' is not Node or HyperNode");
+  const json& sel = at(m, "selector");
+  if (!sel.is_object()) return field_error(where, field + ".selector", "missing");
+  int kinds = 0;
+  if (sel.contains("exactMatch")) {
+    ++kinds;
+    const json& n = at(at(sel, "exactMatch"), "name");
+    if (!n.is_string() || n.get<std::string>().empty()) return field_error(where, field + ".selector.exactMatch.name", "missing");
+    out.exact_name = n.get<std::string>();
+  }
+  if (sel.contains("regexMatch")) {
+    ++kinds;
+    const json& p = at(at(sel, "regexMatch"), "pattern");
+    if (!p.is_string() || p.get<std::string>().empty()) return field_error(where, field + ".selector.regexMatch.pattern", "missing");
+    out.regex = p.get<std::string>();
+    try {
+      std::regex test(out.regex);
+    } catch (const std::regex_error& e) {
+      return field_error(where, field + ".selector.regexMatch.pattern", "invalid regex: " + std::string(e.what()));
+    }
+  }
+  if (sel.contains("labelMatch")) {
+    ++kinds;
+    auto ls = kube::LabelSelector::from_json(at(sel, "labelMatch"));
+    if (!ls) return field_error(where, field + ".selector.labelMatch", ls.message());
+    out.labels = std::move(*ls);
+  }
+  if (kinds != 1) return field_error(where, field + ".selector", "needs exactly one of exactMatch, regexMatch, labelMatch");
+  return out;
+}
+
+Status add_hypernode(Snapshot& s, const json& o, const std::string& where) {
+  HyperNodeInfo h;
+  h.name = kube::name_of(o);
+  const json& spec = at(o, "spec");
+  auto tier = int_field(at(spec, "tier"), where, "spec.tier", -1);
+  if (!tier) return tier.error();
+  if (*tier < 1) return field_error(where, "spec.tier", "missing or below 1");
+  h.tier = *tier;
+  const json& members = at(spec, "members");
+  if (!members.is_null() && !members.is_array()) return field_error(where, "spec.members", "not a list");
+  for (size_t i = 0; i < members.size(); ++i) {
+    auto m = parse_member(members[i], where, "spec.members[" + std::to_string(i) + "]");
+    if (!m) return m.error();
+    h.members.push_back(std::move(*m));
+  }
+  s.hypernodes.push_back(std::move(h));
+  return {};
+}
+
+}  // namespace
+
+bool PodInfo::best_effort() const {
+  for (const auto& [k, v] : request)
+    if (v > 0 && k != "pods") return false;
+  return true;
+}
+
+std::string PodGroupInfo::phase() const {
+  auto it = status.find("phase");
+  return it != status.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>() : "Pending";
+}
+
+bool known_kind(const std::string& kind) {
+  static const std::set<std::string> kinds{"Node", "Pod", "PodGroup", "Queue", "HyperNode", "PriorityClass"};
+  return kinds.count(kind) > 0;
+}
+
+Status SnapshotBuilder::add(const json& o, const std::string& where) {
+  std::string kind = kube::kind_of(o);
+  std::string prefix = where.empty() ? "" : where + ": ";
+  if (kube::name_of(o).empty()) return make_error(prefix + "metadata.name: missing");
+  if (kind == "Node") return add_node(snap_, o, where);
+  if (kind == "Pod") return add_pod(snap_, o, where);
+  if (kind == "PodGroup") return add_podgroup(snap_, o, where);
+  if (kind == "Queue") return add_queue(snap_, o, where);
+  if (kind == "HyperNode") return add_hypernode(snap_, o, where);
+  if (kind == "PriorityClass") {
+    auto v = int_field(at(o, "value"), where, "value", 0);
+    if (!v) return v.error();
+    snap_.priority_classes[kube::name_of(o)] = *v;
+    if (at(o, "globalDefault").is_boolean() && at(o, "globalDefault").get<bool>()) default_priority_ = *v;
+    return {};
+  }
+  return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass)");
+}
+
+Snapshot SnapshotBuilder::build(TimePoint now) {
+  Snapshot s = std::move(snap_);
+  snap_ = Snapshot{};
+  s.now = now;
+  auto class_value = [&](const std::string& name, int32_t fallback) -> int32_t {
+    if (!name.empty())
+      if (auto it = s.priority_classes.find(name); it != s.priority_classes.end()) return it->second;
+    return default_priority_.value_or(fallback);
+  };
+  for (auto& p : s.pods)
+    if (p.priority == 0) p.priority = class_value(p.priority_class, 0);
+  for (auto& [k, g] : s.podgroups) {
+    (void)k;
+    g.priority = class_value(g.priority_class, 0);
+  }
+  if (!s.queues.count(kDefaultQueue)) s.queues[kDefaultQueue] = QueueInfo{.name = kDefaultQueue};
+  std::sort(s.nodes.begin(), s.nodes.end(), [](const NodeInfo& a, const NodeInfo& b) { return a.name < b.name; });
+  std::sort(s.pods.begin(), s.pods.end(), [](const PodInfo& a, const PodInfo& b) { return a.key < b.key; });
+  std::sort(s.hypernodes.begin(), s.hypernodes.end(),
+            [](const HyperNodeInfo& a, const HyperNodeInfo& b) { return a.name < b.name; });
+  default_priority_.reset();
+  return s;
+}
+
+}  // namespace weft::scheduler

@@ -1,0 +1,241 @@
+#include "scheduler/core/topology.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace weft::scheduler {
+namespace {
+
+using nlohmann::json;
+
+std::string label_or(const NodeInfo& n, const char* key) {
+  auto it = n.labels.find(key);
+  return it == n.labels.end() ? "" : it->second;
+}
+
+// Domains derived from labels; names "fabric-F", "spine-S", "leaf-L" (made unique per fabric).
+std::vector<Domain> derive(const Snapshot& s) {
+  std::vector<Domain> out;
+  std::map<std::tuple<int, std::string, std::string>, int> index;   // (tier, fabric, value)
+  std::set<std::string> names;
+  auto get = [&](int tier, const std::string& fabric, const std::string& value, const char* prefix,
+                 const char* label) -> int {
+    auto key = std::make_tuple(tier, fabric, value);
+    if (auto it = index.find(key); it != index.end()) return it->second;
+    Domain d;
+    d.tier = tier;
+    d.name = std::string(prefix) + value;
+    if (names.count(d.name)) d.name += "-" + fabric;
+    names.insert(d.name);
+    d.fabric = fabric;
+    HyperNodeMember m;
+    if (tier == 1) {
+      kube::Labels want{{kFabricLabel, fabric}, {label, value}};
+      json sel = {{"matchLabels", want}};
+      m.labels = *kube::LabelSelector::from_json(sel);
+    }
+    if (tier == 1) d.members.push_back(std::move(m));
+    out.push_back(std::move(d));
+    return index[key] = static_cast<int>(out.size()) - 1;
+  };
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    const auto& n = s.nodes[i];
+    std::string fabric = label_or(n, kFabricLabel);
+    if (fabric.empty()) continue;
+    std::string spine = label_or(n, kSpineLabel), leaf = label_or(n, kLeafLabel);
+    int f = get(3, fabric, fabric, "fabric-", kFabricLabel);
+    int sp = spine.empty() ? -1 : get(2, fabric, spine, "spine-", kSpineLabel);
+    int lf = leaf.empty() ? -1 : get(1, fabric, leaf, "leaf-", kLeafLabel);
+    for (int d : {f, sp, lf})
+      if (d >= 0) out[d].nodes.push_back(static_cast<int>(i));
+    // Parents: leaf -> spine (or fabric), spine -> fabric; the first node seen decides.
+    if (lf >= 0 && out[lf].parent < 0) out[lf].parent = sp >= 0 ? sp : f;
+    if (sp >= 0 && out[sp].parent < 0) out[sp].parent = f;
+  }
+  return out;
+}
+
+bool member_matches_node(const HyperNodeMember& m, const NodeInfo& n) {
+  if (!m.exact_name.empty()) return n.name == m.exact_name;
+  if (!m.regex.empty()) return std::regex_search(n.name, std::regex(m.regex));
+  if (m.labels) return m.labels->matches(n.labels);
+  return false;
+}
+
+std::vector<Domain> resolve(const Snapshot& s) {
+  std::vector<Domain> out;
+  std::map<std::string, int> by_name;
+  for (const auto& h : s.hypernodes) {
+    Domain d;
+    d.name = h.name;
+    d.tier = h.tier;
+    d.members = h.members;
+    by_name[h.name] = static_cast<int>(out.size());
+    out.push_back(std::move(d));
+  }
+  // Direct node members and child HyperNodes.
+  std::vector<std::set<int>> direct(out.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (const auto& m : out[i].members) {
+      if (m.type == HyperNodeMember::Type::Node) {
+        if (!m.exact_name.empty()) {
+          auto it = std::lower_bound(s.nodes.begin(), s.nodes.end(), m.exact_name,
+                                     [](const NodeInfo& n, const std::string& v) { return n.name < v; });
+          if (it != s.nodes.end() && it->name == m.exact_name) direct[i].insert(static_cast<int>(it - s.nodes.begin()));
+          continue;
+        }
+        for (size_t n = 0; n < s.nodes.size(); ++n)
+          if (member_matches_node(m, s.nodes[n])) direct[i].insert(static_cast<int>(n));
+      } else {
+        for (size_t c = 0; c < out.size(); ++c) {
+          if (c == i) continue;
+          bool match = !m.exact_name.empty() ? out[c].name == m.exact_name
+                       : !m.regex.empty()    ? std::regex_search(out[c].name, std::regex(m.regex))
+                                             : false;
+          if (match && out[c].parent < 0) {
+            out[c].parent = static_cast<int>(i);
+            out[i].children.push_back(static_cast<int>(c));
+          }
+        }
+      }
+    }
+  }
+  // Leaf nodes of each HyperNode, through its children (a cycle is cut where it closes).
+  std::vector<int> state(out.size(), 0);
+  std::vector<std::set<int>> all(out.size());
+  std::function<void(int)> visit = [&](int i) {
+    if (state[i]) return;
+    state[i] = 1;
+    all[i] = direct[i];
+    for (int c : out[i].children) {
+      if (state[c] == 1) continue;
+      visit(c);
+      all[i].insert(all[c].begin(), all[c].end());
+    }
+    state[i] = 2;
+  };
+  for (size_t i = 0; i < out.size(); ++i) visit(static_cast<int>(i));
+  for (size_t i = 0; i < out.size(); ++i) out[i].nodes.assign(all[i].begin(), all[i].end());
+  return out;
+}
+
+}  // namespace
+
+Topology build_topology(const Snapshot& s) {
+  Topology t;
+  t.derived = s.hypernodes.empty();
+  std::vector<Domain> domains = t.derived ? derive(s) : resolve(s);
+  // Sort by (tier, name), remapping parent/children.
+  std::vector<int> order(domains.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return std::tie(domains[a].tier, domains[a].name) < std::tie(domains[b].tier, domains[b].name);
+  });
+  std::vector<int> remap(domains.size());
+  for (size_t i = 0; i < order.size(); ++i) remap[order[i]] = static_cast<int>(i);
+  for (int o : order) {
+    Domain d = std::move(domains[o]);
+    if (d.parent >= 0) d.parent = remap[d.parent];
+    t.domains.push_back(std::move(d));
+  }
+  for (auto& d : t.domains) d.children.clear();
+  for (size_t i = 0; i < t.domains.size(); ++i)
+    if (t.domains[i].parent >= 0) t.domains[t.domains[i].parent].children.push_back(static_cast<int>(i));
+  t.node_domains.assign(s.nodes.size(), {});
+  for (size_t i = 0; i < t.domains.size(); ++i) {
+    auto& d = t.domains[i];
+    t.max_tier = std::max(t.max_tier, d.tier);
+    std::string fabric;
+    bool mixed = false;
+    for (int n : d.nodes) {
+      t.node_domains[n].push_back(static_cast<int>(i));
+      auto it = s.nodes[n].labels.find(kFabricLabel);
+      std::string f = it == s.nodes[n].labels.end() ? "" : it->second;
+      if (f.empty() || (!fabric.empty() && f != fabric)) mixed = true;
+      fabric = f;
+    }
+    d.fabric = mixed ? "" : fabric;
+  }
+  std::map<std::string, std::vector<int>> fabrics;
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    auto it = s.nodes[i].labels.find(kFabricLabel);
+    if (it != s.nodes[i].labels.end() && !it->second.empty()) fabrics[it->second].push_back(static_cast<int>(i));
+  }
+  t.fabrics.assign(fabrics.begin(), fabrics.end());
+  return t;
+}
+
+json hypernode_objects(const Topology& topo) {
+  json items = json::array();
+  for (const auto& d : topo.domains) {
+    json members = json::array();
+    if (!d.children.empty()) {
+      for (int c : d.children)
+        members.push_back({{"type", "HyperNode"}, {"selector", {{"exactMatch", {{"name", topo.domains[c].name}}}}}});
+    } else {
+      for (const auto& m : d.members) {
+        json sel;
+        if (!m.exact_name.empty()) sel["exactMatch"] = {{"name", m.exact_name}};
+        else if (!m.regex.empty()) sel["regexMatch"] = {{"pattern", m.regex}};
+        else if (m.labels) {
+          json ml = json::object();
+          for (const auto& r : m.labels->requirements())
+            if (!r.values.empty()) ml[r.key] = r.values[0];
+          sel["labelMatch"] = {{"matchLabels", ml}};
+        }
+        members.push_back({{"type", m.type == HyperNodeMember::Type::Node ? "Node" : "HyperNode"}, {"selector", sel}});
+      }
+    }
+    items.push_back({{"apiVersion", "topology.volcano.sh/v1alpha1"},
+                     {"kind", "HyperNode"},
+                     {"metadata", {{"name", d.name}}},
+                     {"spec", {{"tier", d.tier}, {"members", members}}}});
+  }
+  return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
+}
+
+std::string topology_dot(const Topology& topo, const Snapshot& s) {
+  std::ostringstream out;
+  out << "digraph weft_topology {\n  rankdir=TB;\n  node [fontname=\"monospace\"];\n";
+  for (size_t i = 0; i < topo.domains.size(); ++i) {
+    const auto& d = topo.domains[i];
+    out << "  \"" << d.name << "\" [shape=box, label=\"" << d.name << "\\ntier " << d.tier << " (" << d.nodes.size()
+        << " nodes)\"];\n";
+    for (int c : d.children) out << "  \"" << d.name << "\" -> \"" << topo.domains[c].name << "\";\n";
+    if (d.children.empty())
+      for (int n : d.nodes) out << "  \"" << d.name << "\" -> \"node/" << s.nodes[n].name << "\";\n";
+  }
+  for (size_t n = 0; n < s.nodes.size(); ++n)
+    if (!topo.node_domains[n].empty())
+      out << "  \"node/" << s.nodes[n].name << "\" [shape=ellipse, label=\"" << s.nodes[n].name << "\"];\n";
+  out << "}\n";
+  return out.str();
+}
+
+json topology_json(const Topology& topo, const Snapshot& s) {
+  json hns = json::array();
+  for (const auto& d : topo.domains) {
+    json nodes = json::array(), children = json::array();
+    for (int n : d.nodes) nodes.push_back(s.nodes[n].name);
+    for (int c : d.children) children.push_back(topo.domains[c].name);
+    hns.push_back({{"name", d.name},
+                   {"tier", d.tier},
+                   {"parent", d.parent >= 0 ? json(topo.domains[d.parent].name) : json(nullptr)},
+                   {"children", children},
+                   {"fabric", d.fabric.empty() ? json(nullptr) : json(d.fabric)},
+                   {"nodes", nodes}});
+  }
+  json clusters = json::array();
+  for (const auto& [fabric, nodes] : topo.fabrics) {
+    json names = json::array();
+    for (int n : nodes) names.push_back(s.nodes[n].name);
+    clusters.push_back({{"fabric", fabric}, {"nodes", names}});
+  }
+  return {{"derived", topo.derived}, {"max_tier", topo.max_tier}, {"clusters", clusters}, {"hypernodes", hns}};
+}
+
+}  // namespace weft::scheduler
