@@ -89,4 +89,37 @@ Result<LoadSnapshot> CgroupLoadSource::sample() {
   return s;
 }
 
+namespace {
+// Owns the host files the source reads through.
+class HostCgroupLoadSource : public LoadSource {
+ public:
+  Status init(CgroupLoadOptions options) {
+    auto made = CgroupLoadSource::create(files_, std::move(options));
+    if (!made) return made.error();
+    inner_ = std::move(made.value());
+    return {};
+  }
+  Result<LoadSnapshot> sample() override { return inner_->sample(); }
+  const std::string& dir() const { return inner_->dir(); }
+
+ private:
+  weft::load::HostFiles files_;
+  std::unique_ptr<CgroupLoadSource> inner_;
+};
+}  // namespace
+
+Result<std::unique_ptr<LoadSource>> make_cgroup_load_source(const std::string& cgroup, double cpus,
+                                                            std::string* why) {
+  auto source = std::make_unique<HostCgroupLoadSource>();
+  CgroupLoadOptions options;
+  options.cgroup = cgroup;
+  options.cpus = cpus;
+  if (auto s = source->init(std::move(options)); !s) return s.error();
+  if (why)
+    *why = fmt::format("--load-cgroup: the CPU time of cgroup {} over a capacity of {} cores is this node's load "
+                       "(simulated nodes sharing one machine); memory is the machine's",
+                       source->dir(), cpus);
+  return std::unique_ptr<LoadSource>(std::move(source));
+}
+
 }  // namespace weft::agent

@@ -54,4 +54,9 @@ class CgroupLoadSource : public LoadSource {
   std::optional<CgroupReading> previous_;
 };
 
+// For `weft-agent run --load-cgroup PATH --load-cgroup-cpus N`: the real file system,
+// the cgroup2 mount from /proc/self/mounts. why: what it measures, for the log.
+Result<std::unique_ptr<LoadSource>> make_cgroup_load_source(const std::string& cgroup, double cpus,
+                                                            std::string* why);
+
 }  // namespace weft::agent

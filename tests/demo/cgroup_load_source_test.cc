@@ -151,5 +151,12 @@ TEST(CgroupLoadSourceRuntime, MeasuresABurnerInItsGroup) {
   EXPECT_LE(busy->cpu, 0.52);
 }
 
+TEST(CgroupLoadSourceRuntime, FactoryNamesAMissingGroup) {
+  std::string why;
+  auto source = make_cgroup_load_source("weft-no-such-group-for-test", 1, &why);
+  ASSERT_FALSE(source);
+  EXPECT_NE(source.message().find("weft-no-such-group-for-test"), std::string::npos) << source.message();
+}
+
 }  // namespace
 }  // namespace weft::agent

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
+
 #include <spdlog/spdlog.h>
 
 #include "kube/objects.h"
@@ -49,6 +51,8 @@ void Runtime::on_pod(const nlohmann::json& pod) {
   }
   if (run && !known) {
     start(uid, pod);
+  } else if (run && known) {
+    restart_if_changed(uid, pod);
   } else if (!run && known) {
     stop(uid, being_deleted(pod) ? "deleted" : "finished");
   }
@@ -97,12 +101,31 @@ void Runtime::start(const std::string& uid, const nlohmann::json& pod) {
   }
   const std::string node = pod["spec"].value("nodeName", "");
   spdlog::info("pod {} on {}: started pid {} burning {:.4f} cores in {}", key, node, process->pid(), share, group);
-  Entry e{weft::kube::namespace_of(pod), weft::kube::name_of(pod), node, group, *process, false, pod};
+  Entry e{weft::kube::namespace_of(pod), weft::kube::name_of(pod), node, group, *process, share, false, pod};
   const bool written =
       write_status(e.ns, e.name, running_status(pod, process->pid(), rfc3339_now()));
   e.status_written = written;
   std::lock_guard lock(mu_);
   by_uid_.emplace(uid, std::move(e));
+}
+
+void Runtime::restart_if_changed(const std::string& uid, const nlohmann::json& pod) {
+  auto cores = cpu_share(pod, options_.cpu_scale);
+  if (!cores) return;
+  const double share = std::min(*cores, 1.0);
+  std::lock_guard lock(mu_);
+  auto it = by_uid_.find(uid);
+  if (it == by_uid_.end() || std::abs(it->second.cores - share) < 1e-9) return;
+  it->second.process.stop();
+  auto process = PodProcess::start(options_.self_exe, it->second.group, share);
+  if (!process) {
+    spdlog::error("pod {}/{}: restart: {}", it->second.ns, it->second.name, process.message());
+    return;
+  }
+  spdlog::info("pod {}/{} on {}: CPU use changed from {:.4f} to {:.4f} cores (pid {})", it->second.ns,
+               it->second.name, it->second.node, it->second.cores, share, process->pid());
+  it->second.process = *process;
+  it->second.cores = share;
 }
 
 void Runtime::stop(const std::string& uid, const char* why) {

@@ -42,12 +42,15 @@ class Runtime {
   struct Entry {
     std::string ns, name, node, group;
     PodProcess process;
+    double cores = 0;
     bool status_written = false;
     nlohmann::json pod;
   };
   std::string group_of(const nlohmann::json& pod) const;
   void start(const std::string& uid, const nlohmann::json& pod);
   void stop(const std::string& uid, const char* why);
+  // The pod now asks for a different CPU use (weft.dev/demo-cpu changed): a new burner.
+  void restart_if_changed(const std::string& uid, const nlohmann::json& pod);
   bool write_status(const std::string& ns, const std::string& name, const nlohmann::json& status);
 
   weft::kube::Client& client_;
