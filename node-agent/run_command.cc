@@ -1,5 +1,7 @@
 #include "node-agent/run_command.h"
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <pthread.h>
@@ -37,6 +39,10 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   run->add_option("--load-interval", o.load_interval, "Load summary period")->capture_default_str();
   run->add_option("--heartbeat", o.heartbeat, "Rewrite the load annotation at least this often")
       ->capture_default_str();
+  run->add_option("--load-threshold", o.load_threshold,
+                  "Rewrite the load annotation when cpu or memory moved more than this (ratio)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   run->add_option("--log-level", o.log_level, "trace|debug|info|warn|error")->capture_default_str();
   return run;
 }
@@ -62,18 +68,19 @@ Result<Intervals> parse_intervals(const RunOptions& o) {
 }
 
 Result<std::unique_ptr<NodeApi>> make_node_api(const RunOptions& o) {
-  auto config = weft::kube::resolve_config(o.kubeconfig, weft::kube::current_environment());
-  if (!config) return wrap(config.error(), "API config");
   weft::kube::ClientOptions options;
-  // One small patch per change: a low rate, and a deadline short enough that SIGTERM
-  // during a call still exits within 5 s.
+  // One small patch per change: a low rate, and a per-call deadline short enough that
+  // SIGTERM during a call still exits within 5 s.
   options.qps = 5;
   options.burst = 10;
-  options.timeout = std::chrono::milliseconds(3500);
+  options.timeout = std::chrono::milliseconds(3000);
   options.max_attempts = 3;
-  auto client = weft::kube::Client::create(*config, options);
+  // Flag > $KUBECONFIG > in-cluster service account > ~/.kube/config.
+  auto config = weft::kube::resolve_config(o.kubeconfig, weft::kube::current_environment());
+  if (!config) return wrap(config.error(), "API config");
+  auto client = weft::kube::Client::from_config(*config, options);
   if (!client) return wrap(client.error(), config->source);
-  spdlog::info("publishing to {} ({})", config->server.url(), config->source);
+  spdlog::info("publishing to {} ({})", client.value()->address(), config->source);
   return std::unique_ptr<NodeApi>(std::make_unique<KubeNodeApi>(std::move(client.value())));
 }
 
@@ -117,7 +124,7 @@ int run_daemon(const RunOptions& o) {
     return 2;
   }
   spdlog::info("ib: {}", why);
-  auto load = make_load_source(o.load_backend, &why);
+  auto load = make_load_source(o.load_backend, std::max(intervals->load, std::chrono::milliseconds(60000)), &why);
   if (!load) {
     spdlog::error("run: --load-backend {}: {}", o.load_backend, load.message());
     return 2;
@@ -157,6 +164,7 @@ int run_daemon(const RunOptions& o) {
   options.ib_interval = intervals->ib;
   options.load_interval = intervals->load;
   options.publisher.heartbeat = std::chrono::duration_cast<std::chrono::seconds>(intervals->heartbeat);
+  options.publisher.load_threshold = o.load_threshold;
   options.publisher.resync = std::max(options.publisher.heartbeat, std::chrono::seconds(30));
   Daemon daemon(*ib.value(), *load.value(), api.get(), state, metrics, node, options);
   daemon.start();

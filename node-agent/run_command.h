@@ -19,6 +19,7 @@ struct RunOptions {
   std::string ib_interval = "30s";
   std::string load_interval = "5s";
   std::string heartbeat = "60s";
+  double load_threshold = 0.05;     // rewrite the load annotation when cpu/memory moved more
   std::string log_level = "info";
 };
 

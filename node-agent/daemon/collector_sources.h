@@ -2,6 +2,7 @@
 // collectors/load behind the daemon's interfaces).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -12,7 +13,8 @@ namespace weft::agent {
 
 // auto|umad|verbs. `why` says which backend was chosen and why.
 Result<std::unique_ptr<IbSource>> make_ib_source(const std::string& backend, std::string* why);
-// auto|ebpf|procfs.
-Result<std::unique_ptr<LoadSource>> make_load_source(const std::string& backend, std::string* why);
+// auto|ebpf|procfs; sampling starts at once (every second), summaries span `window`.
+Result<std::unique_ptr<LoadSource>> make_load_source(const std::string& backend, std::chrono::milliseconds window,
+                                                     std::string* why);
 
 }  // namespace weft::agent

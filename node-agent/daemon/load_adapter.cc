@@ -1,79 +1,76 @@
 #include "node-agent/daemon/load_adapter.h"
 
-#include <chrono>
-#include <cmath>
 #include <thread>
 
 #include "collectors/load/histogram.h"
+#include "collectors/load/probe.h"
 
 namespace weft::agent {
 
 namespace {
-// Exported run-queue latency buckets: log2 buckets 9..34 of the collector, i.e. upper
+// Exported run-queue latency buckets: the collector's log2(ns) buckets 9..34, i.e. upper
 // bounds from ~1 us to ~34 s; lower buckets fold into the first, higher into +Inf.
 constexpr size_t kFirstBucket = 9;
 constexpr size_t kLastBucket = 34;
+
+LatencyHistogram histogram_of(const std::vector<uint64_t>& buckets, std::optional<double> exact_sum) {
+  LatencyHistogram h;
+  uint64_t running = 0;
+  double estimate = 0;
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    running += buckets[b];
+    estimate += static_cast<double>(buckets[b]) * (weft::load::bucket_lower_s(b) + weft::load::bucket_upper_s(b)) / 2;
+    if (b >= kFirstBucket && b <= kLastBucket) {
+      h.upper_bounds.push_back(weft::load::bucket_upper_s(b));
+      h.cumulative_counts.push_back(running);
+    }
+  }
+  h.count = running;
+  // The kernel keeps the exact sum where it can; bucket midpoints estimate it otherwise.
+  h.sum_seconds = exact_sum.value_or(estimate);
+  return h;
+}
 }  // namespace
 
-CollectorLoadSource::CollectorLoadSource(std::unique_ptr<weft::load::LoadSource> backend)
-    : backend_(std::move(backend)) {}
+LoadSnapshot snapshot_from_summary(const weft::load::LoadSummary& s) {
+  LoadSnapshot out;
+  out.source = s.source;
+  out.cpu = s.window.cpu;
+  out.cpus = s.window.cpus;
+  out.memory = s.memory_avg;
+  out.window_seconds = s.window.window_s;
+  out.runq_latency_p99_s = s.window.runq_p99_s;
+  out.reclaim_stall_seconds_total = s.reclaim_stall_seconds_total.value_or(0);
+  if (!s.runq_buckets_total.empty()) out.runq_histogram = histogram_of(s.runq_buckets_total, s.runq_sum_seconds_total);
+  out.json = weft::load::window_json(s.window, s.source, s.source_reason, "");
+  out.json["memory"] = out.memory;
+  return out;
+}
 
-Result<LoadSnapshot> snapshot_from_counters(const std::string& source, const weft::load::LoadCounters& first,
-                                            const weft::load::LoadCounters& previous,
-                                            const weft::load::LoadCounters& now) {
-  auto window = weft::load::compute_window(previous, now);
-  if (!window) return wrap(window.error(), source + " load window");
-  LoadSnapshot s;
-  s.source = source;
-  s.cpu = window->cpu;
-  s.cpus = window->cpus;
-  s.memory = window->memory;
-  s.window_seconds = window->window_s;
-  s.runq_latency_p99_s = window->runq_p99_s;
-  if (now.reclaim_stall_ns && first.reclaim_stall_ns && *now.reclaim_stall_ns >= *first.reclaim_stall_ns)
-    s.reclaim_stall_seconds_total = static_cast<double>(*now.reclaim_stall_ns - *first.reclaim_stall_ns) / 1e9;
-  if (now.runq_buckets && first.runq_buckets) {
-    auto delta = weft::load::bucket_delta(*first.runq_buckets, *now.runq_buckets);
-    LatencyHistogram h;
-    uint64_t running = 0;
-    double sum = 0;
-    for (size_t b = 0; b < delta.size(); ++b) {
-      running += delta[b];
-      // The exact sum is not kept in the kernel; bucket midpoints estimate it.
-      sum += static_cast<double>(delta[b]) * (weft::load::bucket_lower_s(b) + weft::load::bucket_upper_s(b)) / 2;
-      if (b >= kFirstBucket && b <= kLastBucket) {
-        h.upper_bounds.push_back(weft::load::bucket_upper_s(b));
-        h.cumulative_counts.push_back(running);
-      }
-    }
-    h.count = running;
-    h.sum_seconds = sum;
-    s.runq_histogram = std::move(h);
-  }
-  nlohmann::json j = {{"source", source}, {"cpu", s.cpu}, {"cpus", s.cpus}, {"memory", s.memory},
-                      {"window_s", s.window_seconds}};
-  j["runq_latency_p99_s"] = s.runq_latency_p99_s ? nlohmann::json(*s.runq_latency_p99_s) : nlohmann::json(nullptr);
-  j["reclaim_stall_s"] =
-      window->reclaim_stall_s ? nlohmann::json(*window->reclaim_stall_s) : nlohmann::json(nullptr);
-  s.json = std::move(j);
-  return s;
+Result<std::unique_ptr<CollectorLoadSource>> CollectorLoadSource::start(weft::load::SelectedSource selected,
+                                                                         weft::load::SamplerOptions options) {
+  auto sampler = std::make_unique<weft::load::LoadSampler>(std::move(selected), options);
+  if (auto s = sampler->start(); !s) return s.error();
+  return std::unique_ptr<CollectorLoadSource>(new CollectorLoadSource(std::move(sampler), options.period));
 }
 
 Result<LoadSnapshot> CollectorLoadSource::sample() {
-  auto now = backend_->read();
-  if (!now) return wrap(now.error(), backend_->name() + " load counters");
-  if (!previous_) {
-    // The first call takes the baseline and a one-second window (as `weft-agent probe`
-    // does), so the daemon has load values at once rather than a load interval later.
-    first_ = now.value();
-    previous_ = std::move(now.value());
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    now = backend_->read();
-    if (!now) return wrap(now.error(), backend_->name() + " load counters");
+  auto summary = sampler_->summary();
+  if (!had_summary_) {
+    // Right after start the sampler has one reading; the second comes one period later.
+    const auto until = std::chrono::steady_clock::now() + period_ + std::chrono::milliseconds(500);
+    while (!summary && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      summary = sampler_->summary();
+    }
   }
-  auto s = snapshot_from_counters(backend_->name(), *first_, *previous_, *now);
-  if (s) previous_ = std::move(now.value());
-  return s;
+  if (!summary) return make_error("load sampler: no window yet" + [&] {
+           auto e = sampler_->last_error();
+           return e.empty() ? std::string() : " (" + e + ")";
+         }());
+  had_summary_ = true;
+  if (auto e = sampler_->last_error(); !e.empty()) return make_error("load sampler: " + e);
+  return snapshot_from_summary(*summary);
 }
 
 }  // namespace weft::agent

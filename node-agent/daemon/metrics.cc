@@ -1,5 +1,6 @@
 #include "node-agent/daemon/metrics.h"
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <sstream>
@@ -14,8 +15,10 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
+// Labels sorted by name, so every series reads the same way whatever order the caller used.
 ClientMetric sample(std::vector<ClientMetric::Label> labels, double value, MetricType type) {
   ClientMetric m;
+  std::sort(labels.begin(), labels.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   m.label = std::move(labels);
   if (type == MetricType::Counter) m.counter.value = value;
   else m.gauge.value = value;

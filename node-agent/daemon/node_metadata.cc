@@ -12,14 +12,6 @@ namespace {
 
 bool owned(const std::string& key) { return key.rfind(kOwnedPrefix, 0) == 0; }
 
-std::string format_number(double v) {
-  if (std::fabs(v - std::round(v)) < 1e-9) return fmt::format("{}", static_cast<long long>(std::llround(v)));
-  std::string s = fmt::format("{:.3f}", v);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
 double round2(double v) { return std::round(v * 100.0) / 100.0; }
 
 const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
@@ -48,19 +40,10 @@ bool valid_label_value(const std::string& value) {
 
 NodeMetadata desired_ib_metadata(const IbSnapshot& ib, std::string* skipped) {
   NodeMetadata m;
-  m.labels["weft.dev/rdma"] = ib.rdma.empty() ? "none" : ib.rdma;
-  put(m.labels, "weft.dev/ib-fabric", ib.fabric, skipped);
-  put(m.labels, "weft.dev/ib-leaf", ib.leaf, skipped);
-  put(m.labels, "weft.dev/ib-spine", ib.spine, skipped);
-  double rate = 0;
-  bool any_ib = false;
-  for (const auto& p : ib.ports) {
-    if (p.active() && p.infiniband()) {
-      rate += p.rate_gbps;
-      any_ib = true;
-    }
+  for (const auto& [key, value] : ib.labels) {
+    if (owned(key)) put(m.labels, key, value, skipped);
   }
-  if (any_ib) m.labels["weft.dev/ib-rate-gbps"] = format_number(rate);
+  if (!m.labels.count("weft.dev/rdma")) m.labels["weft.dev/rdma"] = ib.rdma.empty() ? "none" : ib.rdma;
   if (!ib.ports.empty()) {
     nlohmann::json ports = nlohmann::json::array();
     for (const auto& p : ib.ports) ports.push_back(p.json);

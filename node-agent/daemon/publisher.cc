@@ -39,6 +39,7 @@ Publisher::Result Publisher::publish(const NodeMetadata* ib, const std::optional
     in.load = load;
     in.load_at = load_at;
     in.heartbeat = options_.heartbeat;
+    in.load_threshold = options_.load_threshold;
     std::string why;
     auto patch = merge_patch_for(*cached_, in, &why);
     if (patch.is_null()) {

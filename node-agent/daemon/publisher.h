@@ -15,6 +15,7 @@ namespace weft::agent {
 
 struct PublisherOptions {
   std::chrono::seconds heartbeat{60};          // load annotation re-written at least this often
+  double load_threshold = 0.05;                // ... and when cpu or memory moved more than this
   std::chrono::seconds resync{60};             // re-read the Node at least this often
   std::chrono::milliseconds backoff_min{500};
   std::chrono::milliseconds backoff_max{30000};

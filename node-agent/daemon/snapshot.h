@@ -24,8 +24,9 @@ struct IbPort {
   // Cumulative port counters by short name ("xmit_data_bytes", "symbol_errors"...);
   // exported as weft_ib_port_<name>_total.
   std::map<std::string, uint64_t> counters;
-  // The port exactly as in the probe JSON (device, port, state, ..., uplinks); it is
-  // what the weft.dev/ib-ports annotation carries.
+  // The port as in the probe JSON (device, port, state, ..., uplinks) without the
+  // values that move on every probe (counters, per-query errors); it is what the
+  // weft.dev/ib-ports annotation carries, so the annotation changes only with the port.
   nlohmann::json json = nlohmann::json::object();
 
   bool active() const { return state == "ACTIVE" || state == "Active" || state == "4: ACTIVE"; }
@@ -45,6 +46,9 @@ struct IbSnapshot {
   std::string spine;
   std::vector<IbPort> ports;
   std::optional<SmInfo> sm;
+  // The weft.dev/ labels this probe sets (rdma, ib-fabric, ib-leaf, ib-spine,
+  // ib-rate-gbps), as the IB collector computes them; unknown values are absent.
+  std::map<std::string, std::string> labels;
   double probe_seconds = 0;    // how long the probe took
   nlohmann::json json = nlohmann::json::object();  // the probe JSON "ib" object
 };

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "node-agent/daemon/sources.h"
 
 namespace weft::agent::testing {
@@ -35,6 +37,14 @@ inline IbSnapshot make_ib(const std::string& fabric, const std::string& leaf, co
   s.ports = std::move(ports);
   s.sm = SmInfo{"0x0002c90000000001", 1, "MASTER"};
   s.json = {{"fabric", fabric}, {"leaf", leaf}, {"spine", spine}};
+  // As the IB collector's ib_labels() would give them.
+  s.labels["weft.dev/rdma"] = s.rdma;
+  if (!fabric.empty()) s.labels["weft.dev/ib-fabric"] = fabric;
+  if (!leaf.empty()) s.labels["weft.dev/ib-leaf"] = leaf;
+  if (!spine.empty()) s.labels["weft.dev/ib-spine"] = spine;
+  double rate = 0;
+  for (const auto& p : s.ports) rate += p.active() && p.infiniband() ? p.rate_gbps : 0;
+  if (s.rdma == "ib") s.labels["weft.dev/ib-rate-gbps"] = fmt::format("{}", rate);
   return s;
 }
 

@@ -16,11 +16,13 @@ nlohmann::json node_with(nlohmann::json labels, nlohmann::json annotations = nlo
   return {{"metadata", {{"name", "n1"}, {"labels", labels}, {"annotations", annotations}}}};
 }
 
-TEST(NodeMetadata, LabelsFromActivePorts) {
+TEST(NodeMetadata, LabelsFromTheProbeAndEveryPortInTheAnnotation) {
   auto ib = make_ib("0xfe80000000000000", "0x0000000000000a01", "0x0000000000000b01",
                     {make_port("mlx5_0", 1, "ACTIVE", 100, "0x1"), make_port("mlx5_1", 1, "ACTIVE", 100, "0x2"),
                      make_port("mlx5_2", 1, "DOWN", 0, "0x3")});
+  ib.labels["example.com/not-ours"] = "x";   // never written, even if a collector offered it
   auto m = desired_ib_metadata(ib);
+  EXPECT_EQ(m.labels.count("example.com/not-ours"), 0u);
   EXPECT_EQ(m.labels["weft.dev/rdma"], "ib");
   EXPECT_EQ(m.labels["weft.dev/ib-fabric"], "0xfe80000000000000");
   EXPECT_EQ(m.labels["weft.dev/ib-leaf"], "0x0000000000000a01");

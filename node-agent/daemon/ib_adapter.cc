@@ -1,0 +1,93 @@
+#include "node-agent/daemon/ib_adapter.h"
+
+#include <infiniband/umad.h>
+
+#include <fmt/format.h>
+
+namespace weft::agent {
+
+namespace {
+
+constexpr const char* kAnnotationFields[] = {"device",   "port",          "state", "phys_state", "link_layer",
+                                             "lid",      "port_guid",     "node_guid", "rate_gbps", "width",
+                                             "speed",    "subnet_prefix", "sm",    "neighbor",   "uplinks"};
+
+// libibumad's numeric port states (IB spec PortInfo:PortState).
+std::string umad_state_name(unsigned state) {
+  switch (state) {
+    case 1: return "DOWN";
+    case 2: return "INIT";
+    case 3: return "ARMED";
+    case 4: return "ACTIVE";
+    case 5: return "ACTIVE_DEFER";
+    default: return fmt::format("STATE{}", state);
+  }
+}
+
+}  // namespace
+
+nlohmann::json annotation_port(const nlohmann::json& port_json) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const char* key : kAnnotationFields) {
+    auto it = port_json.find(key);
+    if (it != port_json.end()) out[key] = *it;
+  }
+  return out;
+}
+
+Result<IbSnapshot> snapshot_from_report(const weft::ib::IbReport& r) {
+  bool any_state = false;
+  std::string errors;
+  for (const auto& p : r.ports) {
+    if (!p.state.empty()) any_state = true;
+    for (const auto& e : p.errors) errors += fmt::format("{}{}/{}: {}", errors.empty() ? "" : "; ", p.device, p.port, e);
+  }
+  if (!r.ports.empty() && !any_state)
+    return make_error(fmt::format("ib probe: no port answered its PortInfo query ({})", errors));
+
+  IbSnapshot s;
+  s.rdma = r.rdma;
+  s.fabric = r.fabric;
+  s.leaf = r.leaf;
+  s.spine = r.spine;
+  s.labels = weft::ib::ib_labels(r);
+  s.probe_seconds = r.probe_seconds;
+  s.json = weft::ib::ib_json(r);
+  for (const auto& p : r.ports) {
+    IbPort port;
+    port.device = p.device;
+    port.port = p.port;
+    port.state = p.state;
+    port.link_layer = p.link_layer;
+    port.port_guid = p.port_guid;
+    port.rate_gbps = p.rate_gbps;
+    port.counters = p.counters;
+    port.json = annotation_port(weft::ib::port_json(p));
+    // The master SM as the first active port that knows it sees it.
+    if (!s.sm && p.sm && p.active()) s.sm = SmInfo{p.sm->guid, p.sm->lid, p.sm->state};
+    s.ports.push_back(std::move(port));
+  }
+  return s;
+}
+
+Result<IbSnapshot> CollectorIbSource::probe() { return snapshot_from_report(prober_.probe()); }
+
+Result<std::string> CollectorIbSource::port_states() {
+  char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+  const int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+  if (n < 0) return std::string();   // no umad devices: nothing to watch
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    umad_ca_t ca{};
+    if (umad_get_ca(names[i], &ca) < 0) continue;
+    for (int p = 0; p <= ca.numports && p < UMAD_CA_MAX_PORTS; ++p) {
+      if (!ca.ports[p]) continue;
+      out += fmt::format("{}{}/{}={}", out.empty() ? "" : " ", names[i], ca.ports[p]->portnum,
+                         umad_state_name(ca.ports[p]->state));
+    }
+    umad_release_ca(&ca);
+  }
+  return out;
+}
+
+}  // namespace weft::agent

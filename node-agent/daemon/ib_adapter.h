@@ -1,0 +1,31 @@
+// The daemon's IbSource over collectors/ib: one IbProber for the life of the daemon (it
+// remembers the fabric id across an SM outage), its report mapped into an IbSnapshot,
+// and a cheap port-state fingerprint from libibumad so a link change probes at once.
+#pragma once
+
+#include "collectors/ib/report.h"
+#include "node-agent/daemon/sources.h"
+
+namespace weft::agent {
+
+class CollectorIbSource : public IbSource {
+ public:
+  explicit CollectorIbSource(weft::ib::ProbeOptions options) : prober_(std::move(options)) {}
+  Result<IbSnapshot> probe() override;
+  // "mlx5_0/1=ACTIVE mlx5_1/1=DOWN" from the umad sysfs view; "" without devices.
+  Result<std::string> port_states() override;
+
+ private:
+  weft::ib::IbProber prober_;
+};
+
+// Pure mapping, for tests. A report whose every port failed its own PortInfo query (no
+// state known anywhere) is an error naming the ports' errors: the daemon then keeps the
+// last good snapshot. A port that is merely DOWN, or an SM that does not answer, is not.
+Result<IbSnapshot> snapshot_from_report(const weft::ib::IbReport& report);
+
+// A port's JSON as the weft.dev/ib-ports annotation carries it: the DESIGN.md port
+// fields only, without counters, reasons and per-query errors that move on every probe.
+nlohmann::json annotation_port(const nlohmann::json& port_json);
+
+}  // namespace weft::agent
