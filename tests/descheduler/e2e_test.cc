@@ -1,0 +1,299 @@
+// weft-descheduler end to end: a real Prometheus scraping per-node exposition text, a
+// real kube-lite holding the cluster, and the binary's `plan` and `run`.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "tests/support/kube_lite.h"
+#include "tests/support/process.h"
+#include "tests/support/prometheus.h"
+
+namespace weft::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string descheduler() { return binary("descheduler/weft-descheduler"); }
+
+json node(const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
+          {"status",
+           {{"allocatable", {{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}},
+            {"capacity", {{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}},
+            {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+json pod(const std::string& name, const std::string& node_name, const std::string& app, const std::string& cpu,
+         int priority = 0) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", "default"},
+            {"labels", {{"app", app}}},
+            {"ownerReferences",
+             json::array({{{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"}, {"name", app}, {"uid", "rs-" + app},
+                           {"controller", true}}})}}},
+          {"spec",
+           {{"nodeName", node_name},
+            {"priority", priority},
+            {"containers",
+             json::array({{{"name", "c"}, {"image", "x"}, {"resources", {{"requests", {{"cpu", cpu}, {"memory", "1Gi"}}}}}}})}}},
+          {"status", {{"phase", "Running"}, {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+// hot (100 % cpu) with six 3-core web pods behind a budget that allows one disruption,
+// a high-priority pod and a kube-system pod; two cool nodes; `dark` has no metrics.
+json scenario() {
+  json items = json::array({node("hot"), node("cool-1"), node("cool-2"), node("dark")});
+  for (int i = 0; i < 6; ++i) items.push_back(pod("web-" + std::to_string(i), "hot", "web", "3"));
+  items.push_back(pod("vip", "hot", "vip", "1", 50000));
+  json sys = pod("dns", "hot", "dns", "1");
+  sys["metadata"]["namespace"] = "kube-system";
+  items.push_back(sys);
+  items.push_back({{"apiVersion", "policy/v1"},
+                   {"kind", "PodDisruptionBudget"},
+                   {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+                   {"spec", {{"minAvailable", 5}, {"selector", {{"matchLabels", {{"app", "web"}}}}}}}});
+  return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
+}
+
+std::string policy(const std::string& prometheus_url) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
+         "  - name: DefaultEvictor\n    args: {priorityThreshold: {value: 10000}, nodeFit: true, ignorePvcPods: true}\n"
+         "  - name: LoadAware\n    args:\n      thresholds: {cpu: 30, memory: 30}\n"
+         "      targetThresholds: {cpu: 80, memory: 85}\n"
+         "      metrics: {type: Prometheus, address: '" + prometheus_url + "', window: 30s}\n"
+         "  plugins:\n    balance:\n      enabled: [LoadAware]\n";
+}
+
+std::string exposition(const std::string& node, double cpu, double memory) {
+  return "# TYPE weft_node_cpu_busy_ratio gauge\nweft_node_cpu_busy_ratio{node=\"" + node + "\"} " + std::to_string(cpu) +
+         "\n# TYPE weft_node_memory_used_ratio gauge\nweft_node_memory_used_ratio{node=\"" + node + "\"} " +
+         std::to_string(memory) + "\n";
+}
+
+// The plan JSON line of a run's output (logs go to stderr, merged by run_command).
+json plan_of(const std::string& output) {
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("{\"evictions\"", 0) == 0 || line.rfind("{\"nodes\"", 0) == 0) return json::parse(line);
+  ADD_FAILURE() << "no plan JSON in:\n" << output;
+  return json::object();
+}
+
+std::set<std::string> moves(const json& plan) {
+  std::set<std::string> out;
+  for (const auto& e : plan.value("evictions", json::array()))
+    out.insert(e["pod"].get<std::string>() + " " + e["from"].get<std::string>() + "->" + e["to"].get<std::string>());
+  return out;
+}
+
+std::string reason_of(const json& plan, const std::string& pod) {
+  for (const auto& s : plan.value("skipped", json::array()))
+    if (s["pod"] == pod) return s["reason"];
+  return "";
+}
+
+// A real Prometheus scraping three nodes' exposition (dark has none), and kube-lite
+// holding the scenario.
+class DeschedulerE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WEFT_SKIP_UNLESS(Prometheus::need());
+    WEFT_SKIP_UNLESS(KubeLite::need());
+    agents_.set("/hot", exposition("hot", 1.0, 0.3));
+    agents_.set("/cool-1", exposition("cool-1", 0.10, 0.1));
+    agents_.set("/cool-2", exposition("cool-2", 0.15, 0.1));
+    PrometheusOptions po;
+    for (const char* n : {"hot", "cool-1", "cool-2"}) po.targets.push_back({agents_.address(), std::string("/") + n, {}});
+    prom_ = std::make_unique<Prometheus>(po);
+    ASSERT_EQ(prom_->error(), "");
+    ASSERT_TRUE(prom_->wait_for_series("max by (node) (timestamp(weft_node_memory_used_ratio))", 3, 30s))
+        << prom_->output();
+    write_file(dir_.file("scenario.json"), scenario().dump());
+    write_file(dir_.file("policy.yaml"), policy(prom_->url()));
+    api_ = std::make_unique<KubeLite>(KubeLiteOptions{.state = dir_.file("scenario.json")});
+    ASSERT_EQ(api_->error(), "");
+  }
+
+  std::pair<int, std::string> run(std::vector<std::string> extra) {
+    std::vector<std::string> argv = {descheduler(), "run", "--policy", dir_.file("policy.yaml"), "--kubeconfig",
+                                     api_->kubeconfig(), "--once", "--state-configmap", "default/ds-state"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run_command(argv, 60s);
+  }
+
+  TempDir dir_{"descheduler-e2e"};
+  ExpositionServer agents_;
+  std::unique_ptr<Prometheus> prom_;
+  std::unique_ptr<KubeLite> api_;
+};
+
+TEST_F(DeschedulerE2E, PlanAndDryRunAgreeOnRealPrometheusAndKubeLite) {
+  auto [pcode, pout] = run_command({descheduler(), "plan", dir_.file("scenario.json"), "--policy",
+                                    dir_.file("policy.yaml"), "--load", "prometheus=" + prom_->url()});
+  ASSERT_EQ(pcode, 0) << pout;
+  json planned = plan_of(pout);
+  auto [rcode, rout] = run({"--dry-run"});
+  ASSERT_EQ(rcode, 0) << rout;
+  json dry = plan_of(rout);
+  EXPECT_EQ(moves(planned), moves(dry)) << planned.dump(2) << "\n" << dry.dump(2);
+  // 16 cores busy, 3-core pods: two go to get below 80 %.
+  EXPECT_EQ(planned["evictions"].size(), 2u) << planned.dump(2);
+  for (const auto& n : planned["nodes"]) {
+    if (n["name"] == "dark") {
+      EXPECT_EQ(n["class"], "unknown");
+    }
+    if (n["name"] == "hot") {
+      EXPECT_EQ(n["class"], "high");
+    }
+    if (n["name"] == "cool-1") {
+      EXPECT_EQ(n["class"], "low");
+    }
+  }
+  for (const auto& e : planned["evictions"]) EXPECT_NE(e["to"], "dark");
+  EXPECT_EQ(reason_of(planned, "default/vip"), "priority-threshold");
+  EXPECT_EQ(reason_of(planned, "kube-system/dns"), "system-critical");
+  // Dry run: every pod is still there and no state was written.
+  for (int i = 0; i < 6; ++i)
+    EXPECT_TRUE(api_->client().get(kube::resources::pods(), "default", "web-" + std::to_string(i)).ok());
+  EXPECT_FALSE(api_->client().get(kube::resources::configmaps(), "default", "ds-state").ok());
+  // Evictions were never requested.
+  for (const auto& r : api_->requests()) EXPECT_EQ(r["path"].get<std::string>().find("/eviction"), std::string::npos);
+}
+
+TEST_F(DeschedulerE2E, RunOnceEvictsThroughTheApiAndRespectsTheBudget) {
+  auto [code, out] = run({});
+  ASSERT_EQ(code, 0) << out;
+  json done = plan_of(out);
+  // The budget allows one disruption: the first web pod goes, the second is refused.
+  ASSERT_EQ(done["evictions"].size(), 1u) << done.dump(2);
+  std::string gone = done["evictions"][0]["pod"];
+  std::string refused;
+  for (const auto& s : done["skipped"])
+    if (s["reason"].get<std::string>().rfind("pdb", 0) == 0) refused = s["pod"];
+  ASSERT_NE(refused, "") << done.dump(2);
+  auto name = [](const std::string& key) { return key.substr(key.find('/') + 1); };
+  auto evicted = api_->client().get(kube::resources::pods(), "default", name(gone));
+  EXPECT_TRUE(!evicted.ok() || (*evicted)["metadata"].contains("deletionTimestamp")) << "evicted pod still running";
+  EXPECT_TRUE(api_->client().get(kube::resources::pods(), "default", name(refused)).ok());
+  int eviction_posts = 0;
+  for (const auto& r : api_->requests())
+    if (r["path"].get<std::string>().find("/eviction") != std::string::npos) ++eviction_posts;
+  EXPECT_EQ(eviction_posts, 2) << "a 429 must not be retried";
+  // The state ConfigMap remembers the move; the next run (a new process) honours it.
+  auto cm = api_->client().get(kube::resources::configmaps(), "default", "ds-state");
+  ASSERT_TRUE(cm.ok()) << cm.message();
+  json state = json::parse((*cm)["data"]["state.json"].get<std::string>());
+  EXPECT_TRUE(state["workloads"].contains("ReplicaSet/default/web")) << state.dump();
+  EXPECT_TRUE(state["sources"].contains("hot"));
+  auto [code2, out2] = run({});
+  ASSERT_EQ(code2, 0) << out2;
+  json again = plan_of(out2);
+  EXPECT_TRUE(again["evictions"].empty()) << again.dump(2);
+  EXPECT_EQ(reason_of(again, "default/" + name(refused)), "source-resting") << again.dump(2);
+}
+
+TEST_F(DeschedulerE2E, StoppedAgentsMakeNodesUnknown) {
+  // hot's exposition disappears: after its series go stale it is unknown, not idle.
+  agents_.remove("/hot");
+  ASSERT_TRUE(prom_->wait_for_series("max by (node) (timestamp(weft_node_cpu_busy_ratio))", 2, 20s));
+  auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (prom_->series_count("max by (node) (timestamp(weft_node_cpu_busy_ratio))") > 2 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(200ms);
+  auto [code, out] = run({"--dry-run"});
+  ASSERT_EQ(code, 0) << out;
+  json plan = plan_of(out);
+  for (const auto& n : plan["nodes"])
+    if (n["name"] == "hot") {
+      EXPECT_EQ(n["class"], "unknown") << plan.dump(2);
+    }
+  EXPECT_TRUE(plan["evictions"].empty());
+}
+
+TEST_F(DeschedulerE2E, IntervalModeServesMetricsAndHoldsTheLease) {
+  Process proc({.argv = {descheduler(), "run", "--policy", dir_.file("policy.yaml"), "--kubeconfig", api_->kubeconfig(),
+                         "--interval", "1s", "--dry-run", "--metrics-listen", "127.0.0.1:0", "--lease", "default/ds-lease"},
+                .keep_stdin_open = false});
+  auto line = proc.wait_for_line(std::regex("metrics on http://127.0.0.1:[0-9]+/metrics"), 20s);
+  ASSERT_TRUE(line.has_value()) << proc.output();
+  std::smatch m;
+  std::regex_search(*line, m, std::regex("http://127.0.0.1:[0-9]+/metrics"));
+  std::string url = m.str();
+  std::string body;
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    body = http_get(url).second;
+    if (body.find("weft_descheduler_nodes{class=\"high\"} 1") != std::string::npos) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  EXPECT_NE(body.find("weft_descheduler_nodes{class=\"high\"} 1"), std::string::npos) << body << proc.output();
+  EXPECT_NE(body.find("weft_descheduler_nodes{class=\"unknown\"} 1"), std::string::npos) << body;
+  EXPECT_NE(body.find("weft_descheduler_evictions_total{dry_run=\"true\",reason=\"high-load\"}"), std::string::npos)
+      << body;
+  EXPECT_NE(body.find("weft_descheduler_skips_total{reason=\"priority-threshold\"}"), std::string::npos) << body;
+  EXPECT_NE(body.find("weft_descheduler_cycle_duration_seconds_count"), std::string::npos);
+  auto lease = api_->client().get(kube::ResourceRef{"coordination.k8s.io", "v1", "leases", true}, "default", "ds-lease");
+  ASSERT_TRUE(lease.ok()) << lease.message();
+  EXPECT_NE((*lease)["spec"].value("holderIdentity", ""), "");
+  EXPECT_EQ(proc.stop(5s), 0) << proc.output();
+}
+
+// No Prometheus at all: zero evictions, every node unknown, and a log line that says so.
+TEST(DeschedulerCli, PrometheusDownMeansZeroEvictionsAndAClearLine) {
+  TempDir dir("descheduler-cli");
+  write_file(dir.file("scenario.json"), scenario().dump());
+  std::string url = "http://127.0.0.1:" + std::to_string(free_port());
+  write_file(dir.file("policy.yaml"), policy(url));
+  auto [code, out] = run_command({descheduler(), "plan", dir.file("scenario.json"), "--policy", dir.file("policy.yaml"),
+                                  "--load", "prometheus=" + url});
+  ASSERT_EQ(code, 0) << out;
+  json plan = plan_of(out);
+  EXPECT_TRUE(plan["evictions"].empty());
+  for (const auto& n : plan["nodes"]) EXPECT_EQ(n["class"], "unknown");
+  EXPECT_NE(out.find("load source prometheus " + url + " is down"), std::string::npos) << out;
+}
+
+TEST(DeschedulerCli, PlanFromAFileAndBadInput) {
+  TempDir dir("descheduler-cli");
+  write_file(dir.file("scenario.json"), scenario().dump());
+  write_file(dir.file("policy.yaml"), policy("http://unused:9090"));
+  write_file(dir.file("load.json"),
+             R"({"nodes":[{"name":"hot","cpu":1.0,"memory":0.3,"at":"2026-11-23T10:00:00Z"},
+                          {"name":"cool-1","cpu":0.1,"memory":0.1,"at":"2026-11-23T10:00:00Z"},
+                          {"name":"cool-2","cpu":0.1,"memory":0.1,"at":"2026-11-23T09:00:00Z"}]})");
+  auto [code, out] = run_command({descheduler(), "plan", dir.file("scenario.json"), "--policy", dir.file("policy.yaml"),
+                                  "--load", "file=" + dir.file("load.json"), "--now", "2026-11-23T10:01:00Z"});
+  ASSERT_EQ(code, 0) << out;
+  json plan = plan_of(out);
+  ASSERT_EQ(plan["evictions"].size(), 2u) << plan.dump(2);
+  for (const auto& e : plan["evictions"]) EXPECT_EQ(e["to"], "cool-1");   // cool-2's sample is an hour old
+  auto [tcode, table] = run_command({descheduler(), "plan", dir.file("scenario.json"), "--policy", dir.file("policy.yaml"),
+                                     "--load", "file=" + dir.file("load.json"), "--now", "2026-11-23T10:01:00Z",
+                                     "--output", "table"});
+  EXPECT_EQ(tcode, 0);
+  EXPECT_NE(table.find("2 eviction(s)"), std::string::npos) << table;
+
+  write_file(dir.file("bad.yaml"), "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofilez: []\n");
+  auto [bcode, bout] = run_command({descheduler(), "plan", dir.file("scenario.json"), "--policy", dir.file("bad.yaml"),
+                                    "--load", "annotations"});
+  EXPECT_EQ(bcode, 1);
+  EXPECT_NE(bout.find("profilez: unknown field"), std::string::npos) << bout;
+  auto [lcode, lout] = run_command({descheduler(), "plan", dir.file("scenario.json"), "--policy",
+                                    dir.file("policy.yaml"), "--load", "file=" + dir.file("missing.json")});
+  EXPECT_EQ(lcode, 1);
+  EXPECT_NE(lout.find("missing.json"), std::string::npos) << lout;
+  auto [scode, sout] = run_command({descheduler(), "run", "--policy", dir.file("policy.yaml"), "--once",
+                                    "--kubeconfig", dir.file("nope.kubeconfig")});
+  EXPECT_EQ(scode, 1);
+  EXPECT_NE(sout.find("nope.kubeconfig"), std::string::npos) << sout;
+}
+
+}  // namespace
+}  // namespace weft::testing

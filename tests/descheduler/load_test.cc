@@ -1,0 +1,168 @@
+// Load sources: the load file, the weft.dev/load annotation, Prometheus responses and
+// their join, query templates; state round trips; carrying a plan out.
+#include <gtest/gtest.h>
+
+#include "descheduler/app/cycle.h"
+#include "descheduler/app/load_source.h"
+#include "descheduler/app/prometheus_load.h"
+#include "descheduler/core/load.h"
+#include "descheduler/core/state.h"
+#include "tests/descheduler/fixtures.h"
+
+namespace weft::descheduler {
+namespace {
+
+TEST(Load, Rfc3339) {
+  auto a = parse_rfc3339("2026-11-23T10:00:00Z");
+  auto b = parse_rfc3339("2026-11-23T12:00:00.500+02:00");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(*b - *a).count(), 500);
+  EXPECT_EQ(format_rfc3339(*a), "2026-11-23T10:00:00Z");
+  EXPECT_FALSE(parse_rfc3339("2026-11-23 10:00").ok());
+  EXPECT_FALSE(parse_rfc3339("2026-11-23T10:00:00").ok());
+}
+
+TEST(Load, File) {
+  auto r = parse_load_file(R"({"nodes":[{"name":"n1","cpu":0.37,"memory":0.52,"at":"2026-11-23T10:00:00Z"},
+                                         {"name":"n2","cpu":0.9,"memory":0.1}]})", "l.json");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_DOUBLE_EQ(r->nodes.at("n1").cpu, 0.37);
+  EXPECT_TRUE(r->nodes.at("n1").at.has_value());
+  EXPECT_FALSE(r->nodes.at("n2").at.has_value());
+  for (const char* bad : {R"({"nodes":[{"name":"n1","cpu":1.7,"memory":0.5}]})",
+                          R"({"nodes":[{"name":"n1","memory":0.5}]})",
+                          R"({"nodes":[{"name":"n1","cpu":0.1,"memory":0.5,"colour":1}]})",
+                          R"({"nodes":[{"name":"n1","cpu":0.1,"memory":0.5,"at":"yesterday"}]})",
+                          R"({"nodes":[{"name":"n1","cpu":0.1,"memory":0.5},{"name":"n1","cpu":0.1,"memory":0.5}]})",
+                          R"({"nodez":[]})", "[1,"}) {
+    auto e = parse_load_file(bad, "l.json");
+    ASSERT_FALSE(e.ok()) << bad;
+    EXPECT_NE(e.message().find("l.json"), std::string::npos) << e.message();
+  }
+}
+
+TEST(Load, Annotation) {
+  auto s = parse_load_annotation(R"({"cpu":0.37,"memory":0.52,"window_s":60,"source":"ebpf","at":"2026-11-23T10:00:00Z"})");
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s->source, "ebpf");
+  EXPECT_FALSE(parse_load_annotation(R"({"cpu":0.37,"memory":0.52})").ok());   // no time: cannot be judged fresh
+  EXPECT_FALSE(parse_load_annotation("garbage").ok());
+
+  using test::json;
+  json good = test::node("a");
+  good["metadata"]["annotations"] = {{"weft.dev/load", R"({"cpu":0.9,"memory":0.2,"at":"2026-11-23T10:00:00Z"})"}};
+  json bad = test::node("b");
+  bad["metadata"]["annotations"] = {{"weft.dev/load", "{"}};
+  Cluster c = test::build({good, bad, test::node("c")});
+  LoadReport r = load_from_annotations(c);
+  EXPECT_DOUBLE_EQ(r.nodes.at("a").cpu, 0.9);
+  EXPECT_TRUE(r.invalid.count("b"));
+  EXPECT_FALSE(r.nodes.count("c"));
+}
+
+TEST(Load, PrometheusVectorAndJoin) {
+  auto cpu = parse_prometheus_vector(
+      R"({"status":"success","data":{"resultType":"vector","result":[
+         {"metric":{"node":"n1"},"value":[1700000000.5,"0.9"]},
+         {"metric":{"node":"n2"},"value":[1700000000.5,"NaN"]},
+         {"metric":{"node":"n3"},"value":[1700000000.5,"0.2"]},
+         {"metric":{"other":"x"},"value":[1700000000.5,"0.2"]}]}})", "node");
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  EXPECT_EQ(cpu->size(), 3u);
+  auto mem = parse_prometheus_vector(
+      R"({"status":"success","data":{"resultType":"vector","result":[
+         {"metric":{"node":"n1"},"value":[1700000000.5,"0.4"]},{"metric":{"node":"n2"},"value":[1700000000.5,"0.4"]},
+         {"metric":{"node":"n4"},"value":[1700000000.5,"0.4"]}]}})", "node");
+  auto fresh = parse_prometheus_vector(
+      R"({"status":"success","data":{"resultType":"vector","result":[
+         {"metric":{"node":"n1"},"value":[1700000000.5,"1699999990"]},{"metric":{"node":"n2"},"value":[1700000000.5,"1699999990"]}]}})",
+      "node");
+  LoadReport r = join_prometheus(*cpu, *mem, *fresh, "prometheus x");
+  ASSERT_EQ(r.nodes.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.nodes.at("n1").cpu, 0.9);
+  // The sample time, not the query time, decides freshness.
+  EXPECT_EQ(format_rfc3339(*r.nodes.at("n1").at), "2023-11-14T22:13:10Z");
+  EXPECT_TRUE(r.invalid.count("n2"));   // NaN
+  EXPECT_TRUE(r.invalid.count("n3"));   // no memory
+  EXPECT_TRUE(r.invalid.count("n4"));   // no cpu
+  auto err = parse_prometheus_vector(R"({"status":"error","errorType":"bad_data","error":"parse error"})", "node");
+  ASSERT_FALSE(err.ok());
+  EXPECT_NE(err.message().find("parse error"), std::string::npos);
+  EXPECT_FALSE(parse_prometheus_vector(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", "node").ok());
+}
+
+TEST(Load, QueryTemplates) {
+  MetricsArgs m;
+  m.window = Seconds(300);
+  EXPECT_EQ(expand_query(m.cpu_query, m), "avg by (node) (avg_over_time(weft_node_cpu_busy_ratio[5m]))");
+  m.window = Seconds(90);
+  m.node_label = "kubernetes_node";
+  EXPECT_EQ(expand_query("max by ({label}) (x[{window}])", m), "max by (kubernetes_node) (x[90s])");
+  EXPECT_EQ(promql_duration(Seconds(3600)), "1h");
+  EXPECT_EQ(promql_duration(Seconds(1.5)), "1500ms");
+}
+
+TEST(Load, SpecsAndAnUnreachablePrometheus) {
+  EXPECT_EQ(parse_load_spec("annotations")->kind, LoadSpec::Kind::Annotations);
+  EXPECT_EQ(parse_load_spec("file=x.json")->value, "x.json");
+  EXPECT_EQ(parse_load_spec("prometheus=http://p:9090")->value, "http://p:9090");
+  EXPECT_FALSE(parse_load_spec("prometheus=p:9090").ok());
+  EXPECT_FALSE(parse_load_spec("graphite=x").ok());
+  Policy pol = test::seed_policy();
+  pol.load_aware.metrics.address = "http://127.0.0.1:1";   // nothing listens on port 1
+  auto spec = load_spec_from_policy(pol);
+  ASSERT_TRUE(spec.ok());
+  auto r = fetch_load(*spec, pol, Cluster{}, test::t0());
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->source_error, "");
+  EXPECT_NE(r->source_error.find("127.0.0.1:1"), std::string::npos) << r->source_error;
+  EXPECT_FALSE(fetch_load(*parse_load_spec("file=/nonexistent.json"), pol, Cluster{}, test::t0()).ok());
+}
+
+TEST(State, RoundTripAndPrune) {
+  DeschedulerState s;
+  TimePoint now = test::t0();
+  s.source_evicted_at["n1"] = now - std::chrono::minutes(1);
+  s.workload_moved_at["ReplicaSet/default/web"] = now - std::chrono::minutes(30);
+  s.arrivals["n2"] = Arrival{now - std::chrono::seconds(10), 4000, 2e12};
+  auto back = DeschedulerState::from_json(s.to_json(), "cm");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->source_evicted_at.at("n1"), s.source_evicted_at.at("n1"));
+  EXPECT_EQ(back->arrivals.at("n2").cpu, 4000);
+  back->prune(now, Seconds(600));
+  EXPECT_FALSE(back->workload_moved_at.count("ReplicaSet/default/web"));
+  EXPECT_TRUE(back->source_evicted_at.count("n1"));
+  EXPECT_FALSE(DeschedulerState::from_json(nlohmann::json{{"sources", {{"n1", "never"}}}}, "cm").ok());
+}
+
+TEST(Cycle, PdbRefusalIsASkipAndErrorsStopTheRun) {
+  Plan plan;
+  for (const char* n : {"a", "b", "c"}) plan.evictions.push_back({"default", n, "hot", "cool", "high-load: cpu", "w", 0, 0});
+  int calls = 0;
+  execute_evictions(plan, [&](const std::string&, const std::string& name) -> Result<kube::EvictionResult> {
+    ++calls;
+    if (name == "b") return kube::EvictionResult{kube::EvictionResult::Outcome::Blocked, "would violate budget web-pdb"};
+    if (name == "c") return kube::EvictionResult{kube::EvictionResult::Outcome::NotFound, ""};
+    return kube::EvictionResult{};
+  });
+  EXPECT_EQ(calls, 3);   // each tried once
+  ASSERT_EQ(plan.evictions.size(), 1u);
+  EXPECT_EQ(plan.evictions[0].name, "a");
+  ASSERT_EQ(plan.skipped.size(), 2u);
+  EXPECT_EQ(plan.skipped[0].reason, "pdb: would violate budget web-pdb");
+  EXPECT_EQ(plan.skipped[1].reason, "pod-gone");
+
+  Plan failing;
+  for (int i = 0; i < 6; ++i) failing.evictions.push_back({"default", "p" + std::to_string(i), "hot", "cool", "r", "w", 0, 0});
+  calls = 0;
+  execute_evictions(failing, [&](const std::string&, const std::string&) -> Result<kube::EvictionResult> {
+    ++calls;
+    return make_error("POST ...: HTTP 500");
+  });
+  EXPECT_EQ(calls, 3);
+  EXPECT_TRUE(failing.evictions.empty());
+  EXPECT_EQ(failing.skipped.size(), 6u);
+}
+
+}  // namespace
+}  // namespace weft::descheduler

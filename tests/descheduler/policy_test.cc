@@ -1,0 +1,162 @@
+// DeschedulerPolicy parsing: the seed's policy, Volcano's policy as it ships, and errors
+// that name the offending field.
+#include <gtest/gtest.h>
+
+#include "descheduler/core/policy.h"
+#include "tests/support/process.h"
+
+namespace weft::descheduler {
+namespace {
+
+Result<Policy> parse(const std::string& yaml) { return parse_policy_text(yaml, "policy.yaml"); }
+
+std::string with_args(const std::string& load_aware_args, const std::string& evictor_args = "{}",
+                      const std::string& top = "") {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + top +
+         "profiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n    args: " + evictor_args +
+         "\n  - name: LoadAware\n    args: " + load_aware_args + "\n  plugins:\n    balance:\n      enabled: [LoadAware]\n";
+}
+
+const std::string kArgs = "{thresholds: {cpu: 30, memory: 30}, targetThresholds: {cpu: 80, memory: 85}}";
+
+TEST(Policy, SeedPolicyFile) {
+  auto p = parse(testing::read_file(WEFT_SOURCE_DIR "/tests/descheduler/testdata/seed-policy.yaml"));
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->load_aware.thresholds.at("cpu"), 30);
+  EXPECT_EQ(p->load_aware.thresholds.at("memory"), 30);
+  EXPECT_EQ(p->load_aware.target_thresholds.at("cpu"), 80);
+  EXPECT_EQ(p->load_aware.target_thresholds.at("memory"), 85);
+  EXPECT_EQ(p->evictor.priority_threshold.value, 10000);
+  EXPECT_TRUE(p->node_fit());
+  EXPECT_TRUE(p->evictor.ignore_pvc_pods);
+  EXPECT_EQ(p->load_aware.metrics.type, MetricsType::Prometheus);
+  EXPECT_EQ(p->load_aware.metrics.address, "http://prometheus.monitoring:9090");
+  EXPECT_EQ(p->load_aware.metrics.window.count(), 60);
+}
+
+TEST(Policy, DeployedDefaultPolicyParses) {
+  std::string cm = testing::read_file(WEFT_SOURCE_DIR "/deploy/descheduler/policy-configmap.yaml");
+  auto at = cm.find("policy.yaml: |");
+  ASSERT_NE(at, std::string::npos);
+  std::string body;
+  std::istringstream lines(cm.substr(cm.find('\n', at) + 1));
+  for (std::string line; std::getline(lines, line);) body += (line.size() >= 4 ? line.substr(4) : "") + "\n";
+  auto p = parse(body);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->load_aware.target_thresholds.at("cpu"), 80);
+}
+
+TEST(Policy, VolcanoPolicyCarriesOver) {
+  // Volcano's descheduler ConfigMap as shipped (null metrics fields, lower-case type).
+  auto p = parse(R"(apiVersion: "descheduler/v1alpha2"
+kind: "DeschedulerPolicy"
+profiles:
+- name: default
+  pluginConfig:
+  - args:
+      ignorePvcPods: true
+      nodeFit: true
+      priorityThreshold:
+        value: 10000
+    name: DefaultEvictor
+  - args:
+      evictableNamespaces:
+        exclude:
+        - kube-system
+      metrics:
+        address: null
+        type: null
+      targetThresholds:
+        cpu: 80
+        memory: 85
+      thresholds:
+        cpu: 30
+        memory: 30
+    name: LoadAware
+  plugins:
+    balance:
+      enabled:
+      - LoadAware
+)");
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->load_aware.exclude_namespaces, std::vector<std::string>{"kube-system"});
+  auto q = parse(with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, duration: 2m, "
+                           "metrics: {type: prometheus, address: 'http://p:9090'}}"));
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_EQ(q->load_aware.metrics.window.count(), 120);
+}
+
+TEST(Policy, FullShape) {
+  auto p = parse(with_args(
+      "{thresholds: {cpu: 20, memory: 25, pods: 10}, targetThresholds: {cpu: 70, memory: 75, pods: 90},"
+      " nodeSelector: 'pool=gpu', evictableNamespaces: {include: [batch, ml]},"
+      " metrics: {type: Annotations, window: 90s, nodeLabel: instance_node,"
+      " cpuQuery: 'avg_over_time(x[{window}])'}}",
+      "{priorityThreshold: {name: gold}, evictLocalStoragePods: true, evictSystemCriticalPods: true}",
+      "maxNoOfPodsToEvictPerNode: 3\nmaxNoOfPodsToEvictPerNamespace: 4\nmaxNoOfPodsToEvictTotal: 5\n"));
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->load_aware.thresholds.at("pods"), 10);
+  EXPECT_TRUE(p->load_aware.node_selector->matches({{"pool", "gpu"}}));
+  EXPECT_FALSE(p->load_aware.node_selector->matches({{"pool", "cpu"}}));
+  EXPECT_EQ(p->load_aware.include_namespaces, (std::vector<std::string>{"batch", "ml"}));
+  EXPECT_EQ(p->load_aware.metrics.type, MetricsType::Annotations);
+  EXPECT_EQ(p->load_aware.metrics.window.count(), 90);
+  EXPECT_EQ(p->load_aware.metrics.node_label, "instance_node");
+  EXPECT_EQ(p->load_aware.metrics.cpu_query, "avg_over_time(x[{window}])");
+  EXPECT_EQ(p->evictor.priority_threshold.name, "gold");
+  EXPECT_TRUE(p->evictor.evict_local_storage_pods);
+  EXPECT_TRUE(p->evictor.evict_system_critical_pods);
+  EXPECT_EQ(p->max_per_node, 3);
+  EXPECT_EQ(p->max_per_namespace, 4);
+  EXPECT_EQ(p->max_total, 5);
+}
+
+TEST(Policy, UnknownFieldsAreErrorsNamingThem) {
+  struct Case {
+    std::string yaml, field;
+  };
+  std::vector<Case> cases = {
+      {with_args(kArgs, "{}", "maxNoOfPodsToEvictPerNod: 1\n"), "maxNoOfPodsToEvictPerNod"},
+      {with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, metrics: {tpye: Prometheus}}"), "metrics.tpye"},
+      {with_args(kArgs, "{priorityThresold: {value: 1}}"), "priorityThresold"},
+      {with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, thresold: 1}"), "thresold"},
+      {with_args("{thresholds: {gpu: 30}, targetThresholds: {gpu: 80}}"), "thresholds.gpu"},
+      {with_args(kArgs, "{priorityThreshold: {value: 1, nam: x}}"), "priorityThreshold.nam"},
+      {with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, evictableNamespaces: {inclde: [a]}}"),
+       "evictableNamespaces.inclde"},
+  };
+  for (const auto& c : cases) {
+    auto p = parse(c.yaml);
+    ASSERT_FALSE(p.ok()) << c.field;
+    EXPECT_NE(p.message().find(c.field), std::string::npos) << p.message();
+    EXPECT_NE(p.message().find("policy.yaml"), std::string::npos) << p.message();
+  }
+}
+
+TEST(Policy, InvalidValuesAreErrors) {
+  for (const std::string& bad : {
+           with_args("{thresholds: {cpu: 90}, targetThresholds: {cpu: 80}}"),             // low above target
+           with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 180}}"),            // not a percentage
+           with_args("{thresholds: {cpu: 30}, targetThresholds: {memory: 80}}"),          // resources differ
+           with_args("{targetThresholds: {cpu: 80}}"),                                    // thresholds missing
+           with_args(kArgs, "{priorityThreshold: {value: 1, name: x}}"),                  // both
+           with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, evictableNamespaces: {include: [a], exclude: [b]}}"),
+           with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, metrics: {type: Graphite}}"),
+           with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, metrics: {window: 5 minutes}}"),
+           with_args(kArgs, "{nodeFit: yes please}"),
+           with_args(kArgs, "{}", "maxNoOfPodsToEvictTotal: -1\n"),
+           std::string("apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nprofiles: []\n"),
+           std::string("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
+                       "  pluginConfig: []\n  plugins: {balance: {enabled: [LowNodeUtilization]}}\n"),
+           std::string("not: [valid"),
+       }) {
+    auto p = parse(bad);
+    EXPECT_FALSE(p.ok()) << bad;
+    if (!p.ok()) {
+      EXPECT_EQ(p.message().find('\n'), std::string::npos) << p.message();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft::descheduler
