@@ -94,13 +94,11 @@ inline LoadReport load(const std::map<std::string, std::pair<double, double>>& n
   return r;
 }
 
+// The seed's policy (thresholds 30/30, targets 80/85, priorityThreshold 10000, nodeFit,
+// ignorePvcPods) with a one-minute window and no namespace exclusions.
 inline Policy seed_policy() {
-  Policy p;
-  p.evictor.priority_threshold.value = 10000;
-  p.evictor.node_fit = true;
-  p.evictor.ignore_pvc_pods = true;
-  p.load_aware.thresholds = {{"cpu", 30}, {"memory", 30}};
-  p.load_aware.target_thresholds = {{"cpu", 80}, {"memory", 85}};
+  Policy p = default_policy();
+  p.load_aware.exclude_namespaces.clear();
   p.load_aware.metrics.window = Seconds(60);
   return p;
 }

@@ -35,7 +35,7 @@ TEST(Policy, SeedPolicyFile) {
 }
 
 TEST(Policy, DeployedDefaultPolicyParses) {
-  std::string cm = testing::read_file(WEFT_SOURCE_DIR "/deploy/descheduler/policy-configmap.yaml");
+  std::string cm = testing::read_file(WEFT_SOURCE_DIR "/deploy/descheduler/common/policy-configmap.yaml");
   auto at = cm.find("policy.yaml: |");
   ASSERT_NE(at, std::string::npos);
   std::string body;
