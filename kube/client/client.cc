@@ -53,6 +53,12 @@ Result<std::unique_ptr<Client>> Client::from_config(const ClientConfig& config, 
   return std::make_unique<Client>(std::move(*transport), options);
 }
 
+Result<std::unique_ptr<Client>> connect(const std::string& kubeconfig_flag, ClientOptions options) {
+  auto config = resolve_config(kubeconfig_flag, current_environment());
+  if (!config) return config.error();
+  return Client::from_config(*config, options);
+}
+
 void Client::set_request_hook(RequestHook hook) {
   std::lock_guard lock(hook_mu_);
   hook_ = std::move(hook);

@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
   if (!state.empty()) {
     auto objects = weft::kube::load_objects_file(state);
     if (!objects) return fail("--state " + objects.message());
-    if (auto loaded = registry.load(*objects); !loaded) return fail("--state " + loaded.message());
+    if (auto loaded = registry.load(std::move(*objects)); !loaded) return fail("--state " + loaded.message());
   }
   RequestLog log;
   if (!request_log.empty())
@@ -107,9 +108,12 @@ int main(int argc, char** argv) {
   sigwait(&signals, &sig);
   std::fprintf(stderr, "kube-lite: signal %d, stopping\n", sig);
   server.stop();
-  serving.join();
+  int code = 0;
   if (!dump.empty()) {
-    if (auto s = write_dump(dump, registry); !s) return fail("--dump " + s.message());
+    if (auto s = write_dump(dump, registry); !s) code = fail("--dump " + s.message());
   }
-  return 0;
+  // Not joined: cpp-httplib keeps idle keep-alive connections until their timeout, and
+  // nothing is left to flush once the dump is written.
+  std::fflush(nullptr);
+  std::_Exit(code);
 }

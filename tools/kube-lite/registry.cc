@@ -599,19 +599,19 @@ Reply Registry::evict(const std::string& ns, const std::string& pod_name, const 
   return ok;
 }
 
-Status Registry::load(const std::vector<kube::SourcedObject>& objects) {
+Status Registry::load(std::vector<kube::SourcedObject> objects) {
   auto txn = store_.begin();
   // Namespaces and priority classes first: other objects refer to them.
   auto rank = [](const json& o) {
     std::string kind = o.value("kind", "");
     return kind == "Namespace" ? 0 : kind == "PriorityClass" ? 1 : 2;
   };
-  std::vector<const kube::SourcedObject*> ordered;
-  for (const auto& o : objects) ordered.push_back(&o);
+  std::vector<kube::SourcedObject*> ordered;
+  for (auto& o : objects) ordered.push_back(&o);
   std::stable_sort(ordered.begin(), ordered.end(),
                    [&](const auto* a, const auto* b) { return rank(a->object) < rank(b->object); });
-  for (const auto* so : ordered) {
-    json obj = so->object;
+  for (auto* so : ordered) {
+    json& obj = so->object;  // moved into the store below: big states are not copied
     const auto* type = types_.find_kind(obj.value("apiVersion", ""), obj.value("kind", ""));
     if (!type)
       return make_error(so->where() + ": kube-lite does not serve apiVersion " + obj.value("apiVersion", "") +
@@ -629,6 +629,7 @@ Status Registry::load(const std::vector<kube::SourcedObject>& objects) {
       return make_error(so->where() + ": duplicate " + type->kind + " " + key);
     if (auto e = prepare_create(txn, *type, ns, obj, true)) return make_error(so->where() + ": " + e->message);
     txn.load(type->id, key, std::move(obj));
+    obj = nullptr;
   }
   return {};
 }

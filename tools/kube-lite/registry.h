@@ -74,7 +74,7 @@ class Registry {
 
   // --state: every object with defaults filled in; namespaces that objects use are
   // created. Errors name the source document.
-  Status load(const std::vector<kube::SourcedObject>& objects);
+  Status load(std::vector<kube::SourcedObject> objects);
   // Everything (but the built-in namespaces) as a JSON List, loadable by load().
   nlohmann::json dump();
 

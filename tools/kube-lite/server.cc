@@ -1,6 +1,9 @@
 #include "tools/kube-lite/server.h"
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <thread>
 
@@ -63,8 +66,18 @@ Server::Server(Registry& registry, const Authenticator& auth, ServerOptions opti
   int threads = options_.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   http_->set_keep_alive_max_count(1000);
-  http_->set_keep_alive_timeout(30);
+  http_->set_keep_alive_timeout(10);
   http_->set_payload_max_length(256u << 20);
+  // cpp-httplib's defaults add SO_REUSEPORT, which would let a second server share a
+  // busy port instead of failing to listen.
+  // TCP_NODELAY: headers and body go out as separate writes; with Nagle and delayed
+  // ACKs every response would wait ~40 ms. (Accepted sockets inherit it on Linux.)
+  http_->set_tcp_nodelay(true);
+  http_->set_socket_options([](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
+  });
   auto handler = [this](const httplib::Request& req, httplib::Response& res) { handle(req, res); };
   const std::string any = "/.*";
   http_->Get(any, handler);
@@ -86,8 +99,8 @@ Result<int> Server::bind(const std::string& host, int port) {
 void Server::run() { http_->listen_after_bind(); }
 
 void Server::stop() {
-  registry_.store().shutdown();
-  http_->stop();
+  registry_.store().shutdown();   // ends every watch stream
+  http_->stop();                  // closes the listening socket
 }
 
 void Server::handle(const httplib::Request& req, httplib::Response& res) {
@@ -102,7 +115,13 @@ void Server::handle(const httplib::Request& req, httplib::Response& res) {
     reply = error_reply(unauthorized());
   } else {
     user_name = user->name;
-    reply = dispatch(req, res, *user, streaming);
+    try {
+      reply = dispatch(req, res, *user, streaming);
+    } catch (const json::exception& e) {
+      // A field of the wrong type somewhere in the body: the client's fault, not a crash.
+      streaming = false;
+      reply = error_reply(bad_request(std::string("the object could not be processed: ") + e.what()));
+    }
   }
   if (log_) log_->write(req.method, req.path, query, user_name, streaming ? 200 : reply.status);
   if (streaming) return;

@@ -29,7 +29,7 @@ struct ServerOptions {
   size_t drop_watch_after = 0;
   std::chrono::milliseconds bookmark_interval{1000};
   uint64_t seed = 1;
-  int threads = 64;
+  int threads = 256;   // one per open connection (watches and idle keep-alives hold one)
 };
 
 class Server {

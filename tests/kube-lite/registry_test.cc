@@ -1,0 +1,259 @@
+// The API semantics of kube-lite without HTTP: versions, conflicts, namespaces,
+// status subresources, dry runs, selectors and paging, binding and eviction.
+#include "tools/kube-lite/registry.h"
+
+#include <gtest/gtest.h>
+
+namespace weft::kube_lite {
+namespace {
+
+using nlohmann::json;
+
+class RegistryTest : public ::testing::Test {
+ protected:
+  json body(const Reply& r) { return json::parse(r.body_text()); }
+  json pod(const std::string& name, json labels = json::object()) {
+    return {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", name}, {"labels", labels}}},
+            {"spec", {{"containers", {{{"name", "c"}, {"image", "x:1"}}}}}}};
+  }
+  json node(const std::string& name) {
+    return {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", name}}}};
+  }
+  Reply make_running(const std::string& ns, const std::string& name) {
+    return reg.patch(admin, types.pods(), ns, name, "status", "application/merge-patch+json",
+                     R"({"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}})", false);
+  }
+
+  ResourceTypes types;
+  Store store{types.all().size(), 1000};
+  Registry reg{types, store};
+  User admin{"", {}, {}, std::nullopt, true};
+};
+
+TEST_F(RegistryTest, CreateAssignsIdentityAndMonotonicVersions) {
+  auto a = reg.create(admin, types.nodes(), "", node("a"), false);
+  auto b = reg.create(admin, types.nodes(), "", node("b"), false);
+  ASSERT_EQ(a.status, 201);
+  ASSERT_EQ(b.status, 201);
+  json ja = body(a), jb = body(b);
+  EXPECT_FALSE(ja["metadata"]["uid"].get<std::string>().empty());
+  EXPECT_NE(ja["metadata"]["uid"], jb["metadata"]["uid"]);
+  EXPECT_FALSE(ja["metadata"]["creationTimestamp"].get<std::string>().empty());
+  EXPECT_LT(std::stoull(ja["metadata"]["resourceVersion"].get<std::string>()),
+            std::stoull(jb["metadata"]["resourceVersion"].get<std::string>()));
+  auto again = reg.create(admin, types.nodes(), "", node("a"), false);
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(body(again)["reason"], "AlreadyExists");
+  EXPECT_EQ(body(again)["message"], "nodes \"a\" already exists");
+}
+
+TEST_F(RegistryTest, NamespacesMustExistAndBuiltinsArePresent) {
+  for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
+    EXPECT_EQ(reg.get(types.namespaces(), "", ns).status, 200) << ns;
+  auto r = reg.create(admin, types.pods(), "nope", pod("p"), false);
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(body(r)["message"], "namespaces \"nope\" not found");
+  EXPECT_EQ(body(r)["kind"], "Status");
+  json other = pod("p");
+  other["metadata"]["namespace"] = "other";
+  EXPECT_EQ(reg.create(admin, types.pods(), "default", other, false).status, 400);
+  auto no_containers = reg.create(admin, types.pods(), "default", {{"metadata", {{"name", "x"}}}}, false);
+  EXPECT_EQ(no_containers.status, 422);
+}
+
+TEST_F(RegistryTest, GenerateNameAndPodDefaults) {
+  json p = pod("");
+  p["metadata"].erase("name");
+  p["metadata"]["generateName"] = "web-";
+  auto r = reg.create(admin, types.pods(), "default", p, false);
+  ASSERT_EQ(r.status, 201) << r.body_text();
+  json created = body(r);
+  std::string name = created["metadata"]["name"];
+  EXPECT_EQ(name.rfind("web-", 0), 0u);
+  EXPECT_EQ(name.size(), 9u);
+  EXPECT_EQ(created["spec"]["schedulerName"], "default-scheduler");
+  EXPECT_EQ(created["spec"]["priority"], 0);
+  EXPECT_EQ(created["status"]["phase"], "Pending");
+  EXPECT_EQ(created["status"]["qosClass"], "BestEffort");
+}
+
+TEST_F(RegistryTest, StaleResourceVersionConflictsAndNoOpKeepsVersion) {
+  json created = body(reg.create(admin, types.nodes(), "", node("n"), false));
+  json update = created;
+  update["metadata"]["labels"] = {{"a", "1"}};
+  auto ok = reg.update(admin, types.nodes(), "", "n", "", update, false);
+  ASSERT_EQ(ok.status, 200);
+  auto stale = reg.update(admin, types.nodes(), "", "n", "", update, false);  // old resourceVersion
+  EXPECT_EQ(stale.status, 409);
+  EXPECT_EQ(body(stale)["reason"], "Conflict");
+  EXPECT_NE(body(stale)["message"].get<std::string>().find("the object has been modified"), std::string::npos);
+  uint64_t before = store.resource_version();
+  auto same = reg.patch(admin, types.nodes(), "", "n", "", "application/merge-patch+json",
+                        R"({"metadata":{"labels":{"a":"1"}}})", false);
+  EXPECT_EQ(same.status, 200);
+  EXPECT_EQ(store.resource_version(), before);  // nothing changed: no new version
+  auto conditional = reg.patch(admin, types.nodes(), "", "n", "", "application/merge-patch+json",
+                               R"({"metadata":{"resourceVersion":"1","labels":{"b":"2"}}})", false);
+  EXPECT_EQ(conditional.status, 409);
+}
+
+TEST_F(RegistryTest, StatusSubresourceSeparatesStatusFromTheRest) {
+  reg.create(admin, types.pods(), "default", pod("p"), false);
+  auto main = reg.patch(admin, types.pods(), "default", "p", "", "application/merge-patch+json",
+                        R"({"metadata":{"labels":{"x":"1"}},"status":{"phase":"Running"}})", false);
+  ASSERT_EQ(main.status, 200);
+  EXPECT_EQ(body(main)["status"]["phase"], "Pending");
+  EXPECT_EQ(body(main)["metadata"]["labels"]["x"], "1");
+  auto st = reg.patch(admin, types.pods(), "default", "p", "status", "application/merge-patch+json",
+                      R"({"metadata":{"labels":{"x":"2"}},"status":{"phase":"Running"}})", false);
+  ASSERT_EQ(st.status, 200);
+  EXPECT_EQ(body(st)["status"]["phase"], "Running");
+  EXPECT_EQ(body(st)["metadata"]["labels"]["x"], "1");
+}
+
+TEST_F(RegistryTest, PodSpecIsImmutableButForImages) {
+  reg.create(admin, types.pods(), "default", pod("p"), false);
+  auto image = reg.patch(admin, types.pods(), "default", "p", "", "application/strategic-merge-patch+json",
+                         R"({"spec":{"containers":[{"name":"c","image":"x:2"}]}})", false);
+  EXPECT_EQ(image.status, 200) << image.body_text();
+  auto node = reg.patch(admin, types.pods(), "default", "p", "", "application/merge-patch+json",
+                        R"({"spec":{"nodeName":"n1"}})", false);
+  EXPECT_EQ(node.status, 422);
+  EXPECT_NE(body(node)["message"].get<std::string>().find("pod updates may not change fields"), std::string::npos);
+}
+
+TEST_F(RegistryTest, DryRunStoresNothing) {
+  uint64_t before = store.resource_version();
+  EXPECT_EQ(reg.create(admin, types.nodes(), "", node("d"), true).status, 201);
+  EXPECT_EQ(reg.get(types.nodes(), "", "d").status, 404);
+  reg.create(admin, types.nodes(), "", node("d"), false);
+  before = store.resource_version();
+  EXPECT_EQ(reg.patch(admin, types.nodes(), "", "d", "", "application/merge-patch+json",
+                      R"({"metadata":{"labels":{"a":"b"}}})", true)
+                .status,
+            200);
+  EXPECT_EQ(reg.remove(admin, types.nodes(), "", "d", json(), true).status, 200);
+  EXPECT_EQ(store.resource_version(), before);
+  EXPECT_EQ(reg.get(types.nodes(), "", "d").status, 200);
+}
+
+TEST_F(RegistryTest, CustomResourcesRejectStrategicMergePatch) {
+  json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "g"}}},
+             {"spec", {{"minMember", 2}}}};
+  const auto& t = *types.find("scheduling.volcano.sh", "v1beta1", "podgroups");
+  ASSERT_EQ(reg.create(admin, t, "default", pg, false).status, 201);
+  EXPECT_EQ(reg.patch(admin, t, "default", "g", "", "application/strategic-merge-patch+json",
+                      R"({"spec":{"minMember":3}})", false)
+                .status,
+            415);
+  auto merged = reg.patch(admin, t, "default", "g", "", "application/merge-patch+json", R"({"spec":{"minMember":3}})",
+                          false);
+  ASSERT_EQ(merged.status, 200);
+  EXPECT_EQ(body(merged)["metadata"]["generation"], 2);
+}
+
+TEST_F(RegistryTest, ListFiltersBySelectorsAndPages) {
+  reg.create(admin, types.namespaces(), "", {{"metadata", {{"name", "other"}}}}, false);
+  for (int i = 0; i < 7; ++i)
+    reg.create(admin, types.pods(), i < 5 ? "default" : "other",
+               pod("p" + std::to_string(i), {{"app", i % 2 ? "odd" : "even"}}), false);
+  make_running("default", "p2");
+  auto names = [&](const Reply& r) {
+    std::vector<std::string> out;
+    json list = body(r);  // not a temporary: the loop below outlives the full-expression
+    for (const auto& item : list["items"]) out.push_back(item["metadata"]["name"]);
+    return out;
+  };
+  EXPECT_EQ(names(reg.list(types.pods(), "default", {"app=even", "", 0, ""})),
+            (std::vector<std::string>{"p0", "p2", "p4"}));
+  EXPECT_EQ(names(reg.list(types.pods(), "", {"app in (odd)", "metadata.namespace=other", 0, ""})),
+            (std::vector<std::string>{"p5"}));
+  EXPECT_EQ(names(reg.list(types.pods(), "", {"", "status.phase=Running", 0, ""})), (std::vector<std::string>{"p2"}));
+  EXPECT_EQ(reg.list(types.pods(), "", {"", "spec.bogus=1", 0, ""}).status, 400);
+  EXPECT_EQ(reg.list(types.pods(), "", {"a in (", "", 0, ""}).status, 400);
+  std::vector<std::string> all;
+  std::string token;
+  int pages = 0;
+  do {
+    auto r = reg.list(types.pods(), "", {"", "", 3, token});
+    ASSERT_EQ(r.status, 200);
+    for (auto& n : names(r)) all.push_back(n);
+    json meta = body(r)["metadata"];
+    token = meta.value("continue", "");
+    ++pages;
+  } while (!token.empty());
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(all.size(), 7u);
+  EXPECT_EQ(reg.list(types.pods(), "", {"", "", 3, "garbage"}).status, 400);
+}
+
+TEST_F(RegistryTest, BindingSetsNodeOnceAndAcceptsUnknownNodes) {
+  reg.create(admin, types.pods(), "default", pod("p"), false);
+  json binding = {{"apiVersion", "v1"}, {"kind", "Binding"}, {"metadata", {{"name", "p"}}},
+                  {"target", {{"kind", "Node"}, {"name", "not-a-node"}}}};
+  auto r = reg.bind("default", "p", binding, false);
+  EXPECT_EQ(r.status, 201);
+  json p = body(reg.get(types.pods(), "default", "p"));
+  EXPECT_EQ(p["spec"]["nodeName"], "not-a-node");
+  auto again = reg.bind("default", "p", binding, false);
+  EXPECT_EQ(again.status, 409);
+  EXPECT_NE(body(again)["message"].get<std::string>().find("already assigned to node"), std::string::npos);
+  EXPECT_EQ(reg.bind("default", "missing", binding, false).status, 404);
+}
+
+TEST_F(RegistryTest, EvictionHonoursTheBudget) {
+  for (const char* n : {"a", "b", "c"}) {
+    reg.create(admin, types.pods(), "default", pod(n, {{"app", "db"}}), false);
+    make_running("default", n);
+  }
+  json pdb = {{"apiVersion", "policy/v1"},
+              {"kind", "PodDisruptionBudget"},
+              {"metadata", {{"name", "db"}}},
+              {"spec", {{"minAvailable", "50%"}, {"selector", {{"matchLabels", {{"app", "db"}}}}}}}};
+  ASSERT_EQ(reg.create(admin, types.pdbs(), "default", pdb, false).status, 201);
+  // 50% of 3 rounds up to 2 desired healthy: one eviction allowed; then 1 of 2.
+  EXPECT_EQ(reg.evict("default", "a", json(), false).status, 201);
+  EXPECT_EQ(reg.get(types.pods(), "default", "a").status, 404);
+  EXPECT_EQ(reg.evict("default", "b", json(), false).status, 201);
+  auto blocked = reg.evict("default", "c", json(), false);
+  ASSERT_EQ(blocked.status, 429);
+  json st = body(blocked);
+  EXPECT_EQ(st["message"], "Cannot evict pod as it would violate the pod's disruption budget.");
+  EXPECT_EQ(st["reason"], "TooManyRequests");
+  EXPECT_EQ(st["details"]["causes"][0]["reason"], "DisruptionBudget");
+  json budget = body(reg.get(types.pdbs(), "default", "db"));
+  EXPECT_EQ(budget["status"]["disruptionsAllowed"], 0);
+  EXPECT_EQ(budget["status"]["currentHealthy"], 1);
+  // A pending pod is not protected by the budget.
+  reg.create(admin, types.pods(), "default", pod("pending", {{"app", "db"}}), false);
+  EXPECT_EQ(reg.evict("default", "pending", json(), false).status, 201);
+  EXPECT_EQ(reg.evict("default", "missing", json(), false).status, 404);
+}
+
+TEST_F(RegistryTest, StateLoadCreatesNamespacesAndDumpRoundTrips) {
+  std::vector<kube::SourcedObject> objects = {
+      {pod("x"), "s.yaml", 1},
+      {node("n1"), "s.yaml", 2},
+  };
+  objects[0].object["metadata"]["namespace"] = "team";
+  objects[0].object["status"] = {{"phase", "Running"}};
+  ASSERT_TRUE(reg.load(objects));
+  json x = body(reg.get(types.pods(), "team", "x"));
+  EXPECT_EQ(x["status"]["phase"], "Running");  // state keeps status as given
+  EXPECT_EQ(reg.get(types.namespaces(), "", "team").status, 200);
+  json dumped = reg.dump();
+  EXPECT_EQ(dumped["kind"], "List");
+  EXPECT_EQ(dumped["items"].size(), 3u);  // namespace team, node, pod
+  std::vector<kube::SourcedObject> bad = {{{{"apiVersion", "v9"}, {"kind", "Thing"}, {"metadata", {{"name", "t"}}}},
+                                           "bad.yaml", 4}};
+  auto loaded = reg.load(bad);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.message().find("bad.yaml"), std::string::npos) << loaded.message();
+}
+
+}  // namespace
+}  // namespace weft::kube_lite

@@ -1,0 +1,128 @@
+// Watch sessions over the store: from a version, selector transitions, the event
+// window's 410, dropped streams and bookmarks.
+#include "tools/kube-lite/watch.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace weft::kube_lite {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+class WatchTest : public ::testing::Test {
+ protected:
+  json node(const std::string& name, json labels = json::object()) {
+    return {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", name}, {"labels", labels}}}};
+  }
+  Reply label(const std::string& name, const std::string& value) {
+    return reg.patch(admin, types.nodes(), "", name, "", "application/merge-patch+json",
+                     json{{"metadata", {{"labels", {{"role", value}}}}}}.dump(), false);
+  }
+  ObjectFilter filter(const std::string& labels = "") {
+    return std::get<ObjectFilter>(ObjectFilter::make(types.nodes(), "", labels, ""));
+  }
+  // Every event line until the session ends or nothing comes for a while.
+  std::vector<json> drain(WatchSession& s, int max_empty = 2) {
+    std::vector<json> out;
+    int empty = 0;
+    while (empty < max_empty) {
+      auto chunk = s.next(milliseconds(20));
+      if (!chunk) break;
+      if (chunk->empty()) {
+        ++empty;
+        continue;
+      }
+      std::istringstream lines(*chunk);
+      std::string line;
+      while (std::getline(lines, line)) out.push_back(json::parse(line));
+    }
+    return out;
+  }
+  std::string rv() { return std::to_string(store.resource_version()); }
+
+  ResourceTypes types;
+  Store store{types.all().size(), 8};
+  Registry reg{types, store};
+  User admin{"", {}, {}, std::nullopt, true};
+};
+
+TEST_F(WatchTest, FromVersionInOrderWithSelectorTransitions) {
+  reg.create(admin, types.nodes(), "", node("a", {{"role", "gpu"}}), false);
+  std::string from = rv();
+  WatchSession s(store, types.nodes(), filter("role=gpu"), {from, false, 0, 0});
+  ASSERT_FALSE(s.start());
+  label("a", "cpu");   // leaves the selection: DELETED
+  label("a", "gpu");   // comes back: ADDED
+  reg.create(admin, types.nodes(), "", node("b", {{"role", "cpu"}}), false);  // never selected
+  label("a", "gpu");   // no change: no event
+  auto events = drain(s);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0]["type"], "DELETED");
+  EXPECT_EQ(events[1]["type"], "ADDED");
+  EXPECT_EQ(events[1]["object"]["metadata"]["labels"]["role"], "gpu");
+}
+
+TEST_F(WatchTest, FromNowStartsWithCurrentObjects) {
+  reg.create(admin, types.nodes(), "", node("a"), false);
+  WatchSession s(store, types.nodes(), filter(), {"", false, 0, 0});
+  ASSERT_FALSE(s.start());
+  reg.remove(admin, types.nodes(), "", "a", json(), false);
+  auto events = drain(s);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0]["type"], "ADDED");
+  EXPECT_EQ(events[1]["type"], "DELETED");
+}
+
+TEST_F(WatchTest, TooOldVersionIsAnExpiredErrorEvent) {
+  reg.create(admin, types.nodes(), "", node("a"), false);
+  for (int i = 0; i < 20; ++i) label("a", std::to_string(i));  // the window keeps 8 events
+  WatchSession s(store, types.nodes(), filter(), {"5", false, 0, 0});
+  ASSERT_FALSE(s.start());
+  auto events = drain(s);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["type"], "ERROR");
+  EXPECT_EQ(events[0]["object"]["code"], 410);
+  EXPECT_EQ(events[0]["object"]["reason"], "Expired");
+  WatchSession bad(store, types.nodes(), filter(), {"abc", false, 0, 0});
+  EXPECT_TRUE(bad.start());
+}
+
+TEST_F(WatchTest, DropsAfterNEventsAndResumesWithoutLossOrRepeat) {
+  reg.create(admin, types.nodes(), "", node("a"), false);
+  std::string from = rv();
+  for (int i = 0; i < 7; ++i) label("a", std::to_string(i));
+  std::vector<std::string> seen;
+  for (int round = 0; round < 5 && seen.size() < 7; ++round) {
+    WatchSession s(store, types.nodes(), filter(), {from, false, 0, 3});
+    ASSERT_FALSE(s.start());
+    auto events = drain(s);
+    EXPECT_LE(events.size(), 3u);
+    for (auto& e : events) {
+      seen.push_back(e["object"]["metadata"]["labels"]["role"]);
+      from = e["object"]["metadata"]["resourceVersion"];
+    }
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6"}));
+}
+
+TEST_F(WatchTest, BookmarksCarryTheCurrentVersionWhenIdle) {
+  reg.create(admin, types.nodes(), "", node("a"), false);
+  WatchOptions o{rv(), true, 0, 0, milliseconds(30)};
+  WatchSession s(store, types.nodes(), filter(), o);
+  ASSERT_FALSE(s.start());
+  // A change to another type moves the version on without an event for this watch.
+  reg.create(admin, *types.find("", "v1", "configmaps"), "default",
+             {{"metadata", {{"name", "cm"}}}, {"data", {{"k", "v"}}}}, false);
+  std::string now = rv();
+  auto events = drain(s, 10);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back()["type"], "BOOKMARK");
+  EXPECT_EQ(events.back()["object"]["metadata"]["resourceVersion"], now);
+  for (auto& e : events) EXPECT_EQ(e["type"], "BOOKMARK");
+}
+
+}  // namespace
+}  // namespace weft::kube_lite
