@@ -1,6 +1,15 @@
 // CPU busy time (node, per CPU and per watched cgroup v2), run-queue latency and
 // direct-reclaim stalls, counted in per-CPU maps that user space reads; raw tracepoints
-// only (no tracefs, no BTF-typed attach). Nothing is sent to user space per event.
+// and a cpu-clock perf event (no tracefs, no BTF-typed attach). Nothing is sent to user
+// space per event.
+//
+// Three ways to time CPU busy: exact, at every sched_switch; on the scheduler tick
+// (weft_tick: the kernel's own tick timer, already firing HZ times a second on every
+// busy CPU, counts one tick of busy time when it interrupts a task that is not idle, as
+// the kernel's tick accounting does; no interrupts of its own); or sampled, by
+// weft_cpu_sample on a per-CPU software cpu-clock perf event at a fixed rate (~1 kHz).
+// The last two cost nothing per switch; in those modes sched_switch only records
+// run-queue waits, and user space attaches it part of the time.
 #include "vmlinux.h"
 
 #include <bpf/bpf_core_read.h>
@@ -59,6 +68,15 @@ const volatile bool runq_enabled = true;
  * clock), so at switch-in the wait is this CPU's rq->clock (updated just before the
  * tracepoint) minus that stamp; no wakeup programs and no map of wait starts. */
 const volatile bool runq_sched_info = false;
+
+/* Set before load: false when weft_cpu_sample times busy intervals; sched_switch then
+ * only records run-queue waits. */
+const volatile bool busy_from_switch = true;
+
+/* Tick mode: address of the function of the tick's hrtimer (tick_nohz_handler, or
+ * tick_sched_timer before 6.9), set before load from kallsyms; 0 leaves weft_tick idle. */
+const volatile __u64 tick_fn = 0;
+extern unsigned int CONFIG_HZ __kconfig __weak;
 
 /* Number of entries in `watched`; 0 skips the cgroup walk on every switch. */
 volatile __u32 watch_count = 0;
@@ -178,12 +196,20 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
   __u32 zero = 0;
   struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
   if (!st) return 0;
+  if (!busy_from_switch && runq_enabled && runq_sched_info) {
+    /* Run-queue waits only: the idle task is never queued (last_queued stays 0). */
+    __u64 clock = read_rq_clock(st, next);
+    if (clock) count_queued_wait(st, next, clock);
+    st->switches++;
+    return 0;
+  }
   /* With sched_info, time comes from the scheduler's rq clock, which the run-queue
    * waits need anyway; reading our own clock costs more than the rest of the program
    * on some machines, so it is read only every 64th switch, to map the two clocks. */
   __u64 now = 0;
   bool clock_changed = false;
   if (runq_enabled && runq_sched_info) {
+    /* (Only in the exact mode: the sampled one returned above.) */
     now = read_rq_clock(st, next);
     /* The first switch timed by the rq clock must not close an interval opened by
      * bpf_ktime_get_ns(). */
@@ -220,6 +246,11 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
     }
   }
 
+  if (!busy_from_switch) {
+    st->switches++;
+    return 0;
+  }
+
   /* A task can start running here without this program seeing its switch-in (seen on
    * this kernel a few times a second, e.g. around a short-lived kthread); then the
    * state describes the wrong task, and the interval being closed belongs to prev. */
@@ -251,6 +282,74 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
     st->nslots = 0;
   st->cur_task = (__u64)next;
   st->switches++;
+  barrier();
+  st->seq++;
+  return 0;
+}
+
+/* Sampled busy time: on each cpu-clock sample the interval since the previous sample
+ * on this CPU goes to what that sample saw (busy or idle, and its cgroups), and this
+ * sample's view is kept for the next interval; the reader adds the still-open one. The
+ * interval is the measured time between samples, so a late or missed sample (interrupts
+ * off, a stolen vCPU) does not lose time. Runs in hard-irq context on its CPU, never
+ * inside sched_switch (which runs with interrupts off). */
+SEC("perf_event")
+int weft_cpu_sample(void *ctx) {
+  __u32 zero = 0;
+  struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
+  if (!st) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  __u32 pid = (__u32)bpf_get_current_pid_tgid();
+  st->seq++;
+  barrier();
+  if (st->last_switch_ns && st->running && now > st->last_switch_ns) {
+    __u64 delta = now - st->last_switch_ns;
+    st->busy_ns += delta;
+    add_cgroup_time(st, delta);
+  }
+  st->last_switch_ns = now;
+  st->running = pid != 0;
+  if (pid)
+    find_slots(st, (struct task_struct *)bpf_get_current_task());
+  else
+    st->nslots = 0;
+  st->samples++;
+  barrier();
+  st->seq++;
+  return 0;
+}
+
+/* Busy time from the scheduler tick: every expiry of this CPU's tick timer while a task
+ * other than the idle task runs adds the tick periods since the previous tick, to the
+ * CPU and to the task's watched cgroups: one period, plus any the tick was late by (a
+ * vCPU held up by the host: the kernel then skips the missed expiries). Idle CPUs stop
+ * their tick (NOHZ) and add nothing; a restarted tick is never late. Other hrtimers
+ * return at the first comparison. */
+SEC("raw_tp/hrtimer_expire_entry")
+int BPF_PROG(weft_tick, struct hrtimer *timer, ktime_t *now) {
+  if (!tick_fn || !CONFIG_HZ) return 0;
+  if ((__u64)BPF_CORE_READ(timer, function) != tick_fn) return 0;
+  __u32 zero = 0;
+  struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
+  if (!st) return 0;
+  st->samples++;
+  if (!(__u32)bpf_get_current_pid_tgid()) return 0;
+  __u64 period = 1000000000ULL / CONFIG_HZ;
+  __s64 at = 0;
+  bpf_probe_read_kernel(&at, sizeof at, now);
+  __s64 expires = BPF_CORE_READ(timer, node.expires);
+  __u64 ticks = 1;
+  if (at > expires) {
+    __u64 late = (__u64)(at - expires) / period;
+    ticks += late < CONFIG_HZ ? late : CONFIG_HZ; /* at most a second */
+  }
+  __u64 busy = ticks * period;
+  st->seq++;
+  barrier();
+  st->busy_ns += busy;
+  find_slots(st, (struct task_struct *)bpf_get_current_task());
+  add_cgroup_time(st, busy);
+  st->nslots = 0; /* no open interval: ticks are counted whole */
   barrier();
   st->seq++;
   return 0;

@@ -8,8 +8,10 @@
 #define WEFT_MAX_SLOTS 8         /* watched cgroups one task can count towards */
 #define WEFT_RUNQ_START_SLOTS 65536
 
-/* One per CPU. seq is odd while sched_switch updates the busy fields, so a reader can
- * tell a torn copy from a clean one. */
+/* One per CPU. seq is odd while the program that times busy intervals (sched_switch in
+ * the exact mode, the cpu-clock sample program in the sampled mode) updates the busy
+ * fields, so a reader can tell a torn copy from a clean one. In the sampled mode an
+ * "interval" runs from one sample to the next and `running` is what the last sample saw. */
 struct weft_cpu_stats {
   __u64 seq;
   __u64 busy_ns;        /* non-idle time closed at a switch */
@@ -32,6 +34,7 @@ struct weft_cpu_stats {
   __u64 runq_sum_ns;
   __u64 reclaim_ns;
   __u64 reclaim_count;
+  __u64 samples;        /* runs of the sampling program (sampled) or ticks seen (tick mode) on this CPU */
 };
 
 /* Start of a run-queue wait, indexed by pid % WEFT_RUNQ_START_SLOTS; a pid mismatch

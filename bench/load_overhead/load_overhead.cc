@@ -1,10 +1,15 @@
 // Cost of the load collector on a context-switch storm, in one run:
 //  - throughput of a pipe ping-pong between two threads, alternating trials without
-//    and with the BPF programs attached (same process, same moment, so background
-//    load from other work hits both alike); the loss is the median of paired ratios;
-//  - the programs' own kernel time (bpf run-time stats, enabled only for that phase)
-//    per second during the storm and per invocation;
-//  - the user-space collector's CPU per second at the default 1 s sampling.
+//    programs, with an empty raw_tp program on sched_switch (the floor of hooking every
+//    switch), with the exact mode (busy time and run-queue waits at every switch, the
+//    old default), with the sampled mode (the default: cpu-clock samples at 997 Hz per
+//    CPU, run-queue program attached 100 ms of every 1000 ms) and with sampling alone;
+//    same process, same moment, so background load from other work hits all alike; the
+//    loss is the median of paired ratios;
+//  - a CPU-bound loop with and without sampling (what the sample interrupts cost a CPU);
+//  - the programs' own kernel time (bpf run-time stats, on only for that phase), per
+//    second during the storm and without it;
+//  - the collector's user-space CPU per second (reads at 1 s sampling, duty-cycle thread).
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>
@@ -15,47 +20,73 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <functional>
+#include <random>
+#include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "collectors/load/bpf_loader.h"
+#include "collectors/load/cpu_clock_sampling.h"
 #include "collectors/load/ebpf_source.h"
+#include "collectors/load/kallsyms.h"
 #include "collectors/load/text_files.h"
 #include "ebpf/bench_floor.skel.h"
 #include "ebpf/load.skel.h"
 
 namespace {
 
-double thread_cpu_s() {
+using weft::load::EbpfOptions;
+using weft::load::EbpfSource;
+using weft::Result;
+
+double cpu_s(clockid_t clock) {
   timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
+double thread_cpu_s() { return cpu_s(CLOCK_THREAD_CPUTIME_ID); }
 
-void pin_to(int cpu) {
+// Where the measured threads run: one CPU and, with fifo, SCHED_FIFO priority 1 so that
+// other work on a shared machine (builds) cannot take that CPU from them; what is left
+// of the CPU's time to others (sched_rt_runtime_us, the fair server) is the same in
+// every trial.
+struct Placement {
+  int cpu = 0;
+  bool fifo = true;
+};
+
+void place(const Placement& p) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
+  CPU_SET(p.cpu, &set);
   sched_setaffinity(0, sizeof set, &set);
+  if (p.fifo) {
+    sched_param sp{};
+    sp.sched_priority = 1;
+    if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) std::perror("sched_setscheduler(SCHED_FIFO)");
+  }
 }
 
 struct Rate {
-  double per_wall_s = 0;  // round trips per second of wall time
-  double per_cpu_s = 0;   // round trips per second of CPU time used by the two threads
+  double per_wall_s = 0;  // operations per second of wall time
+  double per_cpu_s = 0;   // operations per second of CPU time used by the measured threads
 };
 
 // A one-byte pipe ping-pong between two threads pinned to one CPU, so every round trip
 // is two context switches and two wakeups on that CPU.
-Rate ping_pong(double seconds, int cpu) {
+Rate ping_pong(double seconds, const Placement& cpu) {
   int a[2], b[2];
   if (pipe(a) != 0 || pipe(b) != 0) return {};
   std::atomic<double> echo_cpu{0};
   std::thread echo([&] {
-    pin_to(cpu);
+    place(cpu);
     double c0 = thread_cpu_s();
     char c;
     while (read(a[0], &c, 1) == 1) {
@@ -67,7 +98,7 @@ Rate ping_pong(double seconds, int cpu) {
   uint64_t trips = 0;
   double elapsed = 0;
   std::thread pinger([&] {
-    pin_to(cpu);
+    place(cpu);
     char c = 'x';
     double c0 = thread_cpu_s();
     auto start = std::chrono::steady_clock::now();
@@ -91,176 +122,424 @@ Rate ping_pong(double seconds, int cpu) {
   return {t / elapsed, t / (self_cpu + echo_cpu.load())};
 }
 
-struct ProgTime {
-  uint64_t run_ns = 0;
-  uint64_t runs = 0;
-  std::vector<std::pair<uint64_t, uint64_t>> each;  // per program: ns, runs
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Mean and its standard error.
+std::pair<double, double> mean_se(const std::vector<double>& v) {
+  if (v.size() < 2) return {v.empty() ? 0 : v[0], 0};
+  double m = 0;
+  for (double x : v) m += x;
+  m /= static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - m) * (x - m);
+  double sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  return {m, sd / std::sqrt(static_cast<double>(v.size()))};
+}
+
+// "1.23 % (mean 1.10 ± 0.40)": loss from paired ratios (with/without).
+// Slices in which the storm made no progress at all (the CPU taken away for the whole
+// slice) give no ratio and are left out.
+std::string loss_text(const std::vector<double>& all) {
+  std::vector<double> ratios;
+  for (double r : all) {
+    if (std::isfinite(r) && r > 0) ratios.push_back(r);
+  }
+  auto [m, se] = mean_se(ratios);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%5.2f %% (mean %5.2f ± %.2f)", (1 - median(ratios)) * 100, (1 - m) * 100, se * 100);
+  return buf;
+}
+
+// Something attached for one trial; released (detached) when the handle goes.
+using Attached = std::shared_ptr<void>;
+
+struct Mode {
+  std::string name;
+  std::function<Attached()> attach;
+  std::vector<double> ratio, cpu_ratio;
 };
 
-ProgTime prog_time(weft_load* skel) {
-  ProgTime t;
-  bpf_program* progs[] = {skel->progs.weft_sched_switch, skel->progs.weft_sched_wakeup, skel->progs.weft_sched_wakeup_new,
-                          skel->progs.weft_reclaim_begin, skel->progs.weft_reclaim_end};
-  for (auto* p : progs) {
+std::unique_ptr<EbpfSource> make_source(const weft::load::TextFiles& files, const EbpfOptions& options,
+                                        const char* expect_method) {
+  auto s = EbpfSource::create(files, "", options);
+  if (!s) {
+    std::fprintf(stderr, "load programs: %s\n", s.message().c_str());
+    std::exit(1);
+  }
+  if ((*s)->cpu_method() != expect_method) {
+    std::fprintf(stderr, "expected CPU method %s, got %s (%s)\n", expect_method, (*s)->cpu_method().c_str(),
+                 (*s)->detail().c_str());
+    std::exit(1);
+  }
+  return std::move(*s);
+}
+
+struct ProgTimes {
+  std::vector<std::string> names;
+  std::vector<uint64_t> ns, runs;
+};
+
+ProgTimes prog_times(const EbpfSource& source) {
+  ProgTimes t;
+  for (const auto& [name, fd] : source.program_fds()) {
     bpf_prog_info info{};
     uint32_t len = sizeof info;
-    if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0) {
-      t.run_ns += info.run_time_ns;
-      t.runs += info.run_cnt;
-    }
-    t.each.emplace_back(info.run_time_ns, info.run_cnt);
+    bpf_obj_get_info_by_fd(fd, &info, &len);
+    t.names.push_back(name);
+    t.ns.push_back(info.run_time_ns);
+    t.runs.push_back(info.run_cnt);
   }
   return t;
 }
 
-const char* kProgNames[] = {"sched_switch", "sched_wakeup", "sched_wakeup_new", "reclaim_begin", "reclaim_end"};
+// Prints per program and in total what ran between two snapshots over `wall` seconds.
+void print_prog_delta(const char* label, const ProgTimes& a, const ProgTimes& b, double wall) {
+  uint64_t ns = 0, runs = 0;
+  for (size_t i = 0; i < b.ns.size(); i++) {
+    ns += b.ns[i] - a.ns[i];
+    runs += b.runs[i] - a.runs[i];
+  }
+  std::printf("  %s: %.0f program runs/s, %.3f ms CPU per second (%.3f %% of one CPU)\n", label,
+              static_cast<double>(runs) / wall, static_cast<double>(ns) / wall / 1e6,
+              static_cast<double>(ns) / wall / 1e9 * 100);
+  for (size_t i = 0; i < b.ns.size(); i++) {
+    uint64_t n = b.runs[i] - a.runs[i];
+    if (n) {
+      std::printf("    %-22s %9.0f/s %5.0f ns each\n", b.names[i].c_str(), static_cast<double>(n) / wall,
+                  static_cast<double>(b.ns[i] - a.ns[i]) / static_cast<double>(n));
+    }
+  }
+}
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
+
+// The ping-pong running continuously in the background, read at any moment: for slices
+// of a few tens of ms that alternate what is attached while the storm goes on, so that
+// slow drifts of a shared machine (other builds, the host) hit all modes alike.
+class Storm {
+ public:
+  explicit Storm(const Placement& where) {
+    if (pipe(a_) != 0 || pipe(b_) != 0) std::exit(1);
+    echo_ = std::thread([this, where] {
+      place(where);
+      char c;
+      while (read(a_[0], &c, 1) == 1) {
+        if (write(b_[1], &c, 1) != 1) break;
+      }
+    });
+    pinger_ = std::thread([this, where] {
+      place(where);
+      char c = 'x';
+      while (!stop_.load(std::memory_order_relaxed)) {
+        if (write(a_[1], &c, 1) != 1 || read(b_[0], &c, 1) != 1) break;
+        trips_.store(trips_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      }
+      close(a_[1]);
+    });
+    pthread_getcpuclockid(echo_.native_handle(), &echo_clock_);
+    pthread_getcpuclockid(pinger_.native_handle(), &pinger_clock_);
+  }
+  ~Storm() {
+    stop_ = true;
+    pinger_.join();
+    echo_.join();
+    close(a_[0]);
+    close(b_[0]);
+    close(b_[1]);
+  }
+  struct Point {
+    double wall_s, cpu_s;
+    uint64_t trips;
+  };
+  Point now() const {
+    return {std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(),
+            cpu_s(echo_clock_) + cpu_s(pinger_clock_), trips_.load(std::memory_order_relaxed)};
+  }
+
+ private:
+  int a_[2], b_[2];
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> trips_{0};
+  std::thread echo_, pinger_;
+  clockid_t echo_clock_{}, pinger_clock_{};
+};
+
+Rate rate_between(const Storm::Point& a, const Storm::Point& b) {
+  double trips = static_cast<double>(b.trips - a.trips);
+  return {trips / (b.wall_s - a.wall_s), trips / (b.cpu_s - a.cpu_s)};
+}
+
+// A load.bpf.o loaded (not attached) for the exact mode, or with the tick and the
+// cpu-clock sample programs both loaded (attached one at a time).
+weft_load* load_programs(bool exact, uint64_t tick_fn) {
+  weft_load* skel = weft_load__open();
+  if (!skel) std::exit(1);
+  skel->rodata->runq_enabled = true;
+  skel->rodata->runq_sched_info = true;
+  skel->rodata->busy_from_switch = exact;
+  skel->rodata->tick_fn = tick_fn;
+  bpf_program__set_autoload(skel->progs.weft_sched_wakeup, false);
+  bpf_program__set_autoload(skel->progs.weft_sched_wakeup_new, false);
+  if (exact) {
+    bpf_program__set_autoload(skel->progs.weft_cpu_sample, false);
+    bpf_program__set_autoload(skel->progs.weft_tick, false);
+  }
+  if (auto st = weft::load::load_skeleton(skel->skeleton, "load.bpf.o"); !st) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    std::exit(1);
+  }
+  return skel;
+}
+
+// Something switched on and off quickly while the storm runs.
+struct Toggle {
+  std::string name;
+  std::function<void()> on, off;
+  std::vector<double> ratio, cpu_ratio;
+};
+
+std::function<void()> attach_raw_tp(const char* tracepoint, bpf_program* prog, int& fd) {
+  return [tracepoint, prog, &fd] {
+    fd = bpf_raw_tracepoint_open(tracepoint, bpf_program__fd(prog));
+    if (fd < 0) {
+      std::perror("bpf_raw_tracepoint_open");
+      std::exit(1);
+    }
+  };
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"load collector overhead on a context-switch storm"};
-  int pairs = 8;
+  int pairs = 12;
   double seconds = 1.0;
-  int cpu = 0;
-  app.add_option("--pairs", pairs, "alternating without/with trial pairs")->check(CLI::Range(1, 100));
-  app.add_option("--seconds", seconds, "length of one trial")->check(CLI::Range(0.1, 60.0));
-  app.add_option("--cpu", cpu, "CPU the ping-pong threads are pinned to")->check(CLI::Range(0, 4095));
+  int cycles = 160;
+  int slice_ms = 50;
+  Placement cpu;
+  app.add_option("--cycles", cycles, "fine alternation: cycles of one slice per mode")->check(CLI::Range(0, 10000));
+  app.add_option("--slice-ms", slice_ms, "fine alternation: length of one slice")->check(CLI::Range(5, 10000));
+  app.add_option("--pairs", pairs, "direct trials: rounds of alternating whole trials")->check(CLI::Range(0, 100));
+  app.add_option("--seconds", seconds, "length of one trial")->check(CLI::Range(0.05, 60.0));
+  int duty_period_ms = 0;
+  app.add_option("--runq-period-ms", duty_period_ms,
+                 "run-queue duty period of the sampled mode in the storm trials (default: the trial length, with the "
+                 "default's on-share, so that every trial holds whole periods)")
+      ->check(CLI::Range(10, 60000));
+  app.add_option("--cpu", cpu.cpu, "CPU the ping-pong threads are pinned to")->check(CLI::Range(0, 4095));
+  bool no_fifo = false;
+  app.add_flag("--no-fifo", no_fifo, "run the measured threads as normal (SCHED_OTHER) tasks");
   CLI11_PARSE(app, argc, argv);
+  cpu.fifo = !no_fifo;
 
-  // One loaded copy per way of running: run-queue waits from sched_info (the default
-  // where the kernel has it), from wakeup stamps, and no run-queue latency.
-  struct Mode {
-    const char* name;
-    weft_load* skel;
-    std::vector<double> ratio;
-    std::vector<double> cpu_ratio;
-  };
-  std::vector<Mode> modes = {{"sched_info", nullptr, {}, {}}, {"wakeup", nullptr, {}, {}}, {"no-runq", nullptr, {}, {}}};
-  for (auto& m : modes) {
-    m.skel = weft_load__open();
-    if (!m.skel) {
-      std::fprintf(stderr, "cannot open the BPF object\n");
-      return 1;
-    }
-    std::string name = m.name;
-    m.skel->rodata->runq_enabled = name != "no-runq";
-    m.skel->rodata->runq_sched_info = name == "sched_info";
-    if (name != "wakeup") {
-      bpf_program__set_autoload(m.skel->progs.weft_sched_wakeup, false);
-      bpf_program__set_autoload(m.skel->progs.weft_sched_wakeup_new, false);
-    }
-    if (auto st = weft::load::load_skeleton(m.skel->skeleton, "load.bpf.o"); !st) {
-      std::fprintf(stderr, "%s: %s\n", m.name, st.message().c_str());
-      return 1;
-    }
-  }
-  weft_load* skel = modes[0].skel;
+  const EbpfOptions defaults;  // the defaults: tick mode, run-queue duty cycle
+  const double period_s = static_cast<double>(defaults.runq_period.count()) / 1000.0;
+  const double on_share = static_cast<double>(defaults.runq_on.count()) /
+                          static_cast<double>(defaults.runq_period.count());
+  // The same on-share as the default, over a period that fits the trials: the per-switch
+  // cost while on is the same, switching on and off is more frequent (if anything, dearer).
+  EbpfOptions default_trial = defaults;
+  default_trial.runq_period =
+      std::chrono::milliseconds(duty_period_ms ? duty_period_ms : static_cast<int>(std::lround(seconds * 1000)));
+  default_trial.runq_on = std::chrono::milliseconds(
+      std::max<long>(1, std::lround(on_share * static_cast<double>(default_trial.runq_period.count()))));
+
+  weft::load::HostFiles files;
+  EbpfOptions exact;
+  exact.cpu_method = EbpfOptions::CpuMethod::Switch;
+  exact.runq_method = EbpfOptions::RunqMethod::SchedInfo;
+  EbpfOptions sampled = defaults;
+  sampled.cpu_method = EbpfOptions::CpuMethod::Sampled;
+
   weft_bench_floor* floor = weft_bench_floor__open_and_load();
   if (!floor) {
     std::fprintf(stderr, "cannot load the empty floor program\n");
     return 1;
   }
-  auto with_attached = [&](weft_load* s) {
-    if (auto st = weft::load::attach_skeleton(s->skeleton, "load.bpf.o"); !st) {
-      std::fprintf(stderr, "%s\n", st.message().c_str());
-      std::exit(1);
+  // Fine alternation: the storm runs throughout; every cycle gives one slice to each of
+  // none, the floor, the exact mode's sched_switch, the run-queue program alone, the tick
+  // program alone and the cpu-clock sampling alone, in a shuffled order. The tick mode
+  // (default) costs the tick program plus the on-share of the run-queue program; the
+  // sampled mode the sampling plus that share.
+  if (cycles > 0) {
+    int ncpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    if (ncpu > 1) place({(cpu.cpu + 1) % ncpu, false});  // this thread away from the storm
+    auto kallsyms = files.read("/proc/kallsyms");
+    auto tick_fn = kallsyms ? weft::load::find_kernel_function(*kallsyms, {"tick_nohz_handler", "tick_sched_timer"})
+                            : Result<uint64_t>(kallsyms.error());
+    if (!tick_fn) {
+      std::fprintf(stderr, "tick function: %s\n", tick_fn.message().c_str());
+      return 1;
     }
-    Rate r = ping_pong(seconds, cpu);
-    weft_load__detach(s);
-    return r;
-  };
+    weft_load* exact_progs = load_programs(true, 0);
+    weft_load* sampled_progs = load_programs(false, *tick_fn);
+    std::vector<int> cpus;
+    for (int c = 0; c < ncpu; c++) cpus.push_back(c);
+    auto sampling = weft::load::CpuClockSampling::attach(sampled_progs->progs.weft_cpu_sample, cpus, sampled.sample_hz);
+    if (!sampling || !sampling->set_enabled(false)) {
+      std::fprintf(stderr, "cpu-clock sampling: %s\n", sampling ? "cannot disable" : sampling.message().c_str());
+      return 1;
+    }
+    bpf_link* floor_link = nullptr;
+    int exact_fd = -1, runq_fd = -1, tick_fd = -1;
+    std::vector<Toggle> toggles;
+    toggles.push_back({"none", [] {}, [] {}, {}, {}});
+    toggles.push_back({"empty raw_tp program on sched_switch (floor)",
+                       [&] { floor_link = bpf_program__attach(floor->progs.weft_floor_switch); },
+                       [&] { bpf_link__destroy(floor_link); }, {}, {}});
+    toggles.push_back({"exact: every switch (old default)",
+                       attach_raw_tp("sched_switch", exact_progs->progs.weft_sched_switch, exact_fd),
+                       [&] { close(exact_fd); }, {}, {}});
+    toggles.push_back({"run-queue program alone, always on",
+                       attach_raw_tp("sched_switch", sampled_progs->progs.weft_sched_switch, runq_fd),
+                       [&] { close(runq_fd); }, {}, {}});
+    toggles.push_back({"tick program alone (CPU time)",
+                       attach_raw_tp("hrtimer_expire_entry", sampled_progs->progs.weft_tick, tick_fd),
+                       [&] { close(tick_fd); }, {}, {}});
+    toggles.push_back({"cpu-clock sampling alone (CPU time)", [&] { (void)sampling->set_enabled(true); },
+                       [&] { (void)sampling->set_enabled(false); }, {}, {}});
+    std::vector<size_t> order(toggles.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::mt19937 rng(12345);
+    std::printf("fine alternation: pipe ping-pong on CPU %d (%s) running throughout, %d cycles of %zu slices of %d ms\n",
+                cpu.cpu, cpu.fifo ? "SCHED_FIFO" : "SCHED_OTHER", cycles, toggles.size(), slice_ms);
+    std::fflush(stdout);
+    {
+      Storm storm(cpu);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      std::vector<Rate> rates(toggles.size());
+      for (int c = 0; c < cycles; c++) {
+        std::shuffle(order.begin(), order.end(), rng);
+        for (size_t i : order) {
+          toggles[i].on();
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));  // past the attach
+          auto a = storm.now();
+          std::this_thread::sleep_for(std::chrono::milliseconds(slice_ms));
+          auto b = storm.now();
+          toggles[i].off();
+          rates[i] = rate_between(a, b);
+        }
+        for (size_t i = 1; i < toggles.size(); i++) {
+          toggles[i].ratio.push_back(rates[i].per_wall_s / rates[0].per_wall_s);
+          toggles[i].cpu_ratio.push_back(rates[i].per_cpu_s / rates[0].per_cpu_s);
+        }
+        toggles[0].ratio.push_back(rates[0].per_wall_s);
+        toggles[0].cpu_ratio.push_back(rates[0].per_cpu_s);
+      }
+    }
+    std::printf("without programs: median %.0f round trips/s of wall time, %.0f per CPU-second\n",
+                median(toggles[0].ratio), median(toggles[0].cpu_ratio));
+    std::printf("loss: median of per-cycle ratios to the cycle's own \"none\" slice (mean ± standard error), %%\n");
+    for (size_t i = 1; i < toggles.size(); i++) {
+      std::printf("  %-46s wall %s, per CPU-second %s\n", toggles[i].name.c_str(), loss_text(toggles[i].ratio).c_str(),
+                  loss_text(toggles[i].cpu_ratio).c_str());
+    }
+    // Per cycle: 1 - (loss of the CPU-time program + on-share x loss of the run-queue program).
+    const std::string share = std::to_string(static_cast<int>(on_share * 100)) + " % of the run-queue program";
+    for (auto [cpu_toggle, label] : {std::pair{size_t{4}, "tick mode (default) = tick + "},
+                                     std::pair{size_t{5}, "sampled mode = cpu-clock sampling + "}}) {
+      std::vector<double> composed, composed_cpu;
+      for (size_t k = 0; k < toggles[cpu_toggle].ratio.size(); k++) {
+        composed.push_back(1 - ((1 - toggles[cpu_toggle].ratio[k]) + on_share * (1 - toggles[3].ratio[k])));
+        composed_cpu.push_back(1 - ((1 - toggles[cpu_toggle].cpu_ratio[k]) + on_share * (1 - toggles[3].cpu_ratio[k])));
+      }
+      std::printf("  %-46s wall %s, per CPU-second %s%s\n", (label + share).c_str(), loss_text(composed).c_str(),
+                  loss_text(composed_cpu).c_str(), cpu_toggle == 4 ? "  (goal <= 1 %)" : "");
+    }
+    sampling = weft::load::CpuClockSampling();
+    weft_load__destroy(exact_progs);
+    weft_load__destroy(sampled_progs);
+    std::fflush(stdout);
+  }
 
-  std::printf("pipe ping-pong on CPU %d, %d rounds of %.1f s trials, round trips/s of wall time: without programs | "
-              "empty program | sched_info (default) | wakeup stamps | no run-queue latency\n", cpu, pairs, seconds);
-  std::vector<double> off, off_cpu, floor_ratio, floor_cpu_ratio;
+  std::vector<Mode> modes;
+  modes.push_back({"exact: every switch (old default)",
+                   [&]() -> Attached { return make_source(files, exact, "switch"); }, {}, {}});
+  char default_name[96];
+  std::snprintf(default_name, sizeof default_name, "tick + runq %ld/%ld ms (default)",
+                static_cast<long>(default_trial.runq_on.count()), static_cast<long>(default_trial.runq_period.count()));
+  modes.push_back({default_name, [&]() -> Attached { return make_source(files, default_trial, "tick"); }, {}, {}});
+
+  if (pairs > 0) {
+  std::printf("direct trials: the collector as shipped (a source created per trial), pipe ping-pong on CPU %d (%s), %d "
+              "rounds of %.1f s trials; round trips/s of wall time (change):\n",
+              cpu.cpu, cpu.fifo ? "SCHED_FIFO" : "SCHED_OTHER", pairs, seconds);
+  std::vector<double> off, off_cpu;
   for (int i = 0; i < pairs; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     Rate base = ping_pong(seconds, cpu);
     off.push_back(base.per_wall_s);
     off_cpu.push_back(base.per_cpu_s);
-    std::printf("  round %d: %.0f", i + 1, base.per_wall_s);
-    bpf_link* floor_link = bpf_program__attach(floor->progs.weft_floor_switch);
-    if (!floor_link) {
-      std::fprintf(stderr, "attaching the empty program failed\n");
-      return 1;
-    }
-    Rate empty = ping_pong(seconds, cpu);
-    bpf_link__destroy(floor_link);
-    floor_ratio.push_back(empty.per_wall_s / base.per_wall_s);
-    floor_cpu_ratio.push_back(empty.per_cpu_s / base.per_cpu_s);
-    std::printf(" | empty %.0f (%+.2f %%)", empty.per_wall_s, (empty.per_wall_s / base.per_wall_s - 1) * 100);
-    for (auto& m : modes) {
-      Rate with = with_attached(m.skel);
-      m.ratio.push_back(with.per_wall_s / base.per_wall_s);
-      m.cpu_ratio.push_back(with.per_cpu_s / base.per_cpu_s);
+    std::printf("  round %2d: none %.0f", i + 1, base.per_wall_s);
+    for (size_t m = 0; m < modes.size(); m++) {
+      Rate with;
+      {
+        Attached a = modes[m].attach();
+        with = ping_pong(seconds, cpu);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      modes[m].ratio.push_back(with.per_wall_s / base.per_wall_s);
+      modes[m].cpu_ratio.push_back(with.per_cpu_s / base.per_cpu_s);
       std::printf(" | %.0f (%+.2f %%)", with.per_wall_s, (with.per_wall_s / base.per_wall_s - 1) * 100);
     }
     std::printf("\n");
+    std::fflush(stdout);
   }
   std::printf("without programs: median %.0f round trips/s of wall time, %.0f per CPU-second\n", median(off),
               median(off_cpu));
-  std::printf("floor, an empty raw_tp program on sched_switch: %.2f %% of wall throughput, %.2f %% per CPU-second\n",
-              (1 - median(floor_ratio)) * 100, (1 - median(floor_cpu_ratio)) * 100);
+  std::printf("loss: median of paired ratios (mean ± standard error), %%\n");
   for (auto& m : modes) {
-    std::printf("loss with programs, runq %-10s: %.2f %% of wall throughput, %.2f %% per CPU-second "
-                "(medians of paired ratios)%s\n",
-                m.name, (1 - median(m.ratio)) * 100, (1 - median(m.cpu_ratio)) * 100,
-                &m == &modes[0] ? " (goal <= 1 %)" : "");
+    std::printf("  %-46s wall %s, per CPU-second %s%s\n", m.name.c_str(), loss_text(m.ratio).c_str(),
+                loss_text(m.cpu_ratio).c_str(), m.name.find("default)") != std::string::npos ? "  (goal <= 1 %)" : "");
+  }
   }
 
   // Kernel time of the programs, with run-time stats on only for this phase.
   int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
   if (stats_fd < 0) {
     std::printf("bpf run-time stats unavailable: %s\n", std::strerror(errno));
-  } else if (weft::load::attach_skeleton(skel->skeleton, "load.bpf.o")) {
-    ProgTime t0 = prog_time(skel);
-    auto w0 = std::chrono::steady_clock::now();
-    double rate = ping_pong(seconds, cpu).per_wall_s;
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-    ProgTime t1 = prog_time(skel);
-    uint64_t runs = t1.runs - t0.runs;
-    double ns = static_cast<double>(t1.run_ns - t0.run_ns);
-    std::printf("programs during the storm (%.0f round trips/s): %.0f invocations/s, %.0f ns each, "
-                "%.2f ms CPU per second (%.2f %% of one CPU)\n",
-                rate, static_cast<double>(runs) / wall, runs ? ns / static_cast<double>(runs) : 0, ns / wall / 1e6,
-                ns / wall / 1e9 * 100);
-    for (size_t i = 0; i < t1.each.size(); i++) {
-      uint64_t n = t1.each[i].second - t0.each[i].second;
-      if (n) std::printf("  %-16s %9.0f/s %5.0f ns each\n", kProgNames[i], static_cast<double>(n) / wall,
-                         static_cast<double>(t1.each[i].first - t0.each[i].first) / static_cast<double>(n));
+  } else {
+    const double quiet_s = std::max(2.0, 2 * period_s);
+    const double storm_s = std::max(seconds, 2 * period_s);  // whole default duty periods
+    for (auto [options, method] : {std::pair<const EbpfOptions*, const char*>{&exact, "switch"}, {&defaults, "tick"},
+                                   {&sampled, "sampled"}}) {
+      auto source = make_source(files, *options, method);
+      std::printf("programs, %s mode (%s):\n", source->cpu_method().c_str(), source->detail().c_str());
+      ProgTimes t0 = prog_times(*source);
+      auto w0 = std::chrono::steady_clock::now();
+      double rate = ping_pong(storm_s, cpu).per_wall_s;
+      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      ProgTimes t1 = prog_times(*source);
+      print_prog_delta(("during the storm (" + std::to_string(static_cast<long>(rate)) + " round trips/s)").c_str(),
+                       t0, t1, wall);
+      auto q0 = std::chrono::steady_clock::now();
+      std::this_thread::sleep_for(std::chrono::duration<double>(quiet_s));
+      double qwall = std::chrono::duration<double>(std::chrono::steady_clock::now() - q0).count();
+      ProgTimes t2 = prog_times(*source);
+      print_prog_delta("without the storm (this machine's background)", t1, t2, qwall);
     }
-    ProgTime q0 = prog_time(skel);
-    auto v0 = std::chrono::steady_clock::now();
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    double qwall = std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
-    ProgTime q1 = prog_time(skel);
-    std::printf("programs without the storm (background only): %.0f invocations/s, %.2f ms CPU per second\n",
-                static_cast<double>(q1.runs - q0.runs) / qwall, static_cast<double>(q1.run_ns - q0.run_ns) / qwall / 1e6);
-    weft_load__detach(skel);
     close(stats_fd);
   }
-  for (auto& m : modes) weft_load__destroy(m.skel);
   weft_bench_floor__destroy(floor);
 
-  // The user-space side: one read() per sampling period (1 s by default).
-  weft::load::HostFiles files;
-  auto src = weft::load::EbpfSource::create(files, "/sys/fs/cgroup/unified");
-  if (!src) {
-    std::fprintf(stderr, "%s\n", src.message().c_str());
-    return 1;
-  }
-  (void)(*src)->watch_cgroup("/");
+  // The user-space side of the default: one read() per sampling period (1 s by
+  // default) and the thread that switches the run-queue program on and off.
+  auto src = make_source(files, defaults, "tick");
+  (void)src->watch_cgroup("/");
   const int reads = 200;
   double c0 = thread_cpu_s();
   for (int i = 0; i < reads; i++) {
-    if (!(*src)->read()) return 1;
+    if (!src->read()) return 1;
   }
   double per_read = (thread_cpu_s() - c0) / reads;
-  std::printf("collector read(): %.1f us CPU each -> %.3f ms CPU per second at 1 s sampling\n", per_read * 1e6,
-              per_read * 1e3);
+  const double idle_s = std::max(3.0, 3 * period_s);
+  double p0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
+  std::this_thread::sleep_for(std::chrono::duration<double>(idle_s));
+  double duty_per_s = (cpu_s(CLOCK_PROCESS_CPUTIME_ID) - p0) / idle_s;
+  std::printf("collector user space: read() %.1f us CPU each -> %.3f ms CPU per second at 1 s sampling; "
+              "duty-cycle thread %.3f ms CPU per second\n",
+              per_read * 1e6, per_read * 1e3, duty_per_s * 1e3);
   return 0;
 }

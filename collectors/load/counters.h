@@ -30,6 +30,12 @@ struct LoadCounters {
   std::optional<uint64_t> reclaim_stall_ns;           // direct reclaim (ebpf) or memory PSI "some" (procfs)
   std::optional<uint64_t> cpu_pressure_some_ns;       // /proc/pressure/cpu "some" total, when PSI is on
   MemoryInfo memory;
+  // Set when CPU and cgroup busy times are estimates from samples at this rate per CPU
+  // (ebpf sampled mode); unset when exact.
+  std::optional<double> cpu_sample_hz;
+  // Cumulative time run-queue waits were recorded, when that is only part of the time
+  // (ebpf sampled mode: a duty cycle); unset when they are recorded all the time.
+  std::optional<uint64_t> runq_observed_ns;
 };
 
 int64_t monotonic_now_ns();

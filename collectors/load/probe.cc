@@ -33,6 +33,8 @@ nlohmann::json window_json(const LoadWindow& w, const std::string& source, const
   j["runq_latency_p99_s"] = optional_number(w.runq_p99_s, 9);
   j["reclaim_stall_s"] = optional_number(w.reclaim_stall_s, 6);
   j["cpu_pressure_some"] = optional_number(w.cpu_pressure_some, 4);
+  j["cpu_sample_hz"] = optional_number(w.cpu_sample_hz, 0);
+  j["runq_observed_share"] = optional_number(w.runq_observed_share, 4);
   if (!cgroup.empty()) {
     auto it = w.cgroups.find(cgroup);
     j["cgroup"] = {{"path", cgroup},

@@ -16,8 +16,10 @@ struct LoadProbeOptions {
 };
 
 // {"source","source_reason","window_s","cpu","cpus":[..],"memory","runq_latency_p50_s",
-//  "runq_latency_p99_s","reclaim_stall_s","cpu_pressure_some", "cgroup":{"path","busy_ratio"}}
-// Unknown values (e.g. run-queue quantiles from procfs) are null.
+//  "runq_latency_p99_s","reclaim_stall_s","cpu_pressure_some","cpu_sample_hz","runq_observed_share",
+//  "cgroup":{"path","busy_ratio"}}
+// Unknown values (e.g. run-queue quantiles from procfs) are null; cpu_sample_hz is null
+// when busy ratios are exact, runq_observed_share < 1 when the waits are a sample.
 nlohmann::json window_json(const LoadWindow& w, const std::string& source, const std::string& reason,
                            const std::string& cgroup);
 

@@ -26,7 +26,7 @@ Result<SelectedSource> select_source(Backend backend, const SourceFactories& fac
   auto e = factories.ebpf();
   if (e) {
     std::string reason = std::string(backend == Backend::Auto ? "auto: " : "--load-backend ebpf: ") +
-                         "eBPF programs loaded and attached to raw tracepoints";
+                         "eBPF programs loaded and attached";
     if (auto d = (*e)->detail(); !d.empty()) reason += " (" + d + ")";
     return SelectedSource{std::move(*e), reason};
   }
@@ -37,7 +37,7 @@ Result<SelectedSource> select_source(Backend backend, const SourceFactories& fac
   return SelectedSource{std::move(*p), "auto: eBPF unavailable (" + e.message() + "); using procfs"};
 }
 
-SourceFactories host_factories(const TextFiles& files) {
+SourceFactories host_factories(const TextFiles& files, const EbpfOptions& ebpf) {
   std::string mount;
   if (auto mounts = files.read("/proc/self/mounts")) {
     if (auto m = parse_cgroup2_mount(*mounts)) mount = *m;
@@ -46,13 +46,14 @@ SourceFactories host_factories(const TextFiles& files) {
   f.procfs = [&files, mount]() -> Result<std::unique_ptr<LoadSource>> {
     return std::unique_ptr<LoadSource>(std::make_unique<ProcfsSource>(files, mount));
   };
-  f.ebpf = [&files, mount]() -> Result<std::unique_ptr<LoadSource>> {
+  f.ebpf = [&files, mount, ebpf]() -> Result<std::unique_ptr<LoadSource>> {
 #ifdef WEFT_HAVE_BPF
-    auto s = EbpfSource::create(files, mount);
+    auto s = EbpfSource::create(files, mount, ebpf);
     if (!s) return s.error();
     return std::unique_ptr<LoadSource>(std::move(*s));
 #else
     (void)files;
+    (void)ebpf;
     return make_error("weft was built without eBPF support (libbpf-dev, bpftool or clang missing at build time)");
 #endif
   };
@@ -79,10 +80,10 @@ class OwningSource : public LoadSource {
 
 using Factory = std::function<Result<std::unique_ptr<LoadSource>>()>;
 
-Factory owning(Factory SourceFactories::*which) {
-  return [which]() -> Result<std::unique_ptr<LoadSource>> {
+Factory owning(Factory SourceFactories::*which, const EbpfOptions& ebpf) {
+  return [which, ebpf]() -> Result<std::unique_ptr<LoadSource>> {
     auto files = std::make_unique<HostFiles>();
-    auto inner = (host_factories(*files).*which)();
+    auto inner = (host_factories(*files, ebpf).*which)();
     if (!inner) return inner.error();
     return std::unique_ptr<LoadSource>(std::make_unique<OwningSource>(std::move(files), std::move(*inner)));
   };
@@ -90,10 +91,10 @@ Factory owning(Factory SourceFactories::*which) {
 
 }  // namespace
 
-SourceFactories host_factories() {
+SourceFactories host_factories(const EbpfOptions& ebpf) {
   SourceFactories f;
-  f.ebpf = owning(&SourceFactories::ebpf);
-  f.procfs = owning(&SourceFactories::procfs);
+  f.ebpf = owning(&SourceFactories::ebpf, ebpf);
+  f.procfs = owning(&SourceFactories::procfs, ebpf);
   return f;
 }
 

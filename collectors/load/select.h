@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "collectors/load/ebpf_options.h"
 #include "collectors/load/source.h"
 #include "collectors/load/text_files.h"
 
@@ -28,9 +29,10 @@ struct SourceFactories {
 // fails is an error.
 Result<SelectedSource> select_source(Backend backend, const SourceFactories& factories);
 
-// The real backends on this host. files must outlive the sources.
-SourceFactories host_factories(const TextFiles& files);
+// The real backends on this host. files must outlive the sources. ebpf: how the eBPF
+// backend measures (default: CPU time sampled, run-queue waits duty-cycled).
+SourceFactories host_factories(const TextFiles& files, const EbpfOptions& ebpf = {});
 // The same, each source owning its own HostFiles: for callers that keep the source.
-SourceFactories host_factories();
+SourceFactories host_factories(const EbpfOptions& ebpf = {});
 
 }  // namespace weft::load

@@ -61,7 +61,12 @@ Result<LoadWindow> compute_window(const LoadCounters& before, const LoadCounters
     w.runq_buckets = bucket_delta(*before.runq_buckets, *after.runq_buckets);
     w.runq_p50_s = quantile_s(*w.runq_buckets, 0.50);
     w.runq_p99_s = quantile_s(*w.runq_buckets, 0.99);
+    w.runq_observed_share = 1.0;
+    if (before.runq_observed_ns && after.runq_observed_ns) {
+      w.runq_observed_share = clamp01(static_cast<double>(delta(*before.runq_observed_ns, *after.runq_observed_ns)) / wall_ns);
+    }
   }
+  w.cpu_sample_hz = after.cpu_sample_hz;
   if (before.reclaim_stall_ns && after.reclaim_stall_ns) {
     w.reclaim_stall_s = static_cast<double>(delta(*before.reclaim_stall_ns, *after.reclaim_stall_ns)) * 1e-9;
   }

@@ -22,6 +22,10 @@ struct LoadWindow {
   std::optional<double> runq_p99_s;
   std::optional<double> reclaim_stall_s;       // stall time in the window
   std::optional<double> cpu_pressure_some;     // share of the window some task waited for CPU
+  std::optional<double> cpu_sample_hz;         // busy ratios estimated from samples at this rate (ebpf sampled)
+  // Share of the window in which run-queue waits were recorded: 1 when always, less
+  // when the histogram is a sample (duty cycle); unset without run-queue data.
+  std::optional<double> runq_observed_share;
 };
 
 double memory_used_ratio(const MemoryInfo& m);

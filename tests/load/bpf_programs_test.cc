@@ -7,12 +7,15 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
 #include "collectors/load/bpf_loader.h"
 #include "collectors/load/counters.h"
+#include "collectors/load/cpu_clock_sampling.h"
 #include "ebpf/load.skel.h"
 #include "ebpf/load_types.h"
 #include "ebpf/test_reject.skel.h"
@@ -21,10 +24,17 @@
 namespace weft::load {
 namespace {
 
-// Skeleton opened and loaded (not attached), destroyed at scope end.
+// Skeleton opened and loaded (not attached), destroyed at scope end; sampled: busy time
+// from the cpu-clock sample program, sched_switch for run-queue waits only.
 struct LoadedSkeleton {
+  explicit LoadedSkeleton(bool sampled = false) {
+    if (!skel) return;
+    skel->rodata->busy_from_switch = !sampled;
+    skel->rodata->runq_sched_info = sampled;
+    status = load_skeleton(skel->skeleton, "load.bpf.o");
+  }
   weft_load* skel = weft_load__open();
-  Status status = skel ? load_skeleton(skel->skeleton, "load.bpf.o") : Status(make_error("open failed"));
+  Status status = make_error("open failed");
   ~LoadedSkeleton() { weft_load__destroy(skel); }
 };
 
@@ -133,6 +143,64 @@ TEST(BpfPrograms, SwitchOutOfATaskWhoseSwitchInWasNotSeenIsCountedAsBusy) {
   EXPECT_EQ(st[0].unseen_switches, 1u);
   EXPECT_GE(st[0].busy_ns, 20000000u);
   EXPECT_LT(st[0].busy_ns, 2000000000u);
+}
+
+// The sample program on every online CPU's cpu-clock event: it runs at about the
+// asked rate, and a CPU kept busy by a pinned thread reads (almost) all busy.
+TEST(BpfPrograms, CpuClockSamplesRunOnEveryCpuAndSeeABusyCpu) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  LoadedSkeleton s(true);
+  ASSERT_TRUE(s.status) << s.status.message();
+  const int ncpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  std::vector<int> cpus;
+  for (int c = 0; c < ncpu; c++) cpus.push_back(c);
+  auto sampling = CpuClockSampling::attach(s.skel->progs.weft_cpu_sample, cpus, 997);
+  ASSERT_TRUE(sampling) << sampling.message();
+  EXPECT_EQ(sampling->size(), cpus.size());
+  std::atomic<bool> stop{false};
+  std::thread spinner([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    sched_setaffinity(0, sizeof one, &one);
+    volatile unsigned long spin = 0;
+    while (!stop.load(std::memory_order_relaxed)) spin = spin + 1;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto a = read_stats(s.skel);
+  int64_t t0 = monotonic_now_ns();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  auto b = read_stats(s.skel);
+  int64_t t1 = monotonic_now_ns();
+  stop = true;
+  spinner.join();
+  const double secs = static_cast<double>(t1 - t0) * 1e-9;
+  for (int c : cpus) {
+    auto i = static_cast<size_t>(c);
+    double rate = static_cast<double>(b[i].samples - a[i].samples) / secs;
+    std::printf("cpu%d: %.0f samples/s, busy %.3f\n", c, rate,
+                static_cast<double>(b[i].busy_ns - a[i].busy_ns) * 1e-9 / secs);
+    EXPECT_GT(rate, 997 * 0.5) << "cpu " << c;  // a stolen vCPU may miss some
+    EXPECT_LT(rate, 997 * 1.1) << "cpu " << c;
+    EXPECT_EQ(b[i].seq % 2, 0u);
+    EXPECT_EQ(b[i].seq, 2 * b[i].samples);
+  }
+  EXPECT_GT(static_cast<double>(b[0].busy_ns - a[0].busy_ns) * 1e-9 / secs, 0.9) << "a spinning CPU read idle";
+}
+
+// In the sampled mode sched_switch leaves the busy fields to the sample program.
+TEST(BpfPrograms, SampledModeSwitchLeavesBusyTimeAlone) {
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  LoadedSkeleton s(true);
+  ASSERT_TRUE(s.status) << s.status.message();
+  ASSERT_EQ(test_run(s.skel->progs.weft_sched_switch, {0, 0, 0, 0}, 0), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(test_run(s.skel->progs.weft_sched_switch, {0, 0, 0, 0}, 0), 0);
+  auto st = read_stats(s.skel);
+  EXPECT_EQ(st[0].switches, 2u);
+  EXPECT_EQ(st[0].seq, 0u);
+  EXPECT_EQ(st[0].busy_ns, 0u);
+  EXPECT_EQ(st[0].last_switch_ns, 0u);
 }
 
 TEST(BpfPrograms, VerifierRejectionIsAnErrorWithTheVerifierLines) {

@@ -95,5 +95,30 @@ TEST(Window, MemoryUsedRatio) {
   EXPECT_DOUBLE_EQ(memory_used_ratio({100, 150}), 0.0);
 }
 
+TEST(Window, MarksSampledBusyAndRunQueueObservedShare) {
+  auto a = reading(10, {{0, 0}});
+  auto b = reading(15, {{1000, 5000}});
+  a.runq_buckets = std::vector<uint64_t>(48, 0);
+  b.runq_buckets = std::vector<uint64_t>(48, 0);
+  (*b.runq_buckets)[20] = 10;
+  auto exact = compute_window(a, b);
+  ASSERT_TRUE(exact);
+  EXPECT_FALSE(exact->cpu_sample_hz.has_value());
+  EXPECT_DOUBLE_EQ(exact->runq_observed_share.value_or(-1), 1.0);  // recorded all the time
+
+  a.cpu_sample_hz = b.cpu_sample_hz = 997;
+  a.runq_observed_ns = 3000000000;
+  b.runq_observed_ns = 3500000000;  // 0.5 s of the 5 s window
+  auto sampled = compute_window(a, b);
+  ASSERT_TRUE(sampled);
+  EXPECT_DOUBLE_EQ(sampled->cpu_sample_hz.value_or(0), 997);
+  EXPECT_DOUBLE_EQ(sampled->runq_observed_share.value_or(-1), 0.1);
+
+  a.runq_buckets.reset();
+  auto none = compute_window(a, b);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->runq_observed_share.has_value());
+}
+
 }  // namespace
 }  // namespace weft::load
