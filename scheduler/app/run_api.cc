@@ -6,8 +6,9 @@ namespace weft::scheduler {
 
 using nlohmann::json;
 
-KubeSchedulerApi::KubeSchedulerApi(kube::Client& client, std::string component, std::string host)
-    : client_(client), events_(client, std::move(component), std::move(host)) {}
+KubeSchedulerApi::KubeSchedulerApi(kube::Client& client, kube::Client& best_effort, std::string component,
+                                   std::string host)
+    : client_(client), best_effort_(best_effort), events_(best_effort, std::move(component), std::move(host)) {}
 
 Status KubeSchedulerApi::bind(const std::string& ns, const std::string& pod, const std::string& uid,
                               const std::string& node) {
@@ -33,7 +34,7 @@ Result<EvictOutcome> KubeSchedulerApi::evict(const std::string& ns, const std::s
 }
 
 Status KubeSchedulerApi::write_podgroup_status(const std::string& ns, const std::string& name, const json& status) {
-  auto written = client_.update_status_with_retry(kube::resources::podgroups(), ns, name, [&](json& object) -> Status {
+  auto written = best_effort_.update_status_with_retry(kube::resources::podgroups(), ns, name, [&](json& object) -> Status {
     object["status"] = status;
     return {};
   });

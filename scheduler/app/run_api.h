@@ -30,9 +30,12 @@ class SchedulerApi {
                               const std::string& message) = 0;
 };
 
+// Bindings and evictions go through `client`; PodGroup status and Events through
+// `best_effort`, a client with fewer retries: both are written again by the next cycle
+// when they fail, so they must not hold a cycle up for the full backoff.
 class KubeSchedulerApi : public SchedulerApi {
  public:
-  KubeSchedulerApi(kube::Client& client, std::string component, std::string host);
+  KubeSchedulerApi(kube::Client& client, kube::Client& best_effort, std::string component, std::string host);
   Status bind(const std::string& ns, const std::string& pod, const std::string& uid,
               const std::string& node) override;
   Result<EvictOutcome> evict(const std::string& ns, const std::string& pod, std::string* why) override;
@@ -42,6 +45,7 @@ class KubeSchedulerApi : public SchedulerApi {
 
  private:
   kube::Client& client_;
+  kube::Client& best_effort_;
   kube::EventRecorder events_;
 };
 

@@ -206,11 +206,13 @@ void DecisionApplier::apply_status(const Decisions& d, const std::set<std::strin
 }
 
 void DecisionApplier::apply_events(const Decisions& d, const ObjectIndex& objects, ApplyReport& report) {
-  std::set<std::string> bound, evicted(report.evicted.begin(), report.evicted.end());
-  for (const auto& b : report.bound) bound.insert(b.pod);
+  // Events about bindings and evictions only for those the API accepted.
+  std::set<std::string> decided, done(report.evicted.begin(), report.evicted.end());
+  for (const auto& b : d.bindings) decided.insert(b.pod);
+  for (const auto& e : d.evictions) decided.insert(e.pod);
+  for (const auto& b : report.bound) done.insert(b.pod);
   for (const auto& e : d.events) {
-    if (e.kind == "Pod" && e.reason == "Scheduled" && !bound.count(e.object)) continue;
-    if (e.kind == "Pod" && e.reason == "Evicted" && !evicted.count(e.object)) continue;
+    if (e.kind == "Pod" && decided.count(e.object) && !done.count(e.object)) continue;
     if (!writable(report)) return;
     event(objects, e.kind, e.object, e.type, e.reason, e.message, report);
   }

@@ -29,7 +29,9 @@ namespace weft::scheduler {
 
 using std::chrono::milliseconds;
 
-CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
+void app::add_run_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<RunOptions>();
+  RunOptions& o = *options;
   auto* run = app.add_subcommand("run", "Schedule pods against the API server (leader-elected)");
   run->add_option("--kubeconfig", o.kubeconfig, "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   run->add_option("--config", o.config, "scheduler configuration in Volcano's format (default: built-in)");
@@ -52,7 +54,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   run->add_option("--kube-api-qps", o.kube_api_qps, "client-side request rate limit")->capture_default_str();
   run->add_option("--kube-api-burst", o.kube_api_burst, "client-side burst")->capture_default_str();
   run->add_option("--log-level", o.log_level, "trace|debug|info|warn|error")->capture_default_str();
-  return run;
+  run->callback([options, &exit_code] { exit_code = run_scheduler(*options); });
 }
 
 namespace {
@@ -210,8 +212,13 @@ int run_scheduler(const RunOptions& o) {
   client_options.burst = o.kube_api_burst;
   client_options.timeout = milliseconds(15000);
   auto client = kube::Client::from_config(*api_config, client_options);
-  if (!client) {
-    spdlog::error("run: {}: {}", api_config->source, client.message());
+  kube::ClientOptions best_effort_options = client_options;
+  best_effort_options.max_attempts = 3;
+  best_effort_options.timeout = milliseconds(5000);
+  best_effort_options.backoff.max = milliseconds(1000);
+  auto best_effort = kube::Client::from_config(*api_config, best_effort_options);
+  if (!client || !best_effort) {
+    spdlog::error("run: {}: {}", api_config->source, (client ? best_effort.message() : client.message()));
     return 2;
   }
   kube::Client& api = **client;
@@ -249,7 +256,7 @@ int run_scheduler(const RunOptions& o) {
     });
   }
 
-  KubeSchedulerApi writer(api, "weft-scheduler", o.identity.empty() ? default_identity() : o.identity);
+  KubeSchedulerApi writer(api, **best_effort, "weft-scheduler", o.identity.empty() ? default_identity() : o.identity);
   ApplyOptions apply_options;
   apply_options.may_write = [&] { return leading.load() && (!elector || elector->is_leader()); };
   DecisionApplier applier(writer, apply_options);

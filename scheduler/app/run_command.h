@@ -29,10 +29,13 @@ struct RunOptions {
   std::string log_level = "info";
 };
 
-// Adds the `run` subcommand and its flags.
-CLI::App* add_run_command(CLI::App& app, RunOptions& options);
 // Runs until --cycles are done or SIGTERM/SIGINT; returns the process exit code
 // (2 for bad flags, config or kubeconfig; 1 when the API is unreachable or leadership is lost).
 int run_scheduler(const RunOptions& options);
+
+namespace app {
+// Adds the `run` subcommand and its flags; when it runs, its exit code goes to exit_code.
+void add_run_command(CLI::App& app, int& exit_code);
+}  // namespace app
 
 }  // namespace weft::scheduler

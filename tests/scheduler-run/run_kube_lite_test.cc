@@ -1,0 +1,305 @@
+// `weft-scheduler run` against a real kube-lite started from a scenario, with injected API
+// faults (500/429 answers, dropped watches): it must bind what `weft-scheduler simulate`
+// places for the same scenario, write PodGroup status only on change, report why jobs
+// are pending, keep to the RBAC of deploy/scheduler, and with two replicas only the
+// leader binds.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include <yaml-cpp/yaml.h>
+
+#include "kube/client/resource.h"
+#include "kube/objects.h"
+#include "kube/scenario.h"
+#include "tests/support/kube_lite.h"
+#include "tests/support/process.h"
+
+namespace weft::scheduler {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using weft::testing::KubeLite;
+using weft::testing::KubeLiteOptions;
+using weft::testing::Process;
+using weft::testing::TempDir;
+using Placements = std::map<std::string, std::string>;   // pod -> node ("" = pending)
+
+std::string scheduler_binary() { return weft::testing::binary("scheduler/weft-scheduler"); }
+std::string scenario(const std::string& name) {
+  return weft::testing::source_path("tests/scheduler-run/scenarios/" + name);
+}
+
+std::string need_binaries() {
+  if (auto r = KubeLite::need(); !r.empty()) return r;
+  std::error_code ec;
+  if (!std::filesystem::exists(scheduler_binary(), ec)) return "weft-scheduler not built at " + scheduler_binary();
+  return "";
+}
+
+json simulate(const std::string& path) {
+  auto [code, out] = weft::testing::run_command({scheduler_binary(), "simulate", path, "--output", "json"});
+  EXPECT_EQ(code, 0) << out;
+  json report = json::parse(out, nullptr, false);
+  EXPECT_FALSE(report.is_discarded()) << out;
+  return report;
+}
+
+Placements simulated_placements(const json& report) {
+  Placements out;
+  for (const auto& p : report["pods"]) out[p["pod"]] = p["node"].is_string() ? p["node"].get<std::string>() : "";
+  return out;
+}
+
+Placements api_placements(kube::Client& client) {
+  Placements out;
+  auto pods = client.list(kube::resources::pods(), "");
+  EXPECT_TRUE(pods) << pods.message();
+  if (!pods) return out;
+  for (const auto& p : pods->items) out[kube::key_of(p)] = p["spec"].value("nodeName", "");
+  return out;
+}
+
+// Successful writes per PodGroup of podgroups/status, from kube-lite's request log.
+std::map<std::string, int> status_writes(const KubeLite& api) {
+  static const std::regex path("/apis/scheduling\\.volcano\\.sh/v1beta1/namespaces/([^/]+)/podgroups/([^/]+)/status");
+  std::map<std::string, int> out;
+  for (const auto& r : api.requests()) {
+    const std::string verb = r.value("verb", "");
+    const std::string p = r.value("path", "");
+    std::smatch m;
+    if ((verb == "PUT" || verb == "PATCH") && std::regex_match(p, m, path) && r.value("status", 0) / 100 == 2) {
+      ++out[m[1].str() + "/" + m[2].str()];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> run_args(const std::string& kubeconfig, std::vector<std::string> extra) {
+  std::vector<std::string> argv = {scheduler_binary(), "run", "--kubeconfig", kubeconfig, "--period", "150ms"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+struct SameAsSimulate : ::testing::TestWithParam<std::string> {};
+
+TEST_P(SameAsSimulate, BindsWhatSimulatePlacesDespiteApiFaults) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  const std::string path = scenario(GetParam());
+  json report = simulate(path);
+  const int cycles = report.value("cycles", 0);
+  ASSERT_GT(cycles, 0);
+
+  // Injected 429s say Retry-After: 0 so the suite stays fast; 500s back off as usual.
+  KubeLite api({.state = path, .fail_rate = 0.2, .drop_watch_after = 3, .extra_args = {"--retry-after", "0"}});
+  ASSERT_EQ(api.error(), "");
+  auto [code, out] = weft::testing::run_command(
+      run_args(api.kubeconfig(), {"--cycles", std::to_string(cycles + 4)}), seconds(60));
+  ASSERT_EQ(code, 0) << out;
+  const auto expected = simulated_placements(report);
+  EXPECT_EQ(api_placements(api.client()), expected) << out;
+
+  // Status: written only when it changes, so as often as simulate writes it, although
+  // `run` went through more cycles than simulate needed.
+  std::map<std::string, int> simulated_writes;
+  for (const auto& pg : report["podgroups"]) simulated_writes[pg["name"]] = pg["status_writes"];
+  std::erase_if(simulated_writes, [](const auto& kv) { return kv.second == 0; });
+  EXPECT_EQ(status_writes(api), simulated_writes);
+  for (const auto& pg : report["podgroups"]) {
+    const std::string name = pg["name"];
+    const auto slash = name.find('/');
+    auto got = api.client().get(kube::resources::podgroups(), name.substr(0, slash), name.substr(slash + 1));
+    ASSERT_TRUE(got) << got.message();
+    EXPECT_EQ((*got)["status"].value("phase", ""), pg["phase"]) << name;
+  }
+
+  // A fresh process (no memory of what was written) finds nothing to write or bind.
+  const size_t before = api.requests().size();
+  auto [code2, out2] = weft::testing::run_command(run_args(api.kubeconfig(), {"--cycles", "3"}), seconds(60));
+  ASSERT_EQ(code2, 0) << out2;
+  EXPECT_EQ(status_writes(api), simulated_writes) << out2;
+  for (size_t i = before; i < api.requests().size(); ++i) {
+    EXPECT_EQ(api.requests()[i].value("path", "").find("/binding"), std::string::npos) << api.requests()[i].dump();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, SameAsSimulate,
+                         ::testing::Values("gangs_ib_cluster.yaml", "hard_tier.yaml", "plain_pods.yaml", "queues.yaml"),
+                         [](const auto& info) {
+                           std::string n = info.param.substr(0, info.param.find('.'));
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+TEST(SchedulerRun, PendingJobGetsConditionAndEventNamingTheFilter) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  KubeLite api({.state = scenario("hard_tier.yaml"), .drop_watch_after = 5});
+  ASSERT_EQ(api.error(), "");
+  auto [code, out] = weft::testing::run_command(run_args(api.kubeconfig(), {"--cycles", "4"}), seconds(60));
+  ASSERT_EQ(code, 0) << out;
+  auto pg = api.client().get(kube::resources::podgroups(), "default", "too-wide");
+  ASSERT_TRUE(pg) << pg.message();
+  std::string condition;
+  for (const auto& c : (*pg)["status"].value("conditions", json::array())) {
+    if (c.value("type", "") == "Unschedulable" && c.value("status", "") == "True") condition = c.value("message", "");
+  }
+  ASSERT_FALSE(condition.empty()) << pg->dump();
+  auto events = api.client().list(kube::resources::events(), "default");
+  ASSERT_TRUE(events) << events.message();
+  int unschedulable = 0;
+  for (const auto& e : events->items) {
+    if (e["involvedObject"].value("name", "") == "too-wide" && e.value("reason", "") == "Unschedulable") {
+      ++unschedulable;
+      EXPECT_EQ(e.value("message", ""), condition);
+      EXPECT_EQ(e["involvedObject"].value("kind", ""), "PodGroup");
+    }
+  }
+  EXPECT_EQ(unschedulable, 1) << "one Event per distinct reason, not one per cycle";
+}
+
+// The tokens file for kube-lite: the rules of deploy/scheduler/rbac.yaml (ClusterRole and
+// Role) for each scheduler identity, and an administrator for the test itself.
+json tokens_from_deploy_rbac(const std::vector<std::string>& users) {
+  json rules = json::array();
+  for (const auto& doc : YAML::LoadAllFromFile(weft::testing::source_path("deploy/scheduler/rbac.yaml"))) {
+    const std::string kind = doc["kind"].as<std::string>();
+    if (kind != "ClusterRole" && kind != "Role") continue;
+    for (const auto& r : doc["rules"]) {
+      json rule = {{"verbs", r["verbs"].as<std::vector<std::string>>()},
+                   {"apiGroups", r["apiGroups"].as<std::vector<std::string>>()},
+                   {"resources", r["resources"].as<std::vector<std::string>>()}};
+      if (r["resourceNames"]) rule["resourceNames"] = r["resourceNames"].as<std::vector<std::string>>();
+      rules.push_back(rule);
+    }
+  }
+  json out = json::array();
+  for (const auto& u : users) out.push_back({{"token", "token-" + u}, {"user", u}, {"rules", rules}});
+  out.push_back({{"token", "token-admin"},
+                 {"user", "admin"},
+                 {"rules", json::array({{{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}}}})}});
+  return out;
+}
+
+std::map<std::string, int> bindings_by_user(const KubeLite& api) {
+  std::map<std::string, int> out;
+  for (const auto& r : api.requests()) {
+    const std::string p = r.value("path", "");
+    if (r.value("verb", "") == "POST" && p.size() > 8 && p.ends_with("/binding") && r.value("status", 0) / 100 == 2) {
+      ++out[r.value("user", "")];
+    }
+  }
+  return out;
+}
+
+int forbidden_for(const KubeLite& api, const std::string& user) {
+  int n = 0;
+  for (const auto& r : api.requests()) n += r.value("user", "") == user && r.value("status", 0) == 403 ? 1 : 0;
+  return n;
+}
+
+bool wait_until(const std::function<bool()>& done, milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  return done();
+}
+
+json pending_pod(const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", "default"}}},
+          {"spec",
+           {{"schedulerName", "weft"},
+            {"containers", json::array({{{"name", "main"},
+                                         {"image", "busybox"},
+                                         {"resources", {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}}}}}})}}}};
+}
+
+TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  TempDir dir("sched-run");
+  weft::testing::write_file(dir.file("tokens.json"), tokens_from_deploy_rbac({"sched-a", "sched-b"}).dump());
+  const std::string path = scenario("queues.yaml");
+  const Placements expected = simulated_placements(simulate(path));
+  KubeLite api({.state = path, .tokens = dir.file("tokens.json"), .fail_rate = 0.1, .drop_watch_after = 5,
+                .extra_args = {"--retry-after", "0"}});
+  ASSERT_EQ(api.error(), "");
+  auto admin = api.client_for_token("token-admin");
+  auto replica = [&](const std::string& user) {
+    std::vector<std::string> argv = run_args(
+        api.kubeconfig_for_token("token-" + user, user),
+        {"--leader-elect", "--lease-namespace", "default", "--identity", user, "--leader-elect-lease-duration", "2s",
+         "--leader-elect-renew-deadline", "1500ms", "--leader-elect-retry-period", "200ms"});
+    return std::make_unique<Process>(Process::Options{.argv = argv, .keep_stdin_open = false});
+  };
+  auto a = replica("sched-a");
+  auto b = replica("sched-b");
+  ASSERT_TRUE(wait_until([&] { return api_placements(*admin) == expected; }, seconds(30)))
+      << a->output() << "\n----\n" << b->output();
+
+  auto by_user = bindings_by_user(api);
+  ASSERT_EQ(by_user.size(), 1u) << "bindings by more than one replica";
+  const std::string leader = by_user.begin()->first;
+  auto& leader_process = leader == "sched-a" ? a : b;
+  auto& standby_process = leader == "sched-a" ? b : a;
+  const std::string standby = leader == "sched-a" ? "sched-b" : "sched-a";
+
+  // The leader stops (and gives the Lease up); the standby takes over and binds new work.
+  EXPECT_EQ(leader_process->stop(milliseconds(5000)), 0) << leader_process->output();
+  ASSERT_TRUE(admin->create(kube::resources::pods(), "default", pending_pod("late-1")));
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto pods = api_placements(*admin);
+        return !pods["default/late-1"].empty();
+      },
+      seconds(20)))
+      << standby_process->output();
+  by_user = bindings_by_user(api);
+  EXPECT_EQ(by_user[standby], 1) << standby_process->output();
+  EXPECT_EQ(forbidden_for(api, "sched-a"), 0) << "deploy/scheduler/rbac.yaml lacks a permission";
+  EXPECT_EQ(forbidden_for(api, "sched-b"), 0) << "deploy/scheduler/rbac.yaml lacks a permission";
+  EXPECT_EQ(standby_process->stop(milliseconds(5000)), 0) << standby_process->output();
+}
+
+TEST(SchedulerRun, BadInputIsOneClearLineAndNonZeroExit) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  TempDir dir("sched-run-bad");
+  auto one_line = [](const std::string& out) { return std::count(out.begin(), out.end(), '\n') <= 1; };
+
+  auto [c1, o1] = weft::testing::run_command({scheduler_binary(), "run", "--kubeconfig", dir.file("missing")});
+  EXPECT_EQ(c1, 2) << o1;
+  EXPECT_NE(o1.find(dir.file("missing")), std::string::npos) << o1;
+  EXPECT_TRUE(one_line(o1)) << o1;
+
+  weft::testing::write_file(dir.file("typo.conf"), "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gnag\n");
+  auto [c2, o2] = weft::testing::run_command(
+      {scheduler_binary(), "run", "--kubeconfig", dir.file("missing"), "--config", dir.file("typo.conf")});
+  EXPECT_EQ(c2, 2) << o2;
+  EXPECT_NE(o2.find("gnag"), std::string::npos) << o2;
+  EXPECT_TRUE(one_line(o2)) << o2;
+
+  auto [c3, o3] = weft::testing::run_command({scheduler_binary(), "run", "--period", "soon"});
+  EXPECT_EQ(c3, 2) << o3;
+  EXPECT_NE(o3.find("--period"), std::string::npos) << o3;
+
+  // A kubeconfig that parses but points where nothing listens.
+  const int port = weft::testing::free_port();
+  weft::testing::write_file(dir.file("kubeconfig"),
+                            "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+                            "clusters: [{name: x, cluster: {server: 'http://127.0.0.1:" + std::to_string(port) +
+                                "'}}]\ncontexts: [{name: x, context: {cluster: x, user: x}}]\nusers: [{name: x, user: {}}]\n");
+  auto [c4, o4] = weft::testing::run_command({scheduler_binary(), "run", "--kubeconfig", dir.file("kubeconfig")},
+                                             seconds(40));
+  EXPECT_EQ(c4, 1) << o4;
+  EXPECT_NE(o4.find(std::to_string(port)), std::string::npos) << o4;
+  EXPECT_TRUE(one_line(o4)) << o4;
+}
+
+}  // namespace
+}  // namespace weft::scheduler
