@@ -328,16 +328,18 @@ int weft_cpu_sample(void *ctx) {
 SEC("raw_tp/hrtimer_expire_entry")
 int BPF_PROG(weft_tick, struct hrtimer *timer, ktime_t *now) {
   if (!tick_fn || !CONFIG_HZ) return 0;
-  if ((__u64)BPF_CORE_READ(timer, function) != tick_fn) return 0;
+  /* Plain loads through a typed pointer rather than a probe-read call each: this runs
+   * for every hrtimer expiry. */
+  struct hrtimer *t = bpf_rdonly_cast(timer, bpf_core_type_id_kernel(struct hrtimer));
+  if ((__u64)t->function != tick_fn) return 0;
   __u32 zero = 0;
   struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
   if (!st) return 0;
   st->samples++;
   if (!(__u32)bpf_get_current_pid_tgid()) return 0;
   __u64 period = 1000000000ULL / CONFIG_HZ;
-  __s64 at = 0;
-  bpf_probe_read_kernel(&at, sizeof at, now);
-  __s64 expires = BPF_CORE_READ(timer, node.expires);
+  __s64 at = (__s64)bpf_ktime_get_ns(); /* the tick's clock base is CLOCK_MONOTONIC */
+  __s64 expires = t->node.expires;
   __u64 ticks = 1;
   if (at > expires) {
     __u64 late = (__u64)(at - expires) / period;

@@ -141,13 +141,17 @@ std::pair<double, double> mean_se(const std::vector<double>& v) {
 
 // "1.23 % (mean 1.10 ± 0.40)": loss from paired ratios (with/without).
 // Slices in which the storm made no progress at all (the CPU taken away for the whole
-// slice) give no ratio and are left out.
+// slice) give no ratio and are left out; the mean drops the lowest and highest tenth
+// (a slice in which the storm lost its CPU to other work for a while is an outlier).
 std::string loss_text(const std::vector<double>& all) {
   std::vector<double> ratios;
   for (double r : all) {
     if (std::isfinite(r) && r > 0) ratios.push_back(r);
   }
-  auto [m, se] = mean_se(ratios);
+  std::sort(ratios.begin(), ratios.end());
+  const size_t cut = ratios.size() / 10;
+  std::vector<double> trimmed(ratios.begin() + static_cast<long>(cut), ratios.end() - static_cast<long>(cut));
+  auto [m, se] = mean_se(trimmed);
   char buf[96];
   std::snprintf(buf, sizeof buf, "%5.2f %% (mean %5.2f ± %.2f)", (1 - median(ratios)) * 100, (1 - m) * 100, se * 100);
   return buf;
@@ -431,7 +435,7 @@ int main(int argc, char** argv) {
     }
     std::printf("without programs: median %.0f round trips/s of wall time, %.0f per CPU-second\n",
                 median(toggles[0].ratio), median(toggles[0].cpu_ratio));
-    std::printf("loss: median of per-cycle ratios to the cycle's own \"none\" slice (mean ± standard error), %%\n");
+    std::printf("loss: median of per-cycle ratios to the cycle's own \"none\" slice (10 %% trimmed mean ± standard error), %%\n");
     for (size_t i = 1; i < toggles.size(); i++) {
       std::printf("  %-46s wall %s, per CPU-second %s\n", toggles[i].name.c_str(), loss_text(toggles[i].ratio).c_str(),
                   loss_text(toggles[i].cpu_ratio).c_str());
@@ -489,10 +493,10 @@ int main(int argc, char** argv) {
   }
   std::printf("without programs: median %.0f round trips/s of wall time, %.0f per CPU-second\n", median(off),
               median(off_cpu));
-  std::printf("loss: median of paired ratios (mean ± standard error), %%\n");
+  std::printf("loss: median of paired ratios (10 %% trimmed mean ± standard error), %%\n");
   for (auto& m : modes) {
     std::printf("  %-46s wall %s, per CPU-second %s%s\n", m.name.c_str(), loss_text(m.ratio).c_str(),
-                loss_text(m.cpu_ratio).c_str(), m.name.find("default)") != std::string::npos ? "  (goal <= 1 %)" : "");
+                loss_text(m.cpu_ratio).c_str(), m.name.find("(default)") != std::string::npos ? "  (goal <= 1 %)" : "");
   }
   }
 
