@@ -20,7 +20,13 @@ ok()   { printf '           %s✓ %s%s\n' "$C_GREEN" "$*" "$C_OFF"; }
 # fail MESSAGE: stops the demo, naming the step whose claim did not hold.
 fail() {
   printf '\n%sdemo FAILED in step %s: %s%s\n' "$C_RED$C_BOLD" "$CURRENT_STEP" "$*" "$C_OFF" >&2
-  [ -n "${RUN:-}" ] && printf 'logs of every process: %s/logs\n' "$RUN" >&2
+  if [ -n "${RUN:-}" ]; then
+    if [ -f "$RUN/kubeconfig" ]; then
+      kc get nodes,pods,podgroups.scheduling.volcano.sh,events -A -o wide >"$RUN/logs/cluster-at-failure.txt" 2>&1
+      kc get pods,podgroups.scheduling.volcano.sh -A -o yaml >>"$RUN/logs/cluster-at-failure.txt" 2>&1
+    fi
+    printf 'logs of every process: %s/logs (the cluster as it was: cluster-at-failure.txt)\n' "$RUN" >&2
+  fi
   exit 1
 }
 

@@ -36,6 +36,7 @@ dump_files_dir $dir
 sweep_interval 2
 sminfo_polling_timeout 300
 polling_retry_number 2
+force_log_flush TRUE
 CONF
   # shellcheck disable=SC2046
   start_proc "opensm-$fabric-$role" env $(sim_env "$fabric" "$host") OSM_CACHE_DIR="$dir" OSM_TMP_DIR="$dir" \
@@ -44,8 +45,7 @@ CONF
     --argjson p "$prio" --arg r "$role" '. + [{fabric: $f, host: $h, guid: $g, priority: $p, role: $r}]' <<<"$SM_JSON")
 }
 
-sm_log() { cat "$RUN/sm-$1-$2/opensm.log" 2>/dev/null; }
-sm_in_state() { sm_log "$1" "$2" | grep -q "$3"; }
+sm_in_state() { grep -q "$3" "$RUN/sm-$1-$2/opensm.log" 2>/dev/null; }
 
 step_fabrics() {
   step 1 "two simulated IB fabrics with real subnet managers"
@@ -53,9 +53,9 @@ step_fabrics() {
   command -v ibsim >/dev/null || fail "ibsim is missing: install ibsim-utils (no fallback: the fabrics are the demo)"
   command -v opensm >/dev/null || fail "opensm is missing: install opensm"
 
-  make_fabric a 1 --levels 3 --hosts "$A_HOSTS" --hosts-per-leaf "$HOSTS_PER_LEAF" --leaves-per-pod 2 \
+  make_fabric a 1 --levels 3 --hosts "$A_HOSTS" --hosts-per-leaf "$A_HOSTS_PER_LEAF" --leaves-per-pod 2 \
     --aggs-per-pod 2 --cores-per-agg 1
-  make_fabric b 2 --levels 2 --hosts "$B_HOSTS" --hosts-per-leaf "$HOSTS_PER_LEAF" --spines 2
+  make_fabric b 2 --levels 2 --hosts "$B_HOSTS" --hosts-per-leaf "$B_HOSTS_PER_LEAF" --spines 2
   info "fabric a: 3-level fat tree, $A_HOSTS hosts, $(jq '.switches | length' "$RUN/fabric-a.json") switches, id $(fabric_id a)"
   info "fabric b: 2-level fat tree, $B_HOSTS hosts, $(jq '.switches | length' "$RUN/fabric-b.json") switches, id $(fabric_id b)"
 
@@ -64,7 +64,7 @@ step_fabrics() {
   SM_JSON="[]"
   local a0 a1 b0
   a0=$(fabric_hosts a | sed -n 1p)
-  a1=$(fabric_hosts a | sed -n "$((HOSTS_PER_LEAF + 1))p")   # under another leaf
+  a1=$(fabric_hosts a | sed -n "$((A_HOSTS_PER_LEAF + 1))p")   # under another leaf
   b0=$(fabric_hosts b | sed -n 1p)
   SM_A_MASTER=$a0
   SM_A_STANDBY=$a1

@@ -73,7 +73,7 @@ YAML
   : >"$RUN/manifests/podgroups.yaml"
   gang train-a research 4 4 "" "weft.dev/ib-cluster: same"
   gang train-b research 6 4 "" "weft.dev/ib-cluster: same"
-  gang allreduce research "$HOSTS_PER_LEAF" "$HOSTS_PER_LEAF" \
+  gang allreduce research "$ALLREDUCE_PODS" "$ALLREDUCE_PODS" \
     "  networkTopology: {mode: hard, highestTierAllowed: 1}" ""
   local i
   for ((i = 0; i < PLAIN_PODS; i++)); do
@@ -103,7 +103,7 @@ start_node_runtime() {
   local args=() h
   for h in $(all_hosts); do args+=(--node "$h"); done
   local scale
-  scale=$(awk -v c="$NODE_CPUS" -v n="$NODE_CPU_REQUESTABLE" 'BEGIN { printf "%.6f", c / n }')
+  scale=$(awk -v c="$NODE_CPUS" -v n="$NODE_CPU_REQUESTABLE" -v u="$POD_USE" 'BEGIN { printf "%.6f", u * c / n }')
   start_proc node-runtime "$BIN/weft-node-runtime" run --kubeconfig "$RUN/kubeconfig" --cgroup-root "$CGROOT" \
     --cpu-scale "$scale" "${args[@]}"
 }
@@ -135,7 +135,8 @@ step_jobs() {
   local total
   total=$(ls "$RUN/manifests/pods" | wc -l)
   info "submitted: train-a (4 pods, min 4, ib-cluster: same), train-b (6, min 4, ib-cluster: same),"
-  info "           allreduce ($HOSTS_PER_LEAF, min $HOSTS_PER_LEAF, hard tier 1 = one leaf), web ($PLAIN_PODS plain pods)"
+  info "           allreduce ($ALLREDUCE_PODS, min $ALLREDUCE_PODS, hard tier 1 = one leaf), web ($PLAIN_PODS plain pods)"
+  info "           each pod burns $(awk -v u="$POD_USE" 'BEGIN { print 100 * u }') % of the CPU it requests, in its node's cgroup"
   wait_until 90 "all $total pods to be bound and Running" demo_pods_running "$total"
   dump_cluster placed
   "$REPORT" check-placement --nodes "$STATE/nodes-placed.json" --pods "$STATE/pods-placed.json" \

@@ -3,9 +3,9 @@
 write_fabrics_json() {
   jq -n --slurpfile a "$RUN/fabric-a.json" --slurpfile b "$RUN/fabric-b.json" --argjson sms "$SM_JSON" '
     [ {name: "a", fa: $a[0], shape: "3-level fat tree"}, {name: "b", fa: $b[0], shape: "2-level fat tree"} ]
-    | map({name, shape, id: .fa.fabric_id, hosts: (.fa.hosts | length), switches: (.fa.switches | length),
-           net: ("fabric-" + .name + ".net"), sms: [ $sms[] | select(.fabric == .fabric) ]})
-    | map(. as $f | .sms = [ $sms[] | select(.fabric == $f.name) ])' >"$STATE/fabrics.json"
+    | map(. as $f | {name, shape, id: .fa.fabric_id, hosts: (.fa.hosts | length),
+                     switches: (.fa.switches | length), net: ("fabric-" + .name + ".net"),
+                     sms: [ $sms[] | select(.fabric == $f.name) ]})' >"$STATE/fabrics.json"
 }
 
 svg_is_valid() {

@@ -143,7 +143,7 @@ std::string pick_hot_node(const ClusterView& v, nlohmann::json& why) {
     int score = 0;
     if (k.count("plain pod (movable)")) score += 4;
     if (k.count("gang at minMember (must stay)")) score += 2;
-    if (k.count("fabric-bound gang above minMember")) score += 2;
+    if (k.count("fabric-bound gang above minMember")) score += 3;
     if (score > best_score) {
       best = node;
       best_score = score;
