@@ -198,7 +198,8 @@ Result<std::unique_ptr<EbpfSource>> EbpfSource::create(const TextFiles& files, s
   using Cpu = EbpfOptions::CpuMethod;
   std::vector<std::string> methods;
   switch (options.cpu_method) {
-    case Cpu::Auto: methods = {"tick", "sampled", "switch"}; break;
+    // Not "sampled": it counts idle gaps between samples as busy (see docs), so it is opt-in.
+    case Cpu::Auto: methods = {"tick", "switch"}; break;
     case Cpu::Tick: methods = {"tick"}; break;
     case Cpu::Sampled: methods = {"sampled"}; break;
     case Cpu::Switch: methods = {"switch"}; break;
