@@ -244,21 +244,27 @@ class Planner {
     return running - 1 >= g->second.min_member ? "" : "gang-min-member";
   }
 
-  // Finds the least loaded low node the pod may move to; else the furthest rule it failed.
-  enum Stage { kNoTarget = 0, kTopology = 1, kNodeFit = 2, kTargetHigh = 3 };
+  // Finds the least loaded low node the pod may move to. Else why not, by the furthest
+  // any target got: "topology" (none in the pod's domain), "node-fit", or
+  // "target-would-be-high"; "no-target" when the source was the only low node.
   int pick_target(const PodInfo& pod, int source, const Vec& usage, std::string& why) const {
     const NodeInfo& src = cluster_.nodes[static_cast<size_t>(source)];
     DomainRule domain = domain_rule(pod, src, cluster_);
     bool fit = policy_.node_fit();
-    int best_stage = kNoTarget;
+    enum Stage { kNone, kOutsideDomain, kDoesNotFit, kWouldBeHigh };
+    Stage furthest = kNone;
     for (const auto& [score, t] : targets_) {
       if (t == source) continue;
       const NodeInfo& info = cluster_.nodes[static_cast<size_t>(t)];
       const NodeState& n = nodes_[static_cast<size_t>(t)];
-      if (!domain.allows(info)) continue;
-      best_stage = std::max<int>(best_stage, kTopology);
-      if (fit && !fits(pod, info, n)) continue;
-      best_stage = std::max<int>(best_stage, kNodeFit);
+      if (!domain.allows(info)) {
+        furthest = std::max(furthest, kOutsideDomain);
+        continue;
+      }
+      if (fit && !fits(pod, info, n)) {
+        furthest = std::max(furthest, kDoesNotFit);
+        continue;
+      }
       bool stays_below = true;
       for (int r = 0; r < kMeasures && stays_below; ++r) {
         if (!limits_.active[r]) continue;
@@ -267,13 +273,13 @@ class Planner {
         if (after > limits_.target[r]) stays_below = false;
       }
       if (!stays_below) {
-        best_stage = kTargetHigh;
+        furthest = kWouldBeHigh;
         continue;
       }
       return t;
     }
     static const char* const reasons[] = {"no-target", "topology", "node-fit", "target-would-be-high"};
-    why = reasons[best_stage];
+    why = reasons[furthest];
     return -1;
   }
 
