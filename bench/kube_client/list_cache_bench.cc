@@ -4,9 +4,11 @@
 // (json::parse of the same bytes into one generic tree). Each mode runs in its own
 // forked process so peak RSS is its own; the input bytes are generated before the peak
 // counter is reset, so "peak over input" is what decoding and caching cost.
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -39,6 +41,8 @@ struct Measure {
   double seconds = 0;
   size_t objects = 0;
   long before_kib = 0, peak_kib = 0, after_kib = 0;
+  double server_load_seconds = 0;   // kube-lite mode: --state load until "listening on"
+  long server_peak_kib = 0;         // kube-lite mode: the server's own peak RSS
 };
 
 struct Inputs {
@@ -121,6 +125,70 @@ size_t run_informer(const Inputs& in, Keep keep, std::chrono::steady_clock::time
   return n;
 }
 
+// The same objects as one JSON List for kube-lite --state, written item by item.
+void write_state_file(const std::string& path, int nodes, int pods) {
+  std::ofstream out(path);
+  out << "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[";
+  for (int i = 0; i < nodes; ++i) out << (i ? "," : "") << weft::bench::make_node(i, 1000 + i).dump();
+  for (int i = 0; i < pods; ++i) out << "," << weft::bench::make_pod(i, nodes, 2000000 + i).dump();
+  out << "]}";
+}
+
+// kube-lite started on the state file (its load time and peak RSS), then the informer
+// path listing from it in pages of 500 as a real informer does.
+size_t run_kube_lite(const std::string& binary, const std::string& state, Measure& m,
+                     std::chrono::steady_clock::time_point& start) {
+  int out[2];
+  if (pipe(out) != 0) _exit(4);
+  auto spawned = std::chrono::steady_clock::now();
+  pid_t server = fork();
+  if (server == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    execl(binary.c_str(), binary.c_str(), "--listen", "127.0.0.1:0", "--state", state.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  close(out[1]);
+  std::string line;
+  char c;
+  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  m.server_load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - spawned).count();
+  auto at = line.find("http://");
+  if (at == std::string::npos) {
+    std::fprintf(stderr, "kube-lite did not start: %s\n", line.c_str());
+    kill(server, SIGKILL);
+    _exit(5);
+  }
+  weft::kube::ClientConfig cfg;
+  cfg.server = *weft::kube::parse_server_url(line.substr(at));
+  weft::kube::ClientOptions opts;
+  opts.timeout = std::chrono::minutes(5);
+  opts.qps = 0;
+  auto client = weft::kube::Client::from_config(cfg, opts);
+  weft::kube::InformerOptions io;
+  io.page_size = 500;
+  reset_peak_rss();
+  start = std::chrono::steady_clock::now();
+  auto nodes = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::nodes(), "", io);
+  auto pods = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::pods(), "", io);
+  auto a = nodes->relist();
+  auto b = pods->relist();
+  std::ifstream status("/proc/" + std::to_string(server) + "/status");
+  std::string l;
+  while (std::getline(status, l))
+    if (l.rfind("VmHWM:", 0) == 0) m.server_peak_kib = std::stol(l.substr(6));
+  kill(server, SIGKILL);
+  waitpid(server, nullptr, 0);
+  if (!a || !b) {
+    std::fprintf(stderr, "list failed: %s %s\n", a ? "" : a.message().c_str(), b ? "" : b.message().c_str());
+    _exit(2);
+  }
+  size_t n = nodes->size() + pods->size();
+  nodes.release();
+  pods.release();
+  return n;
+}
+
 size_t run_naive(const Inputs& in) {
   auto* nodes = new json(json::parse(in.nodes));
   auto* pods = new json(json::parse(in.pods));
@@ -139,14 +207,28 @@ size_t run_stream_decode(const Inputs& in) {
   return cache->size();
 }
 
-Measure run_mode(const std::string& mode, int nodes, int pods) {
+struct KubeLiteRun {
+  std::string binary, state;
+};
+
+Measure run_mode(const std::string& mode, int nodes, int pods, const KubeLiteRun& kube_lite) {
   int fds[2];
   if (pipe(fds) != 0) std::abort();
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    Inputs in = generate(nodes, pods);
     Measure m;
+    if (mode == "kube-lite") {
+      m.before_kib = status_kib("VmRSS");
+      std::chrono::steady_clock::time_point start;
+      m.objects = run_kube_lite(kube_lite.binary, kube_lite.state, m, start);
+      m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      m.peak_kib = status_kib("VmHWM");
+      m.after_kib = status_kib("VmRSS");
+      if (write(fds[1], &m, sizeof m) != sizeof m) _exit(3);
+      _exit(0);
+    }
+    Inputs in = generate(nodes, pods);
     m.before_kib = status_kib("VmRSS");
     reset_peak_rss();
     auto start = std::chrono::steady_clock::now();
@@ -185,8 +267,16 @@ int main(int argc, char** argv) {
                                     "naive-tree"};
   app.add_option("--nodes", nodes, "Nodes in the list");
   app.add_option("--pods", pods, "Pods in the list");
-  app.add_option("--modes", modes, "Modes to run");
+  app.add_option("--modes", modes, "Modes to run (also: kube-lite)");
+  KubeLiteRun kube_lite{WEFT_KUBE_LITE_BINARY, ""};
+  app.add_option("--kube-lite", kube_lite.binary, "kube-lite binary for the kube-lite mode");
   CLI11_PARSE(app, argc, argv);
+  char state_dir[] = "/tmp/weft-bench-kube-lite-XXXXXX";
+  if (std::find(modes.begin(), modes.end(), "kube-lite") != modes.end()) {
+    if (!mkdtemp(state_dir)) return 1;
+    kube_lite.state = std::string(state_dir) + "/state.json";
+    write_state_file(kube_lite.state, nodes, pods);
+  }
 
   {
     Inputs in = generate(nodes, pods);
@@ -196,10 +286,18 @@ int main(int argc, char** argv) {
   std::printf("%-30s %9s %8s %12s %12s %14s\n", "mode", "objects", "time_s", "peak_MiB", "peak_over_in",
               "retained_MiB");
   for (const auto& mode : modes) {
-    Measure m = run_mode(mode, nodes, pods);
+    Measure m = run_mode(mode, nodes, pods, kube_lite);
     std::printf("%-30s %9zu %8.2f %12.1f %12.1f %14.1f\n", mode.c_str(), m.objects, m.seconds, m.peak_kib / 1024.0,
                 (m.peak_kib - m.before_kib) / 1024.0, (m.after_kib - m.before_kib) / 1024.0);
+    if (mode == "kube-lite")
+      std::printf("  kube-lite server: --state load %.2f s, server peak RSS %.1f MiB; the row above is the informer "
+                  "listing from it in pages of 500\n",
+                  m.server_load_seconds, m.server_peak_kib / 1024.0);
     std::fflush(stdout);
+  }
+  if (!kube_lite.state.empty()) {
+    std::remove(kube_lite.state.c_str());
+    rmdir(state_dir);
   }
   return 0;
 }
