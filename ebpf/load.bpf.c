@@ -76,6 +76,10 @@ const volatile bool busy_from_switch = true;
 /* Tick mode: address of the function of the tick's hrtimer (tick_nohz_handler, or
  * tick_sched_timer before 6.9), set before load from kallsyms; 0 leaves weft_tick idle. */
 const volatile __u64 tick_fn = 0;
+
+/* Sampled mode: the sample period; the cpu-clock event does not fire while the CPU
+ * sleeps, so at most two periods since the last sample count as busy. */
+const volatile __u64 sample_period_ns = 0;
 extern unsigned int CONFIG_HZ __kconfig __weak;
 
 /* Number of entries in `watched`; 0 skips the cgroup walk on every switch. */
@@ -304,6 +308,7 @@ int weft_cpu_sample(void *ctx) {
   barrier();
   if (st->last_switch_ns && st->running && now > st->last_switch_ns) {
     __u64 delta = now - st->last_switch_ns;
+    if (sample_period_ns && delta > 2 * sample_period_ns) delta = 2 * sample_period_ns;
     st->busy_ns += delta;
     add_cgroup_time(st, delta);
   }

@@ -119,6 +119,7 @@ Result<std::unique_ptr<EbpfPrograms>> attach_programs(const std::string& runq_fr
   skel->rodata->runq_sched_info = runq_from == "sched_info";
   skel->rodata->busy_from_switch = cpu == "switch";
   skel->rodata->tick_fn = tick_fn;
+  if (options.sample_hz > 0) skel->rodata->sample_period_ns = 1000000000ULL / static_cast<uint64_t>(options.sample_hz);
   if (runq_from != "wakeup") {
     bpf_program__set_autoload(skel->progs.weft_sched_wakeup, false);
     bpf_program__set_autoload(skel->progs.weft_sched_wakeup_new, false);
