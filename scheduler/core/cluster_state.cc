@@ -33,6 +33,8 @@ ClusterState::ClusterState(const Snapshot& snap, const Config& config) : snap_(s
     if (!snap.nodes[i].allocatable.count("pods")) alloc_[i * D + pods_] = kUnlimited;
   }
   free_ = alloc_;
+  for (const auto& [name, w] : config.binpack.resources)
+    if (int d = dim_of(name); d >= 0 && w > 0) binpack_dims_.push_back({d, w});
   requests_.resize(snap.pods.size());
   sparse_.resize(snap.pods.size());
   std::map<std::string, int> node_index;
@@ -146,9 +148,8 @@ double ClusterState::score(int pod, int node, const StaticFilter& f) const {
   };
   if (binpack_ && config_.binpack.weight != 0) {
     double sum = 0, weights = 0;
-    for (const auto& [name, w] : config_.binpack.resources) {
-      int d = dim_of(name);
-      if (d < 0 || req[d] == 0 || w <= 0) continue;
+    for (const auto& [d, w] : binpack_dims_) {
+      if (req[d] == 0) continue;
       sum += w * std::min(used_frac(d), 1.0);
       weights += w;
     }

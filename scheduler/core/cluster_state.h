@@ -66,6 +66,7 @@ class ClusterState {
   std::vector<std::vector<int64_t>> requests_;
   std::vector<std::vector<std::pair<int, int64_t>>> sparse_;   // nonzero dims per pod
   std::unordered_map<std::string, StaticFilter> filters_;
+  std::vector<std::pair<int, double>> binpack_dims_;   // (dimension, weight)
   bool binpack_, nodeorder_, usage_, predicates_;
 };
 

@@ -248,6 +248,11 @@ bool place_job(SessionState& s, Job& job, const std::vector<int>& in) {
     if (!ok && soft) {
       if (g->same_ib_cluster) {
         for (const auto& [fabric, nodes] : s.topo().fabrics) {
+          bool holds_bound = true;   // pods already bound pin the job to their fabric
+          for (int p : job.pods)
+            if (s.node_of_pod[p] >= 0 && !std::binary_search(nodes.begin(), nodes.end(), s.node_of_pod[p]))
+              holds_bound = false;
+          if (!holds_bound) continue;
           std::vector<int> order = roomiest_first(s, cands, &nodes);
           if ((ok = place_on(s, job, tasks, &order, need, true, a))) break;
         }

@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include "scheduler/core/config.h"
+
+namespace weft::scheduler {
+namespace {
+
+TEST(SchedulerConfig, ParsesVolcanoFormat) {
+  auto c = parse_config(R"(
+actions: "enqueue, allocate, reclaim, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+    enablePreemptable: false
+  - name: conformance
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+    arguments:
+      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
+      nodeSelector: {pool: gpu}
+  - name: nodeorder
+    arguments: {leastrequested.weight: 0, mostrequested.weight: 2, balancedresource.weight: 1}
+  - name: binpack
+    arguments: {binpack.weight: 10, binpack.cpu: 2, binpack.memory: 1, binpack.resources: "nvidia.com/gpu",
+                binpack.resources.nvidia.com/gpu: 5}
+  - name: network-topology-aware
+    arguments: {weight: 10}
+  - name: usage
+    arguments: {usage.weight: 5, cpu.weight: 2, memory.weight: 1, thresholds: {cpu: 80, mem: 90}, usage.maxAge: 2m}
+  - name: overcommit
+    arguments: {overcommit-factor: 1.5}
+)", "conf");
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->actions, (std::vector<Action>{Action::Enqueue, Action::Allocate, Action::Reclaim, Action::Backfill}));
+  EXPECT_TRUE(c->has("gang"));
+  EXPECT_TRUE(c->has("usage"));
+  EXPECT_EQ(c->proportion.tolerations.size(), 1u);
+  EXPECT_EQ(c->proportion.node_selector.at("pool"), "gpu");
+  EXPECT_EQ(c->nodeorder.most_requested, 2);
+  EXPECT_EQ(c->nodeorder.least_requested, 0);
+  EXPECT_EQ(c->binpack.weight, 10);
+  EXPECT_EQ(c->binpack.resources.at("cpu"), 2);
+  EXPECT_EQ(c->binpack.resources.at("nvidia.com/gpu"), 5);
+  EXPECT_EQ(c->usage.cpu_threshold, 80);
+  EXPECT_EQ(c->usage.memory_threshold, 90);
+  EXPECT_EQ(c->usage.max_age_s, 120);
+  EXPECT_EQ(c->overcommit_factor, 1.5);
+  EXPECT_EQ(c->topology_weight, 10);
+}
+
+struct BadConfig {
+  const char* text;
+  const char* names;
+};
+
+TEST(SchedulerConfig, UnknownNamesAreErrorsThatNameThem) {
+  const BadConfig cases[] = {
+      {"actions: \"enqueue, allocate, shuffle\"\ntiers: []", "action 'shuffle'"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: gang\n  - name: tdm\n", "tiers[0].plugins[1] (tdm): plugin 'tdm'"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: binpack\n    arguments: {binpack.speed: 3}\n",
+       "(binpack): argument 'binpack.speed' is unknown"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    enableMagic: true\n", "option 'enableMagic'"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n    arguments: {weight: 2}\n",
+       "(proportion): argument 'weight' is unknown"},
+      {"actions: allocate\nfoo: 1\n", "key 'foo'"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: nodeorder\n    arguments: {leastrequested.weight: abc}\n",
+       "argument 'leastrequested.weight': \"abc\" is not a number"},
+      {"actions: [allocate\n", "YAML error"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_config(c.text, "sched.conf");
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_NE(r.message().find(c.names), std::string::npos) << r.message();
+    EXPECT_EQ(r.message().rfind("sched.conf", 0), 0u) << r.message();
+  }
+}
+
+}  // namespace
+}  // namespace weft::scheduler

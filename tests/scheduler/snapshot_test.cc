@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+
+#include "kube/scenario.h"
+#include "scheduler/core/session.h"
+#include "scheduler/core/topology.h"
+
+namespace weft::scheduler {
+namespace {
+
+using nlohmann::json;
+
+Snapshot snapshot_of(const std::string& yaml) {
+  auto objects = kube::load_objects_text(yaml, "t.yaml");
+  EXPECT_TRUE(objects.ok()) << objects.message();
+  SnapshotBuilder b;
+  for (const auto& so : *objects) {
+    auto st = b.add(so.object, so.where());
+    EXPECT_TRUE(st.ok()) << st.message();
+  }
+  return b.build();
+}
+
+TEST(SchedulerSnapshot, ErrorsNameObjectAndField) {
+  auto objects = kube::load_objects_text(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ns}
+spec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}
+)", "s.yaml");
+  ASSERT_TRUE(objects.ok());
+  SnapshotBuilder b;
+  auto st = b.add((*objects)[0].object, (*objects)[0].where());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("s.yaml: document 1 (Pod ns/p): spec.containers[0].resources.requests"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("'lots'"), std::string::npos) << st.message();
+}
+
+TEST(SchedulerSnapshot, HyperNodesResolveNestedMembers) {
+  Snapshot s = snapshot_of(R"(
+apiVersion: v1
+kind: Node
+metadata: {name: a1, labels: {rack: a}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: a2, labels: {rack: a}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b1}
+---
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: rack-a}
+spec: {tier: 1, members: [{type: Node, selector: {labelMatch: {matchLabels: {rack: a}}}}]}
+---
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: rack-b}
+spec: {tier: 1, members: [{type: Node, selector: {exactMatch: {name: b1}}}]}
+---
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: top}
+spec: {tier: 2, members: [{type: HyperNode, selector: {regexMatch: {pattern: "^rack-"}}}]}
+)");
+  Topology t = build_topology(s);
+  ASSERT_EQ(t.domains.size(), 3u);
+  EXPECT_EQ(t.domains[0].name, "rack-a");
+  EXPECT_EQ(t.domains[0].nodes, (std::vector<int>{0, 1}));
+  EXPECT_EQ(t.domains[2].name, "top");
+  EXPECT_EQ(t.domains[2].nodes, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(t.domains[0].parent, 2);
+  EXPECT_EQ(t.max_tier, 2);
+}
+
+TEST(SchedulerSnapshot, DerivedTopologyFromAgentLabels) {
+  Snapshot s = snapshot_of(R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {weft.dev/ib-fabric: f, weft.dev/ib-spine: "0x01", weft.dev/ib-leaf: "0x10"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {weft.dev/ib-fabric: f, weft.dev/ib-spine: "0x01", weft.dev/ib-leaf: "0x11"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n3}
+)");
+  Topology t = build_topology(s);
+  EXPECT_TRUE(t.derived);
+  ASSERT_EQ(t.domains.size(), 4u);   // two leaves, one spine, one fabric
+  EXPECT_EQ(t.domains[0].name, "leaf-0x10");
+  EXPECT_EQ(t.domains[2].name, "spine-0x01");
+  EXPECT_EQ(t.domains[3].name, "fabric-f");
+  EXPECT_EQ(t.domains[3].nodes.size(), 2u);
+  EXPECT_TRUE(t.node_domains[2].empty());
+  json objs = hypernode_objects(t);
+  EXPECT_EQ(objs["items"][3]["spec"]["members"].size(), 1u);
+  EXPECT_EQ(objs["items"][0]["spec"]["members"][0]["selector"]["labelMatch"]["matchLabels"]["weft.dev/ib-leaf"], "0x10");
+}
+
+TEST(SchedulerSession, StatusWrittenOnlyOnChange) {
+  const std::string base = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n}
+status: {allocatable: {cpu: "4", memory: 4Gi}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: g, namespace: d}
+spec: {minMember: 1}
+)";
+  Snapshot s = snapshot_of(base + R"(
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: d, annotations: {scheduling.k8s.io/group-name: g}}
+spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+)");
+  Decisions d = run_session(s, Config::defaults());
+  ASSERT_EQ(d.bindings.size(), 1u);
+  ASSERT_EQ(d.status_writes.size(), 1u);
+  EXPECT_EQ(d.status_writes[0].status["phase"], "Running");
+  // The next snapshot has the pod bound and the status written: nothing to do.
+  Snapshot s2 = snapshot_of(base + R"(
+status: {phase: Running, running: 1, succeeded: 0, failed: 0, conditions: []}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: d, annotations: {scheduling.k8s.io/group-name: g}}
+spec: {nodeName: n, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+)");
+  Decisions d2 = run_session(s2, Config::defaults());
+  EXPECT_TRUE(d2.bindings.empty());
+  EXPECT_TRUE(d2.status_writes.empty());
+}
+
+}  // namespace
+}  // namespace weft::scheduler
