@@ -127,8 +127,9 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   for (const auto& r : summary["replaced"]) EXPECT_EQ(r["phase"], "Running") << r.dump();
   std::set<std::string> skip_reasons;
   for (const auto& s : summary["skipped"]) skip_reasons.insert(s["reason"].get<std::string>());
-  if (strings_of(summary["hot_node"]["holds"]).count("gang at minMember (must stay)"))
+  if (strings_of(summary["hot_node"]["holds"]).count("gang at minMember (must stay)")) {
     EXPECT_TRUE(skip_reasons.count("gang-min-member")) << summary["skipped"].dump();
+  }
 
   // Fabric labels unchanged across the SM failover, and the SM did change.
   EXPECT_TRUE(summary["failover"]["labels_unchanged"].get<bool>());
