@@ -16,6 +16,8 @@ struct RunOptions {
   bool no_publish = false;
   std::string ib_backend = "auto";
   std::string load_backend = "auto";
+  std::string load_cgroup;          // --load-cgroup: this cgroup's CPU time is the node's load
+  double load_cgroup_cpus = 1;      // --load-cgroup-cpus: that node's CPU capacity in cores
   std::string ib_interval = "30s";
   std::string load_interval = "5s";
   std::string heartbeat = "60s";

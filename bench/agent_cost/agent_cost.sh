@@ -98,7 +98,7 @@ for i in 0 1 2; do
   kill -0 "$p" 2>/dev/null || { echo "agent_cost: ${names[$i]} died:"; cat "$work/${names[$i]}.log"; exit 1; }
   rss=$(status_kb "$p" VmRSS); hwm=$(status_kb "$p" VmHWM)
   cpu=$(awk -v a="$(cpu_seconds "$p")" -v b="${cpu0[$i]}" 'BEGIN { printf "%.2f", a - b }')
-  per=$(awk -v c="$cpu" -v d="$duration" 'BEGIN { printf "%.2f", d > 0 ? 1000 * c / d : 0 }')
+  per=$(awk -v c="$cpu" -v d="$duration" 'BEGIN { printf "%.2f", (d > 0) ? 1000 * c / d : 0 }')
   read -r p50 max bytes < <(sort -n "$work/${names[$i]}.lat" |
     awk '{ t[NR] = $1; b = $2 } END { printf "%.2f %.2f %d\n", 1000 * t[int((NR + 1) / 2)], 1000 * t[NR], b }')
   printf '%-16s %10.1f %10.1f %12s %12s %12s %12s %9s\n' "${names[$i]}" "$(awk -v k="$rss" 'BEGIN{print k/1024}')" \

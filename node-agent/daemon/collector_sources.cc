@@ -15,15 +15,15 @@ Result<std::unique_ptr<IbSource>> make_ib_source(const std::string& backend, std
   return std::unique_ptr<IbSource>(std::make_unique<CollectorIbSource>(std::move(options)));
 }
 
-Result<std::unique_ptr<LoadSource>> make_load_source(const std::string& backend, std::chrono::milliseconds window,
-                                                     std::string* why) {
+Result<std::unique_ptr<LoadSource>> make_load_source(const std::string& backend, std::chrono::milliseconds period,
+                                                     std::chrono::milliseconds window, std::string* why) {
   auto parsed = weft::load::parse_backend(backend);
   if (!parsed) return parsed.error();
   auto selected = weft::load::select_source(*parsed, weft::load::host_factories());
   if (!selected) return selected.error();
   if (why) *why = selected->reason;
   weft::load::SamplerOptions options;
-  options.period = std::chrono::milliseconds(1000);
+  options.period = period;
   options.window = window;
   auto source = CollectorLoadSource::start(std::move(selected.value()), options);
   if (!source) return source.error();

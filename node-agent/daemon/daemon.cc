@@ -118,11 +118,14 @@ void Daemon::ib_loop() {
     }
   };
   ports = fingerprint();
+  // Without local RDMA ports at start there is nothing to watch between probes (an HCA
+  // that appears later is found by the next periodic probe).
+  const bool watch_ports = !ports.empty();
   while (true) {
     probe_ib();
     const auto next = SteadyClock::now() + options_.ib_interval;
     while (true) {
-      const auto wake = std::min(next, SteadyClock::now() + options_.port_poll);
+      const auto wake = watch_ports ? std::min(next, SteadyClock::now() + options_.port_poll) : next;
       if (!sleep_until(wake)) return;
       if (SteadyClock::now() >= next) break;
       auto now_ports = fingerprint();
