@@ -25,7 +25,7 @@ step_failover() {
   info "killed the master OpenSM on $SM_A_MASTER (pid $pid, guid $old)"
   wait_until 90 "the standby OpenSM on $SM_A_STANDBY to become master" sm_in_state a "$SM_A_STANDBY" "Entering MASTER state"
   info "standby on $SM_A_STANDBY entered MASTER after $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
-  local secs seen=0
+  local secs seen=0 i
   secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   for ((i = 0; i < 40; i++)); do
     if all_a_agents_see "$new"; then seen=1; break; fi
