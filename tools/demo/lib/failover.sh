@@ -46,5 +46,5 @@ step_failover() {
   [ "$unchanged" = true ] || fail "node labels changed across the SM failover"
   SM_JSON=$(jq -c '(.[] | select(.fabric == "a" and .role == "master")).role = "master, killed" |
     (.[] | select(.fabric == "a" and .role == "standby")).role = "standby, now master"' <<<"$SM_JSON")
-  step_done "the standby SM took over in ${secs} s as the agents see it; all $(jq '.items | length' "$STATE/nodes-failover.json") nodes' fabric/leaf/spine labels unchanged"
+  step_done "the standby SM took over in ${secs} s; all $(jq '.items | length' "$STATE/nodes-failover.json") nodes' fabric/leaf/spine labels unchanged"
 }

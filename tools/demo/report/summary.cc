@@ -58,6 +58,11 @@ Result<nlohmann::json> build_summary(const std::string& dir) {
   auto after = view_of(dir, "nodes-after.json", "pods-after.json");
   if (!placed) return make_error(dir + ": nodes-placed.json/pods-placed.json missing or unreadable");
 
+  // The plan names skipped pods only; add where each one runs.
+  for (auto& k : s["skipped"])
+    for (const auto& p : placed->pods)
+      if (p.key == k.value("pod", "") && !k.contains("node")) k["node"] = p.node;
+
   // Nodes with their domains and load.
   s["nodes"] = nlohmann::json::array();
   for (const auto& [name, n] : placed->nodes) {
@@ -86,8 +91,10 @@ Result<nlohmann::json> build_summary(const std::string& dir) {
   nlohmann::json domains = nlohmann::json::object();
   for (const auto& [name, n] : placed->nodes) {
     if (n.control_plane || n.fabric.empty()) continue;
-    domains[n.fabric]["spines"][n.spine] = domains[n.fabric]["spines"].value(n.spine, 0) + 1;
-    domains[n.fabric]["leaves"][n.leaf] = domains[n.fabric]["leaves"].value(n.leaf, 0) + 1;
+    auto& count_spine = domains[n.fabric]["spines"][n.spine];
+    count_spine = count_spine.is_number() ? count_spine.get<int>() + 1 : 1;
+    auto& count_leaf = domains[n.fabric]["leaves"][n.leaf];
+    count_leaf = count_leaf.is_number() ? count_leaf.get<int>() + 1 : 1;
     domains[n.fabric]["leaf_spine"][n.leaf] = n.spine;
   }
   s["domains"] = domains;
