@@ -72,7 +72,9 @@ int topology_main(const TopologyArgs& a) {
   else if (a.output == "json") std::cout << topology_json(topo, snap).dump(2) << "\n";
   else {
     // Multi-document YAML is what kubectl apply takes; JSON is valid YAML, one object per document.
-    for (const auto& item : hypernode_objects(topo)["items"]) std::cout << "---\n" << item.dump(2) << "\n";
+    // Held in a local: a range-for over a member of a temporary would dangle.
+    const nlohmann::json list = hypernode_objects(topo);
+    for (const auto& item : list["items"]) std::cout << "---\n" << item.dump(2) << "\n";
   }
   return 0;
 }
