@@ -108,9 +108,7 @@ TEST_F(WatchTest, DropsAfterNEventsAndResumesWithoutLossOrRepeat) {
   EXPECT_EQ(seen, (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6"}));
 }
 
-// Disabled: fails on every run of a clean CI build (no bookmark within the drain) while the
-// kube-lite integration and client tests, which use bookmarks over HTTP, pass. To investigate.
-TEST_F(WatchTest, DISABLED_BookmarksCarryTheCurrentVersionWhenIdle) {
+TEST_F(WatchTest, BookmarksCarryTheCurrentVersionWhenIdle) {
   reg.create(admin, types.nodes(), "", node("a"), false);
   WatchOptions o{rv(), true, 0, 0, milliseconds(30)};
   WatchSession s(store, types.nodes(), filter(), o);
@@ -124,6 +122,31 @@ TEST_F(WatchTest, DISABLED_BookmarksCarryTheCurrentVersionWhenIdle) {
   EXPECT_EQ(events.back()["type"], "BOOKMARK");
   EXPECT_EQ(events.back()["object"]["metadata"]["resourceVersion"], now);
   for (auto& e : events) EXPECT_EQ(e["type"], "BOOKMARK");
+}
+
+// An idle watch waits for its next bookmark instead of returning early: an empty chunk
+// comes back only after a real wait (the server thread would otherwise spin).
+TEST_F(WatchTest, IdleWatchNeverReturnsEmptyWithoutWaiting) {
+  WatchOptions o{rv(), true, 0, 0, milliseconds(30)};
+  WatchSession s(store, types.nodes(), filter(), o);
+  ASSERT_FALSE(s.start());
+  int bookmarks = 0, empties = 0;
+  auto until = std::chrono::steady_clock::now() + milliseconds(200);
+  while (std::chrono::steady_clock::now() < until) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto chunk = s.next(milliseconds(20));
+    auto took = std::chrono::steady_clock::now() - t0;
+    ASSERT_TRUE(chunk);
+    if (chunk->empty()) {
+      ++empties;
+      EXPECT_GE(took, milliseconds(1)) << "empty chunk after " << std::chrono::nanoseconds(took).count() << " ns";
+    } else {
+      ++bookmarks;
+    }
+  }
+  // Every 30 ms over 200 ms; waits of at most 20 ms in between.
+  EXPECT_GE(bookmarks, 4);
+  EXPECT_LE(empties, 2 * bookmarks + 2);
 }
 
 }  // namespace

@@ -91,7 +91,9 @@ std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
   }
   auto until = std::min(deadline_, now + wait);
   if (options_.bookmarks) until = std::min(until, last_write_ + options_.bookmark_interval);
-  store_.wait_for_change(last_, std::chrono::duration_cast<std::chrono::milliseconds>(until - now));
+  // Rounded up: truncating would wake up to 1 ms before a bookmark is due, and every
+  // call in that last millisecond would return at once with nothing (a spin).
+  store_.wait_for_change(last_, std::chrono::ceil<std::chrono::milliseconds>(until - now));
   return std::string();
 }
 
