@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,6 +32,27 @@ class MadTransport {
   // attempts, deadline, send failure). Replies are matched to requests by TID.
   virtual std::vector<Result<Bytes>> exchange(std::span<const MadRequest> requests, const MadPolicy& policy) = 0;
 };
+
+// The datagram side under a pipelined transport: one MAD out, one reply in. The real one
+// is a umad port; unit tests fake it to drop, delay or garble replies.
+class MadPort {
+ public:
+  struct Received {
+    uint32_t tid = 0;          // low 32 bits of the reply's TID
+    Result<Bytes> mad = Bytes{};   // the reply MAD, or an error status for that TID
+    bool lost = false;         // the port gave up on this TID itself (e.g. kernel timeout)
+  };
+  virtual ~MadPort() = default;
+  // Sends r.mad with its TID low 32 bits set to tid; timeout is advisory for the port.
+  virtual Status send(const MadRequest& r, uint32_t tid, std::chrono::milliseconds timeout) = 0;
+  // Waits up to `wait` for one reply; nullopt when none came.
+  virtual std::optional<Received> receive(std::chrono::milliseconds wait) = 0;
+};
+
+// MadTransport over a MadPort: up to policy.window MADs in flight, each resent with a fresh
+// TID after policy.timeout up to policy.retries times, nothing past policy.deadline; a late
+// reply to an earlier attempt is ignored.
+std::unique_ptr<MadTransport> make_pipelined_transport(std::unique_ptr<MadPort> port);
 
 // exchange() plus check_reply(): a reply that does not answer its request (class, method,
 // attribute, status) becomes an error prefixed with the request's `what`.

@@ -15,10 +15,21 @@ namespace {
 
 constexpr uint32_t kQp1Qkey = 0x80010000;
 
-class UmadTransport final : public MadTransport {
+// One open umad port with its four MAD agents (SMI LID-routed, SMI directed-route, SA, PerfMgt).
+class UmadPort final : public MadPort {
  public:
-  UmadTransport(int port_id, std::string where) : port_id_(port_id), where_(std::move(where)) {}
-  ~UmadTransport() override { umad_close_port(port_id_); }
+  UmadPort(int port_id, std::string where) : port_id_(port_id), where_(std::move(where)) {}
+  // Agents first: umad2sim (unlike the kernel) frees only one agent per closed port, and a
+  // later umad_register in this process then fails once its 32 agent slots are used up.
+  ~UmadPort() override {
+    for (const auto& [cls, agent] : agents_) {
+      if (int rc = umad_unregister(port_id_, agent); rc < 0)
+        spdlog::debug("{}: umad_unregister class 0x{:02x}: {}", where_, cls, strerror(-rc));
+    }
+    umad_close_port(port_id_);
+  }
+  UmadPort(const UmadPort&) = delete;
+  UmadPort& operator=(const UmadPort&) = delete;
 
   Status register_agents() {
     struct Want { uint8_t cls, version, rmpp; };
@@ -30,63 +41,33 @@ class UmadTransport final : public MadTransport {
     return {};
   }
 
-  std::vector<Result<Bytes>> exchange(std::span<const MadRequest> requests, const MadPolicy& policy) override {
-    std::vector<Result<Bytes>> out(requests.size(), Result<Bytes>(make_error("not sent")));
-    struct Flight { size_t index; int attempts; Clock::time_point sent; };
-    std::map<uint32_t, Flight> inflight;   // TID low 32 bits -> request
-    size_t next = 0;
-    const size_t window = std::max<size_t>(1, policy.window);
-
-    auto send = [&](size_t index, int attempts) {
-      uint32_t tid = ++tid_;
-      if (auto ok = send_one(requests[index], tid, policy.timeout); !ok) {
-        out[index] = ok.error();
-        return;
-      }
-      inflight[tid] = Flight{index, attempts, Clock::now()};
-    };
-
-    while (next < requests.size() || !inflight.empty()) {
-      while (next < requests.size() && inflight.size() < window) send(next++, 1);
-      if (inflight.empty()) continue;
-      const auto now = Clock::now();
-      if (now >= policy.deadline) {
-        for (auto& [tid, f] : inflight) out[f.index] = make_error("probe deadline reached before a reply");
-        for (; next < requests.size(); ++next) out[next] = make_error("probe deadline reached before sending");
-        break;
-      }
-      // Resend what timed out (a fresh TID, so a late reply to the old one is ignored).
-      auto earliest = Clock::time_point::max();
-      for (auto it = inflight.begin(); it != inflight.end();) {
-        const auto expiry = it->second.sent + policy.timeout;
-        if (expiry <= now) {
-          Flight f = it->second;
-          it = inflight.erase(it);
-          if (f.attempts > policy.retries) {
-            out[f.index] = make_error(fmt::format("no reply after {} attempts of {} ms", f.attempts, policy.timeout.count()));
-          } else {
-            send(f.index, f.attempts + 1);
-          }
-          continue;
-        }
-        earliest = std::min(earliest, expiry);
-        ++it;
-      }
-      if (inflight.empty()) continue;
-      earliest = std::min(earliest, policy.deadline);
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(earliest - Clock::now()).count() + 1;
-      receive_one(std::max<long>(1, wait), inflight, requests, out);
+  Status send(const MadRequest& r, uint32_t tid, std::chrono::milliseconds timeout) override {
+    if (r.mad.size() != kMadSize) return make_error(fmt::format("request of {} bytes", r.mad.size()));
+    const uint8_t cls = r.mad[1];
+    auto agent = agents_.find(cls);
+    if (agent == agents_.end()) return make_error(fmt::format("no agent for class 0x{:02x}", cls));
+    sbuf_.assign(umad_size() + kMadSize, 0);
+    auto* mad = static_cast<uint8_t*>(umad_get_mad(sbuf_.data()));
+    std::memcpy(mad, r.mad.data(), kMadSize);
+    put_be({mad, kMadSize}, 12, 4, tid);
+    if (r.to.directed()) {
+      umad_set_addr(sbuf_.data(), 0xffff, 0, 0, 0);
+    } else if (cls == kClassSmiLid) {
+      umad_set_addr(sbuf_.data(), r.to.lid, 0, 0, 0);
+    } else {
+      umad_set_addr(sbuf_.data(), r.to.lid, 1, 0, static_cast<int>(kQp1Qkey));
     }
-    return out;
+    // The kernel's timeout is a safety net; retries are ours so each attempt gets a fresh TID.
+    int rc = umad_send(port_id_, agent->second, sbuf_.data(), static_cast<int>(kMadSize),
+                       static_cast<int>(timeout.count()), 0);
+    if (rc < 0) return make_error(fmt::format("umad_send: {}", strerror(-rc)));
+    return {};
   }
 
- private:
-  template <class Inflight>
-  void receive_one(long wait_ms, Inflight& inflight, std::span<const MadRequest> requests,
-                   std::vector<Result<Bytes>>& out) {
+  std::optional<Received> receive(std::chrono::milliseconds wait) override {
     if (rbuf_.size() < umad_size() + kMadSize) rbuf_.resize(umad_size() + 64 * 1024);
     int length = static_cast<int>(rbuf_.size() - umad_size());
-    int agent = umad_recv(port_id_, rbuf_.data(), &length, static_cast<int>(wait_ms));
+    int agent = umad_recv(port_id_, rbuf_.data(), &length, static_cast<int>(wait.count()));
     if (agent == -ENOSPC && length > 0) {            // an RMPP reply bigger than the buffer: grow, read again
       rbuf_.resize(umad_size() + static_cast<size_t>(length) + kMadSize);
       length = static_cast<int>(rbuf_.size() - umad_size());
@@ -95,57 +76,28 @@ class UmadTransport final : public MadTransport {
     if (agent < 0) {
       if (agent != -ETIMEDOUT && agent != -EWOULDBLOCK && agent != -EINTR)
         spdlog::debug("{}: umad_recv: {}", where_, strerror(-agent));
-      return;
+      return std::nullopt;
     }
+    if (length < 24) return std::nullopt;
     const auto* mad = static_cast<const uint8_t*>(umad_get_mad(rbuf_.data()));
-    if (length < 24) return;
-    const uint32_t tid = static_cast<uint32_t>(get_be({mad, static_cast<size_t>(length)}, 12, 4));
-    auto it = inflight.find(tid);
-    if (it == inflight.end()) return;   // late reply to an earlier attempt, or not ours
-    const size_t index = it->second.index;
+    Received got;
+    got.tid = static_cast<uint32_t>(get_be({mad, static_cast<size_t>(length)}, 12, 4));
     const int status = umad_status(rbuf_.data());
-    if (status != 0) {
-      if (status == ETIMEDOUT) {          // the kernel's own timeout: count it as a lost attempt
-        it->second.sent = Clock::time_point::min();
-        return;
-      }
-      out[index] = make_error(fmt::format("umad status {} ({})", status, strerror(status)));
-      inflight.erase(it);
-      return;
-    }
-    (void)requests;
-    out[index] = Bytes(mad, mad + length);
-    inflight.erase(it);
-  }
-
-  Status send_one(const MadRequest& r, uint32_t tid, std::chrono::milliseconds timeout) {
-    if (r.mad.size() != kMadSize) return make_error(fmt::format("request of {} bytes", r.mad.size()));
-    const uint8_t cls = r.mad[1];
-    auto agent = agents_.find(cls);
-    if (agent == agents_.end()) return make_error(fmt::format("no agent for class 0x{:02x}", cls));
-    std::vector<uint8_t> buf(umad_size() + kMadSize, 0);
-    auto* mad = static_cast<uint8_t*>(umad_get_mad(buf.data()));
-    std::memcpy(mad, r.mad.data(), kMadSize);
-    put_be({mad, kMadSize}, 12, 4, tid);
-    if (r.to.directed()) {
-      umad_set_addr(buf.data(), 0xffff, 0, 0, 0);
-    } else if (cls == kClassSmiLid) {
-      umad_set_addr(buf.data(), r.to.lid, 0, 0, 0);
+    if (status == ETIMEDOUT) {
+      got.lost = true;
+    } else if (status != 0) {
+      got.mad = make_error(fmt::format("umad status {} ({})", status, strerror(status)));
     } else {
-      umad_set_addr(buf.data(), r.to.lid, 1, 0, static_cast<int>(kQp1Qkey));
+      got.mad = Bytes(mad, mad + length);
     }
-    // The kernel's timeout is a safety net; retries are ours so each attempt gets a fresh TID.
-    int rc = umad_send(port_id_, agent->second, buf.data(), static_cast<int>(kMadSize),
-                       static_cast<int>(timeout.count()), 0);
-    if (rc < 0) return make_error(fmt::format("umad_send: {}", strerror(-rc)));
-    return {};
+    return got;
   }
 
+ private:
   int port_id_;
   std::string where_;
   std::map<uint8_t, int> agents_;
-  uint32_t tid_ = 0x5745;   // arbitrary start; the kernel owns the high 32 bits
-  std::vector<uint8_t> rbuf_;
+  std::vector<uint8_t> sbuf_, rbuf_;
 };
 
 std::string link_layer_name(const char* ll) {
@@ -197,9 +149,9 @@ class RealUmadDevices final : public UmadDevices {
     const std::string where = fmt::format("{} port {}", device, port);
     int id = umad_open_port(device.c_str(), port);
     if (id < 0) return make_error(fmt::format("{}: umad_open_port: {}", where, strerror(-id)));
-    auto t = std::make_unique<UmadTransport>(id, where);
-    if (auto ok = t->register_agents(); !ok) return ok.error();
-    return std::unique_ptr<MadTransport>(std::move(t));
+    auto umad_port = std::make_unique<UmadPort>(id, where);
+    if (auto ok = umad_port->register_agents(); !ok) return ok.error();   // the destructor unregisters what was
+    return make_pipelined_transport(std::move(umad_port));
   }
 };
 

@@ -110,6 +110,73 @@ TEST(IbFabric, MasterSmFailoverKeepsFabricIdAndChangesSm) {
   EXPECT_EQ(after.report["ib"]["fabric"], fattree::guid_hex(f->tree.fabric_id));
 }
 
+// The daemon's case: one IbProber probing again and again in one process (umad agents
+// registered and unregistered each time) sees the SM fail over; the fabric id stays.
+TEST(IbFabric, RepeatedProbesInOneProcessFollowSmFailover) {
+  WEFT_SKIP_UNLESS(need_ibsim());
+  auto f = start_fabric({.levels = 2, .hosts = 8, .hosts_per_leaf = 4, .spines = 2, .fabric = 32});
+  ASSERT_TRUE(f);
+  const size_t master = f->sim->start_sm({.host = f->tree.hosts[0].name, .priority = 14});
+  ASSERT_TRUE(f->sim->wait_sm_subnet_up(master, 30s));
+  const size_t standby = f->sim->start_sm({.host = f->tree.hosts[1].name, .priority = 2});
+  for (auto until = std::chrono::steady_clock::now() + 20s;
+       f->sim->sm_log(standby).find("STANDBY") == std::string::npos && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_NE(f->sim->sm_log(standby).find("STANDBY"), std::string::npos) << f->sim->sm_log(standby);
+
+  const std::string host = f->tree.hosts[6].name;
+  Process loop({.argv = {binary("tests/ib/ib_probe_loop")},
+                .env = f->sim->env_for(host),
+                .cwd = f->dir->path(),
+                .keep_stdin_open = true,
+                .merge_stderr = false});
+  int n = 0;
+  auto probe_once = [&]() -> nlohmann::json {
+    ++n;
+    loop.write_stdin("probe\n");
+    auto line = loop.wait_for_line(std::regex("^probe " + std::to_string(n) + " "), 20s);
+    if (!line) return nullptr;
+    return nlohmann::json::parse(line->substr(line->find('{')), nullptr, false);
+  };
+  const std::string fabric = fattree::guid_hex(f->tree.fabric_id);
+  const std::string old_sm = fattree::guid_hex(f->tree.hosts[0].port_guid);
+  const std::string new_sm = fattree::guid_hex(f->tree.hosts[1].port_guid);
+  long fds = -1;
+  for (int i = 0; i < 12; ++i) {   // 12 x 4 agents: more than umad2sim's 32 agent slots
+    auto r = probe_once();
+    ASSERT_TRUE(r.is_object()) << "probe " << n << " gave no report";
+    const auto& p = r["ib"]["ports"][0];
+    ASSERT_TRUE(p["errors"].empty()) << "probe " << n << ": " << p["errors"].dump();
+    EXPECT_EQ(p["sm"]["guid"], old_sm) << "probe " << n;
+    EXPECT_EQ(r["ib"]["fabric"], fabric) << "probe " << n;
+    if (fds < 0) fds = r["fds"].get<long>();
+    EXPECT_EQ(r["fds"].get<long>(), fds) << "descriptors leak across probes (probe " << n << ")";
+  }
+
+  f->sim->kill_sm(master);
+  ASSERT_TRUE(f->sim->wait_sm_subnet_up(standby, 60s)) << "standby never took over:\n" << f->sim->sm_log(standby);
+  nlohmann::json after;
+  std::set<std::string> fabrics_seen;
+  for (auto until = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < until;) {
+    after = probe_once();
+    ASSERT_TRUE(after.is_object()) << "probe " << n << " gave no report";
+    fabrics_seen.insert(after["ib"]["fabric"].get<std::string>());
+    const auto& sm = after["ib"]["ports"][0]["sm"];
+    if (sm.is_object() && sm["guid"] == new_sm) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  const auto& p = after["ib"]["ports"][0];
+  EXPECT_EQ(p["sm"]["guid"], new_sm) << after.dump();
+  EXPECT_EQ(p["sm"]["state"], "MASTER");
+  EXPECT_TRUE(p["errors"].empty()) << p["errors"].dump();
+  EXPECT_EQ(after["ib"]["fabric"], fabric);
+  EXPECT_EQ(after["labels"]["weft.dev/ib-fabric"], fabric);
+  // While the SM was away the report kept the last known id, never "unknown".
+  EXPECT_EQ(fabrics_seen, std::set<std::string>{fabric});
+  EXPECT_EQ(after["fds"].get<long>(), fds);
+  loop.stop(500ms);
+}
+
 TEST(IbFabric, UnlinkedHostPortIsDownWithNoUplinks) {
   WEFT_SKIP_UNLESS(need_ibsim());
   auto f = start_fabric({.levels = 2, .hosts = 8, .hosts_per_leaf = 4, .spines = 2, .fabric = 41});
