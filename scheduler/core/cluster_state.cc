@@ -61,7 +61,8 @@ bool ClusterState::load_fresh(const NodeInfo& n) const {
   if (!n.load || !n.load->at) return false;
   double max_age = config_.usage.max_age_s > 0 ? config_.usage.max_age_s : 2 * std::max(n.load->window_s, 1.0);
   double age = std::chrono::duration<double>(snap_.now - *n.load->at).count();
-  return age <= max_age;
+  // A report from further in the future than it may be old is a clock gone wrong.
+  return age <= max_age && age >= -max_age;
 }
 
 StaticFilter ClusterState::compute_filter(int pod) const {

@@ -118,27 +118,8 @@ std::vector<int> dominant_order(SessionState& s, const std::vector<int>& tasks) 
 }
 
 std::vector<Candidate> candidates_for(SessionState& s, const Job& job, const std::vector<int>& tasks, size_t need) {
-  const Topology& topo = s.topo();
-  const PodGroupInfo& g = *job.group;
   std::vector<Candidate> cands;
-  if (g.topology.mode != NetworkTopology::Mode::None) {
-    int highest = g.topology.highest_tier > 0 ? g.topology.highest_tier : topo.max_tier;
-    for (const auto& d : topo.domains)
-      if (d.tier <= highest && (!g.same_ib_cluster || !d.fabric.empty()) && !d.nodes.empty())
-        cands.push_back({.name = d.name, .tier = d.tier, .nodes = &d.nodes});
-  } else {
-    for (const auto& [fabric, nodes] : topo.fabrics) cands.push_back({.name = fabric, .tier = 0, .nodes = &nodes});
-  }
-  // Pods of the job already bound keep the job inside their domain.
-  std::vector<int> bound;
-  for (int p : job.pods)
-    if (s.node_of_pod[p] >= 0) bound.push_back(s.node_of_pod[p]);
-  if (!bound.empty())
-    std::erase_if(cands, [&](const Candidate& c) {
-      for (int n : bound)
-        if (!std::binary_search(c.nodes->begin(), c.nodes->end(), n)) return true;
-      return false;
-    });
+  for (const auto& d : allowed_domains(s, job)) cands.push_back({.name = d.name, .tier = d.tier, .nodes = d.nodes});
   // Per job shape: how many of its pods each node still holds.
   std::map<std::string, std::pair<int, int>> templates;   // key -> (representative, count)
   for (int t : tasks) {
@@ -218,6 +199,48 @@ std::string failure_message(SessionState& s, const Attempt& a, size_t tasks, siz
 
 }  // namespace
 
+bool domain_bound(const Job& job) {
+  return job.group && (job.group->same_ib_cluster || job.group->topology.mode == NetworkTopology::Mode::Hard);
+}
+
+namespace {
+
+// HyperNodes of tier <= highestTierAllowed (single-fabric ones for an IB-cluster job) when
+// `tiers`, else the IB clusters; only those holding every pod of the job already bound.
+std::vector<DomainRef> domains_of(SessionState& s, const Job& job, bool tiers) {
+  std::vector<DomainRef> out;
+  if (!job.group) return out;
+  const PodGroupInfo& g = *job.group;
+  const Topology& topo = s.topo();
+  if (tiers) {
+    int highest = g.topology.highest_tier > 0 ? g.topology.highest_tier : topo.max_tier;
+    for (const auto& d : topo.domains)
+      if (d.tier <= highest && (!g.same_ib_cluster || !d.fabric.empty()) && !d.nodes.empty())
+        out.push_back({d.name, d.tier, &d.nodes});
+  } else if (g.same_ib_cluster) {
+    for (const auto& [fabric, nodes] : topo.fabrics) out.push_back({fabric, 0, &nodes});
+  }
+  std::vector<int> bound;
+  for (int p : job.pods)
+    if (s.node_of_pod[p] >= 0) bound.push_back(s.node_of_pod[p]);
+  std::erase_if(out, [&](const DomainRef& d) {
+    for (int n : bound)
+      if (!std::binary_search(d.nodes->begin(), d.nodes->end(), n)) return true;
+    return false;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::vector<DomainRef> allowed_domains(SessionState& s, const Job& job) {
+  return domains_of(s, job, job.group && job.group->topology.mode != NetworkTopology::Mode::None);
+}
+
+std::vector<DomainRef> confining_domains(SessionState& s, const Job& job) {
+  return domains_of(s, job, job.group && job.group->topology.mode == NetworkTopology::Mode::Hard);
+}
+
 bool place_job(SessionState& s, Job& job, const std::vector<int>& in) {
   std::vector<int> tasks;
   for (int t : in)
@@ -247,13 +270,8 @@ bool place_job(SessionState& s, Job& job, const std::vector<int>& in) {
     bool soft = g->topology.mode == NetworkTopology::Mode::Soft;
     if (!ok && soft) {
       if (g->same_ib_cluster) {
-        for (const auto& [fabric, nodes] : s.topo().fabrics) {
-          bool holds_bound = true;   // pods already bound pin the job to their fabric
-          for (int p : job.pods)
-            if (s.node_of_pod[p] >= 0 && !std::binary_search(nodes.begin(), nodes.end(), s.node_of_pod[p]))
-              holds_bound = false;
-          if (!holds_bound) continue;
-          std::vector<int> order = roomiest_first(s, cands, &nodes);
+        for (const auto& fabric : confining_domains(s, job)) {   // pods already bound pin the fabric
+          std::vector<int> order = roomiest_first(s, cands, fabric.nodes);
           if ((ok = place_on(s, job, tasks, &order, need, true, a))) break;
         }
       } else if (s.topo().domains.empty()) {

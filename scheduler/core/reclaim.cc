@@ -2,7 +2,11 @@
 // and preempt (inside a queue: from lower-priority jobs). Victims go lowest priority
 // first and never take another gang below its minMember. The freed room is held for
 // the job for the rest of the cycle; it binds in a later cycle once the victims are gone.
+// A job bound to one IB cluster or a hard network tier reclaims inside one domain: each
+// allowed domain is planned (tentatively) and the one needing the fewest victims wins,
+// then the one whose victims have the lower priority, the lower tier, the name.
 #include <algorithm>
+#include <tuple>
 
 #include "scheduler/core/session_state.h"
 
@@ -35,12 +39,16 @@ class VictimFinder {
       });
   }
 
-  // Evicts the fewest victims that make room for `task` on one node; -1 when impossible.
-  int make_room(int task, std::vector<Evicted>& evicted, std::string& reason_out) {
+  // Evicts victims that make room for `task` on one node among `nodes` (nullptr: every
+  // node); -1 when impossible. A node with room needs none; otherwise the node whose
+  // victims have the lowest top priority wins, then the one needing the fewest.
+  int make_room(int task, const std::vector<int>* nodes, std::vector<Evicted>& evicted) {
     const StaticFilter& f = s_.cluster.filter_for(task);
     int best = -1;
+    int best_priority = 0;
     std::vector<int> best_victims;
-    for (int n : f.feasible) {
+    for (int n : nodes ? *nodes : f.feasible) {
+      if (f.reject[n]) continue;
       if (s_.cluster.fits(task, n)) {
         best = n;
         best_victims.clear();
@@ -48,21 +56,30 @@ class VictimFinder {
       }
       std::vector<int> victims = victims_for(task, n);
       if (victims.empty()) continue;
-      if (best < 0 || victims.size() < best_victims.size()) best = n, best_victims = std::move(victims);
+      int top = s_.snap.pods[victims.front()].priority;
+      for (int v : victims) top = std::max(top, s_.snap.pods[v].priority);
+      if (best < 0 || top < best_priority || (top == best_priority && victims.size() < best_victims.size()))
+        best = n, best_priority = top, best_victims = std::move(victims);
     }
     if (best < 0) return -1;
     for (int v : best_victims) {
       const Job& vj = s_.jobs[s_.job_of_pod[v]];
-      reason_out = within_queue_ ? "preempt: job " + vj.key + " (priority " + std::to_string(vj.priority) +
-                                       ") yields to job " + job_.key + " (priority " + std::to_string(job_.priority) + ")"
-                                 : "reclaim: queue " + vj.queue + " is above its deserved share; queue " + job_.queue +
-                                       " reclaims it for job " + job_.key;
+      reasons_[v] = within_queue_ ? "preempt: job " + vj.key + " (priority " + std::to_string(vj.priority) +
+                                        ") yields to job " + job_.key + " (priority " + std::to_string(job_.priority) + ")"
+                                  : "reclaim: queue " + vj.queue + " is above its deserved share; queue " + job_.queue +
+                                        " reclaims it for job " + job_.key;
       s_.release(v, best);
       ++s_.jobs[s_.job_of_pod[v]].evicted_this_cycle;
       evicted.push_back({v, best});
-      reasons_[v] = reason_out;
     }
     return best;
+  }
+
+  // Whether `pod` could be a victim at all (before any other is taken).
+  bool candidate(int pod) {
+    std::map<std::string, kube::ResourceList> taken;
+    std::map<int, int> job_taken;
+    return eligible(pod, taken, job_taken);
   }
 
   const std::string& reason(int pod) { return reasons_[pod]; }
@@ -118,6 +135,48 @@ class VictimFinder {
   std::map<int, std::string> reasons_;
 };
 
+// One tentative plan: the victims evicted and the job's pods placed into their room.
+struct Plan {
+  bool ok = false;
+  std::vector<Evicted> evicted;
+  std::vector<std::pair<int, int>> placed;   // (pod, node)
+};
+
+Plan plan_in(SessionState& s, VictimFinder& finder, const std::vector<int>& tasks, const std::vector<int>* nodes,
+             QueueAccount* q) {
+  Plan p;
+  p.ok = true;
+  for (int t : tasks) {
+    if (q && s.config.has("proportion") && !within_deserved(*q, s.snap.pods[t].request, nullptr)) {
+      p.ok = false;
+      break;
+    }
+    int n = finder.make_room(t, nodes, p.evicted);
+    if (n < 0) {
+      p.ok = false;
+      break;
+    }
+    s.assume(t, n);
+    p.placed.push_back({t, n});
+  }
+  return p;
+}
+
+void undo(SessionState& s, const Plan& p) {
+  for (auto it = p.placed.rbegin(); it != p.placed.rend(); ++it) s.release(it->first, it->second);
+  for (auto it = p.evicted.rbegin(); it != p.evicted.rend(); ++it) {
+    s.assume(it->pod, it->node);
+    --s.jobs[s.job_of_pod[it->pod]].evicted_this_cycle;
+  }
+}
+
+// Whether `nodes` hold any pod `finder` might take; domains without one are not planned.
+bool has_candidates(const std::vector<int>& nodes, const std::vector<char>& victim_node) {
+  for (int n : nodes)
+    if (victim_node[n]) return true;
+  return false;
+}
+
 }  // namespace
 
 void reclaim(SessionState& s, bool within_queue) {
@@ -143,42 +202,48 @@ void reclaim(SessionState& s, bool within_queue) {
     size_t need = std::max<size_t>(1, static_cast<size_t>(s.need_of(job)));
     if (tasks.size() < need) continue;
     tasks.resize(need);
-    if (job.group && (job.group->same_ib_cluster || job.group->topology.mode == NetworkTopology::Mode::Hard))
-      continue;   // domain-bound gangs wait for room in one domain rather than evicting across several
     QueueAccount* q = s.queue_of(job);
+    if (q && s.config.has("proportion") && !within_deserved(*q, s.snap.pods[tasks.front()].request, nullptr)) continue;
     VictimFinder finder(s, job, within_queue);
-    std::vector<Evicted> evicted;
-    std::vector<std::pair<int, int>> placed;
-    bool ok = true;
-    for (int t : tasks) {
-      if (s.config.has("proportion") && !within_deserved(*q, s.snap.pods[t].request, nullptr)) {
-        ok = false;
-        break;
+    std::vector<char> victim_node(s.cluster.node_count(), 0);
+    bool any = false;
+    for (size_t p = 0; p < s.snap.pods.size(); ++p)
+      if (s.node_of_pod[p] >= 0 && s.job_of_pod[p] >= 0 && finder.candidate(static_cast<int>(p)))
+        victim_node[s.node_of_pod[p]] = 1, any = true;
+    if (!any) continue;
+    Plan chosen;
+    if (!domain_bound(job)) {
+      chosen = plan_in(s, finder, tasks, nullptr, q);
+    } else {
+      // Plan every allowed domain that holds a possible victim; keep the one with the
+      // fewest victims (then the lowest top victim priority, the lower tier, the name)
+      // and plan it again for real.
+      const DomainRef* best = nullptr;
+      std::pair<size_t, int> best_cost;   // (victims, their highest priority)
+      std::vector<DomainRef> domains = confining_domains(s, job);
+      for (const auto& d : domains) {
+        if (!has_candidates(*d.nodes, victim_node)) continue;
+        Plan p = plan_in(s, finder, tasks, d.nodes, q);
+        undo(s, p);
+        if (!p.ok) continue;
+        std::pair<size_t, int> cost{p.evicted.size(), 0};
+        for (const auto& e : p.evicted) cost.second = std::max(cost.second, s.snap.pods[e.pod].priority);
+        if (!best || std::tie(cost, d.tier, d.name) < std::tie(best_cost, best->tier, best->name))
+          best = &d, best_cost = cost;
       }
-      std::string reason;
-      int n = finder.make_room(t, evicted, reason);
-      if (n < 0) {
-        ok = false;
-        break;
-      }
-      s.assume(t, n);
-      placed.push_back({t, n});
+      if (best) chosen = plan_in(s, finder, tasks, best->nodes, q);
     }
-    if (!ok || evicted.empty()) {
-      for (auto it = placed.rbegin(); it != placed.rend(); ++it) s.release(it->first, it->second);
-      for (auto it = evicted.rbegin(); it != evicted.rend(); ++it) {
-        s.assume(it->pod, it->node);
-        --s.jobs[s.job_of_pod[it->pod]].evicted_this_cycle;
-      }
+    if (!chosen.ok || chosen.evicted.empty()) {
+      undo(s, chosen);
       continue;
     }
-    for (const auto& e : evicted) {
+    for (const auto& e : chosen.evicted) {
       const std::string& pod = s.snap.pods[e.pod].key;
       s.out.evictions.push_back({pod, s.snap.nodes[e.node].name, finder.reason(e.pod)});
       s.out.events.push_back({"Pod", pod, "Normal", within_queue ? "Preempted" : "Reclaimed", finder.reason(e.pod)});
       // The evicted pod is pending again (its controller recreates it); it counts as a request.
     }
-    for (const auto& [t, n] : placed) {
+    for (const auto& [t, n] : chosen.placed) {
       s.release(t, n);      // the job's own accounting stays pending ...
       s.cluster.assume(t, n);   // ... but the room stays held on the node for this cycle
     }

@@ -62,6 +62,23 @@ struct SessionState {
   int need_of(const Job& j) const;   // pods still to place at once for the gang to be whole
 };
 
+// A node set a job may be confined to: a HyperNode (tier >= 1) or an IB cluster (tier 0).
+struct DomainRef {
+  std::string name;
+  int tier = 0;
+  const std::vector<int>* nodes = nullptr;   // ascending node indices
+};
+// The domains placement tries first for a job with an IB-cluster or network-tier
+// constraint: HyperNodes of tier <= highestTierAllowed (only single-fabric ones for an
+// ib-cluster job) when it has a networkTopology, else the IB clusters. Only domains
+// holding every pod of the job already bound. Empty for a job with no such constraint.
+std::vector<DomainRef> allowed_domains(SessionState& s, const Job& job);
+// The domains such a job may never leave: the HyperNodes for a hard tier, else the IB
+// clusters (a soft IB-cluster job may spread over tiers, not over fabrics).
+std::vector<DomainRef> confining_domains(SessionState& s, const Job& job);
+// Hard tier or one IB cluster: the job may never spread over several domains.
+bool domain_bound(const Job& job);
+
 // Actions.
 void enqueue(SessionState& s);
 void allocate(SessionState& s, bool best_effort_only);

@@ -1,6 +1,7 @@
 #include "scheduler/core/snapshot.h"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <regex>
 #include <set>
@@ -49,11 +50,20 @@ std::optional<NodeLoad> parse_load(const std::string& text) {
   if (text.empty()) return std::nullopt;
   json j = json::parse(text, nullptr, false);
   if (!j.is_object()) return std::nullopt;
+  // Written by the agents, not by the user: a report that is not as expected is no
+  // report (the node scores as unknown load) rather than an error or a guess.
+  auto number = [&](const char* k) -> std::optional<double> {
+    if (!j.contains(k) || !j[k].is_number()) return std::nullopt;
+    double v = j[k].get<double>();
+    return std::isfinite(v) && v >= 0 ? std::optional<double>(v) : std::nullopt;
+  };
+  auto cpu = number("cpu"), memory = number("memory");
+  if (!cpu || !memory) return std::nullopt;
   NodeLoad l;
-  l.cpu = j.value("cpu", 0.0);
-  l.memory = j.value("memory", 0.0);
-  l.window_s = j.value("window_s", 0.0);
-  l.source = j.value("source", "");
+  l.cpu = *cpu;
+  l.memory = *memory;
+  l.window_s = number("window_s").value_or(0.0);
+  if (j.contains("source") && j["source"].is_string()) l.source = j["source"].get<std::string>();
   if (j.contains("at") && j["at"].is_string()) l.at = parse_rfc3339(j["at"].get<std::string>());
   return l;
 }

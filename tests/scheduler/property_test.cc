@@ -1,6 +1,7 @@
 // Property tests: random scenarios (seeded) through the simulator; after the last cycle
 // no node is over-committed, no gang is bound below minMember, no pod sits on a taint it
-// does not tolerate, every ib-cluster: same gang is on one fabric, and hard tiers hold.
+// does not tolerate, every ib-cluster: same gang is on one fabric, and hard tiers hold;
+// after every cycle no gang is below minMember (reclaim never breaks one).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -99,6 +100,50 @@ Generated generate(uint32_t seed) {
            {"spec", pspec}});
     }
   }
+  // Pressure (half the seeds): a queue fills the cluster at cycle 0, then a late queue
+  // arrives with gangs (IB-cluster, hard tiers, plain) that can only run by reclaiming.
+  if (chance(50)) {
+    for (const auto& [queue, arrival] : {std::pair{"fill", 0}, {"late", pick(1, 2)}})
+      add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+           {"kind", "Queue"},
+           {"metadata", {{"name", queue}, {"annotations", {{"weft.dev/arrival-cycle", std::to_string(arrival)}}}}},
+           {"spec", {{"weight", pick(1, 2)}}}});
+    auto job = [&](const std::string& name, const std::string& queue, int arrival, int min, int replicas, int cpu,
+                   json annotations, json spec_extra) {
+      annotations["weft.dev/arrival-cycle"] = std::to_string(arrival);
+      json spec = {{"minMember", min}, {"queue", queue}};
+      spec.update(spec_extra);
+      add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+           {"kind", "PodGroup"},
+           {"metadata", {{"name", name}, {"namespace", "default"}, {"annotations", annotations}}},
+           {"spec", spec}});
+      for (int p = 0; p < replicas; ++p) {
+        json container = {{"name", "c"}, {"resources", {{"requests", {{"cpu", std::to_string(cpu)}, {"memory", "1Gi"}}}}}};
+        json pspec = {{"containers", json::array({container})},
+                      {"tolerations", {{{"key", "t"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}}};
+        if (chance(30)) pspec["priority"] = pick(0, 10);
+        add({{"apiVersion", "v1"},
+             {"kind", "Pod"},
+             {"metadata",
+              {{"name", name + "-" + std::to_string(p)},
+               {"namespace", "default"},
+               {"annotations", {{"scheduling.k8s.io/group-name", name}, {"weft.dev/arrival-cycle", std::to_string(arrival)}}}}},
+             {"spec", pspec}});
+      }
+    };
+    for (int j = 0, n = pick(8, 20); j < n; ++j) {
+      int min = pick(1, 3);
+      job("fill-" + std::to_string(j), "fill", 0, min, min + pick(0, 2), 1 << pick(0, 2), json::object(), json::object());
+    }
+    for (int j = 0, n = pick(1, 3); j < n; ++j) {
+      int min = pick(2, 4);
+      json annotations = json::object(), extra = json::object();
+      int kind = pick(1, 3);
+      if (kind == 1) annotations["weft.dev/ib-cluster"] = "same";
+      if (kind == 2) extra["networkTopology"] = {{"mode", "hard"}, {"highestTierAllowed", pick(1, 2)}};
+      job("late-" + std::to_string(j), "late", 2, min, min, 1 << pick(0, 2), annotations, extra);
+    }
+  }
   return g;
 }
 
@@ -155,10 +200,27 @@ void check_invariants(uint32_t seed, const Generated& g, const json& report) {
       EXPECT_NE(*domains.begin(), "") << "seed " << seed << ": " << key;
     }
   }
+  // After every cycle (its bindings and reclaim evictions applied), each gang has none or
+  // at least minMember pods bound: victims never break a gang.
+  std::map<std::string, int> bound_now;
+  auto group_of = [&](const json& pod) {
+    return "default/" + kube::annotation(*pods.at(pod.get<std::string>()), "scheduling.k8s.io/group-name");
+  };
+  for (int cycle = 0; cycle < report["cycles"].get<int>(); ++cycle) {
+    for (const auto& b : report["bindings"])
+      if (b["cycle"] == cycle) ++bound_now[group_of(b["pod"])];
+    for (const auto& e : report["evictions"])
+      if (e["cycle"] == cycle) --bound_now[group_of(e["pod"])];
+    for (const auto& [key, n] : bound_now) {
+      int min = (*groups.at(key))["spec"]["minMember"];
+      EXPECT_TRUE(n == 0 || n >= min) << "seed " << seed << ": " << key << " has " << n << " < minMember " << min
+                                      << " after cycle " << cycle;
+    }
+  }
 }
 
 TEST(SchedulerProperties, RandomScenariosKeepInvariants) {
-  int bound_total = 0, evictions = 0;
+  int bound_total = 0, evictions = 0, domain_evictions = 0;
   for (uint32_t seed = 1; seed <= 400; ++seed) {
     Generated g = generate(seed);
     auto r = simulate(g.objects, Config::defaults(), SimulationOptions{.max_cycles = 60});
@@ -173,12 +235,25 @@ TEST(SchedulerProperties, RandomScenariosKeepInvariants) {
     EXPECT_LT(r->report["cycles"].get<int>(), 60) << "seed " << seed << ": did not settle";
     bound_total += static_cast<int>(r->report["bindings"].size());
     evictions += static_cast<int>(r->report["evictions"].size());
+    for (const auto& e : r->report["evictions"]) {   // reclaims for jobs bound to one domain
+      const std::string reason = e["reason"];
+      const std::string job = reason.substr(reason.rfind("job default/") + 12);
+      for (const auto& so : g.objects)
+        if (kube::kind_of(so.object) == "PodGroup" && kube::name_of(so.object) == job &&
+            (kube::annotation(so.object, "weft.dev/ib-cluster") == "same" ||
+             so.object["spec"].value("networkTopology", json::object()).value("mode", "") == "hard"))
+          ++domain_evictions;
+    }
     if (HasFailure()) break;
   }
   // The generator must exercise the scheduler, not only produce pending pods.
   EXPECT_GT(bound_total, 1000);
+  EXPECT_GT(domain_evictions, 100);   // reclaim for IB-cluster and hard-tier gangs is exercised
   RecordProperty("bindings", bound_total);
   RecordProperty("evictions", evictions);
+  RecordProperty("domain_evictions", domain_evictions);
+  std::printf("400 scenarios: %d bindings, %d evictions (%d for gangs bound to one domain)\n", bound_total, evictions,
+              domain_evictions);
 }
 
 }  // namespace

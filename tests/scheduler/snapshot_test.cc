@@ -102,6 +102,25 @@ metadata: {name: n3}
   EXPECT_EQ(objs["items"][0]["spec"]["members"][0]["selector"]["labelMatch"]["matchLabels"]["weft.dev/ib-leaf"], "0x10");
 }
 
+// The agents' load report is data, not input the user wrote: one that is not as expected
+// (wrong types, missing fields, not JSON) is no report, never an error or a crash.
+TEST(SchedulerSnapshot, MalformedLoadReportsAreIgnored) {
+  const char* reports[] = {R"({"cpu":"0.9","memory":0.1,"at":"2026-01-01T00:00:00Z"})",
+                           R"({"memory":0.1,"at":"2026-01-01T00:00:00Z"})", R"({"cpu":-1,"memory":0.1})", "busy",
+                           R"([0.5, 0.5])"};
+  for (const char* r : reports) {
+    nlohmann::json node = {{"apiVersion", "v1"},
+                           {"kind", "Node"},
+                           {"metadata", {{"name", "n"}, {"annotations", {{"weft.dev/load", r}}}}},
+                           {"status", {{"allocatable", {{"cpu", "4"}}}}}};
+    SnapshotBuilder b;
+    ASSERT_TRUE(b.add(node, "t").ok()) << r;
+    Snapshot s = b.build();
+    ASSERT_EQ(s.nodes.size(), 1u);
+    EXPECT_FALSE(s.nodes[0].load.has_value()) << r;
+  }
+}
+
 TEST(SchedulerSession, StatusWrittenOnlyOnChange) {
   const std::string base = R"(
 apiVersion: v1

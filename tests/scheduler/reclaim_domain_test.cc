@@ -1,0 +1,256 @@
+// Reclaim for gangs bound to one IB cluster or a hard network tier: victims come from one
+// domain only, the domain needing the fewest evictions wins, nothing is evicted when no
+// single domain can be freed enough, and victims never take a gang below minMember.
+// Scenarios are built here (pods already bound where the case needs them).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tests/scheduler/scenario_runner.h"
+
+namespace weft::scheduler::testing {
+namespace {
+
+using nlohmann::json;
+
+class Scenario {
+ public:
+  void node(const std::string& name, int cpu, json labels = json::object()) {
+    add({{"apiVersion", "v1"},
+         {"kind", "Node"},
+         {"metadata", {{"name", name}, {"labels", labels}}},
+         {"status", {{"allocatable", {{"cpu", std::to_string(cpu)}, {"memory", "64Gi"}, {"pods", "110"}}}}}});
+  }
+  void queue(const std::string& name, int arrival) {
+    add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+         {"kind", "Queue"},
+         {"metadata", {{"name", name}, {"annotations", {{"weft.dev/arrival-cycle", std::to_string(arrival)}}}}},
+         {"spec", {{"weight", 1}}}});
+  }
+  // extra: merged into spec (networkTopology); ib: annotation weft.dev/ib-cluster: same.
+  void group(const std::string& name, const std::string& queue, int min, int arrival, bool ib = false,
+             json extra = json::object()) {
+    json annotations = {{"weft.dev/arrival-cycle", std::to_string(arrival)}};
+    if (ib) annotations["weft.dev/ib-cluster"] = "same";
+    json spec = {{"queue", queue}, {"minMember", min}};
+    spec.update(extra);
+    add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+         {"kind", "PodGroup"},
+         {"metadata", {{"name", name}, {"namespace", "default"}, {"annotations", annotations}}},
+         {"spec", spec}});
+  }
+  void pod(const std::string& name, const std::string& group, int cpu, int arrival, const std::string& node = "",
+           int priority = 0) {
+    json spec = {{"schedulerName", "weft"},
+                 {"containers", json::array({{{"name", "c"},
+                                              {"resources", {{"requests", {{"cpu", std::to_string(cpu)},
+                                                                           {"memory", "1Gi"}}}}}}})}};
+    if (priority != 0) spec["priority"] = priority;
+    json status = json::object();
+    if (!node.empty()) spec["nodeName"] = node, status["phase"] = "Running";
+    add({{"apiVersion", "v1"},
+         {"kind", "Pod"},
+         {"metadata",
+          {{"name", name},
+           {"namespace", "default"},
+           {"annotations", {{"scheduling.k8s.io/group-name", group}, {"weft.dev/arrival-cycle", std::to_string(arrival)}}}}},
+         {"spec", spec},
+         {"status", status}});
+  }
+  // `count` pods of `group` named <prefix>-<node>-<i>, bound on `node`.
+  void bound(const std::string& group, const std::string& node, int count, int cpu, int priority = 0) {
+    for (int i = 0; i < count; ++i) pod(group + "-" + node + "-" + std::to_string(i), group, cpu, 0, node, priority);
+  }
+  ScenarioRun run() const {
+    auto r = simulate(objects_, Config::defaults(), SimulationOptions{.max_cycles = 30});
+    EXPECT_TRUE(r.ok()) << r.message();
+    return ScenarioRun{r.ok() ? std::move(*r) : SimulationResult{}};
+  }
+
+ private:
+  void add(json o) { objects_.push_back({std::move(o), "built", static_cast<int>(objects_.size()) + 1}); }
+  std::vector<kube::SourcedObject> objects_;
+};
+
+json fabric_labels(const std::string& fabric, const std::string& spine, const std::string& leaf) {
+  return {{"weft.dev/ib-fabric", fabric}, {"weft.dev/ib-spine", spine}, {"weft.dev/ib-leaf", leaf}};
+}
+
+std::set<std::string> evicted_nodes(const ScenarioRun& run) {
+  std::set<std::string> out;
+  for (const auto& e : run.report()["evictions"]) out.insert(e["node"].get<std::string>());
+  return out;
+}
+
+std::set<std::string> nodes_of(const ScenarioRun& run, const std::string& prefix, int count) {
+  std::set<std::string> out;
+  for (int i = 0; i < count; ++i) out.insert(run.node_of("default/" + prefix + "-" + std::to_string(i)));
+  return out;
+}
+
+void expect_no_gang_below_min_after_any_cycle(const ScenarioRun& run, const std::map<std::string, int>& initial,
+                                              const std::map<std::string, int>& min_member) {
+  std::map<std::string, int> bound = initial;   // group -> bound pods
+  auto group_of = [](const std::string& pod) {   // "default/<group>-..." with the group up to the last '-' part
+    std::string name = pod.substr(pod.find('/') + 1);
+    return name.substr(0, name.find('-'));
+  };
+  const auto& rep = run.report();
+  for (int cycle = 0; cycle < rep["cycles"].get<int>(); ++cycle) {
+    for (const auto& b : rep["bindings"])
+      if (b["cycle"] == cycle) ++bound[group_of(b["pod"])];
+    for (const auto& e : rep["evictions"])
+      if (e["cycle"] == cycle) --bound[group_of(e["pod"])];
+    for (const auto& [g, n] : bound) {
+      auto m = min_member.find(g);
+      if (m != min_member.end()) {
+        EXPECT_TRUE(n == 0 || n >= m->second) << g << " has " << n << " after cycle " << cycle;
+      }
+    }
+  }
+}
+
+// A late queue's IB-cluster gang reclaims its share inside one fabric: fb already has
+// 4 cores free, so it needs 6 victims where fa needs 8; fc is too small.
+TEST(ReclaimInDomain, IbClusterGangReclaimsInsideOneFabric) {
+  Scenario s;
+  for (auto [name, fabric] : {std::pair{"fa-0", "fa"}, {"fa-1", "fa"}, {"fb-0", "fb"}, {"fb-1", "fb"}, {"fc-0", "fc"}})
+    s.node(name, 8, {{"weft.dev/ib-fabric", fabric}});
+  s.queue("team-a", 0);
+  s.group("a", "team-a", 1, 0);
+  s.bound("a", "fa-0", 4, 2);
+  s.bound("a", "fa-1", 4, 2);
+  s.bound("a", "fb-0", 4, 2);
+  s.bound("a", "fb-1", 2, 2);
+  s.bound("a", "fc-0", 4, 2);
+  s.queue("team-b", 1);
+  s.group("g", "team-b", 4, 1, /*ib=*/true);
+  for (int i = 0; i < 4; ++i) s.pod("g-" + std::to_string(i), "g", 4, 1);
+  auto run = s.run();
+
+  EXPECT_EQ(run.report()["evictions"].size(), 6u) << run.report()["evictions"].dump();
+  EXPECT_EQ(evicted_nodes(run), (std::set<std::string>{"fb-0", "fb-1"}));
+  for (const auto& e : run.report()["evictions"]) {
+    EXPECT_EQ(e["cycle"], 1) << e;
+    EXPECT_NE(e["reason"].get<std::string>().find("queue team-b reclaims it for job default/g"), std::string::npos) << e;
+  }
+  EXPECT_EQ(nodes_of(run, "g", 4), (std::set<std::string>{"fb-0", "fb-1"}));
+  EXPECT_EQ(run.podgroup("default/g")["phase"], "Running");
+  EXPECT_DOUBLE_EQ(run.queue("team-a")["allocated"]["cpu"].get<double>(), 24.0);
+  EXPECT_DOUBLE_EQ(run.queue("team-b")["allocated"]["cpu"].get<double>(), 16.0);
+}
+
+// A hard tier-1 gang reclaims inside one leaf (derived from labels): leaf l1 has 4 cores
+// free and needs 6 victims, leaf l0 would need 8; the spine (tier 2) is not allowed.
+TEST(ReclaimInDomain, HardTierGangReclaimsInsideOneLeaf) {
+  Scenario s;
+  s.node("n0", 8, fabric_labels("f0", "s0", "l0"));
+  s.node("n1", 8, fabric_labels("f0", "s0", "l0"));
+  s.node("n2", 8, fabric_labels("f0", "s0", "l1"));
+  s.node("n3", 8, fabric_labels("f0", "s0", "l1"));
+  s.queue("team-a", 0);
+  s.group("a", "team-a", 1, 0);
+  s.bound("a", "n0", 4, 2);
+  s.bound("a", "n1", 4, 2);
+  s.bound("a", "n2", 4, 2);
+  s.bound("a", "n3", 2, 2);
+  s.queue("team-b", 1);
+  s.group("h", "team-b", 2, 1, false, {{"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}}});
+  for (int i = 0; i < 2; ++i) s.pod("h-" + std::to_string(i), "h", 8, 1);
+  auto run = s.run();
+
+  EXPECT_EQ(run.report()["evictions"].size(), 6u) << run.report()["evictions"].dump();
+  EXPECT_EQ(evicted_nodes(run), (std::set<std::string>{"n2", "n3"}));
+  EXPECT_EQ(nodes_of(run, "h", 2), (std::set<std::string>{"n2", "n3"}));
+  EXPECT_EQ(run.podgroup("default/h")["phase"], "Running");
+}
+
+// The three fabrics could give the late queue its 12 cores of share between them, but no
+// one fabric can hold 12: an IB-cluster gang evicts nothing and stays wholly pending,
+// while the same gang without the annotation reclaims across fabrics.
+TEST(ReclaimInDomain, NoReclaimWhenNoSingleDomainCanBeFreedEnough) {
+  for (bool ib : {true, false}) {
+    SCOPED_TRACE(ib ? "ib-cluster: same" : "no constraint");
+    Scenario s;
+    for (auto [name, fabric] : {std::pair{"fa-0", "fa"}, {"fb-0", "fb"}, {"fc-0", "fc"}})
+      s.node(name, 8, {{"weft.dev/ib-fabric", fabric}});
+    s.queue("team-a", 0);
+    s.group("a", "team-a", 1, 0);
+    for (const char* n : {"fa-0", "fb-0", "fc-0"}) s.bound("a", n, 4, 2);
+    s.queue("team-b", 1);
+    s.group("g", "team-b", 3, 1, ib);
+    for (int i = 0; i < 3; ++i) s.pod("g-" + std::to_string(i), "g", 4, 1);
+    auto run = s.run();
+
+    if (ib) {
+      EXPECT_TRUE(run.report()["evictions"].empty()) << run.report()["evictions"].dump();
+      EXPECT_EQ(run.bound_in("g"), 0);
+      EXPECT_NE(run.reason_of("default/g-0").find("no single IB cluster"), std::string::npos)
+          << run.reason_of("default/g-0");
+      EXPECT_DOUBLE_EQ(run.queue("team-a")["allocated"]["cpu"].get<double>(), 24.0);
+    } else {
+      EXPECT_EQ(run.report()["evictions"].size(), 6u) << run.report()["evictions"].dump();
+      EXPECT_EQ(run.bound_in("g"), 3);
+    }
+  }
+}
+
+// Victims never take a gang below minMember: fabric fa holds a gang at exactly its
+// minMember (untouchable), fabric fb a gang with two pods above it. A 2-pod gang
+// reclaims those two; a 3-pod gang would need a third and reclaims nothing.
+TEST(ReclaimInDomain, VictimsNeverBreakAGang) {
+  for (int size : {2, 3}) {
+    SCOPED_TRACE("reclaiming gang of " + std::to_string(size));
+    Scenario s;
+    for (auto [name, fabric] : {std::pair{"fa-0", "fa"}, {"fa-1", "fa"}, {"fb-0", "fb"}, {"fb-1", "fb"}})
+      s.node(name, 8, {{"weft.dev/ib-fabric", fabric}});
+    s.queue("team-a", 0);
+    s.group("ga", "team-a", 4, 0);
+    s.bound("ga", "fa-0", 2, 4);
+    s.bound("ga", "fa-1", 2, 4);
+    s.group("gb", "team-a", 2, 0);
+    s.bound("gb", "fb-0", 2, 4);
+    s.bound("gb", "fb-1", 2, 4);
+    s.queue("team-b", 1);
+    s.group("g", "team-b", size, 1, /*ib=*/true);
+    for (int i = 0; i < size; ++i) s.pod("g-" + std::to_string(i), "g", 4, 1);
+    auto run = s.run();
+
+    expect_no_gang_below_min_after_any_cycle(run, {{"ga", 4}, {"gb", 4}, {"g", 0}}, {{"ga", 4}, {"gb", 2}, {"g", size}});
+    if (size == 2) {
+      ASSERT_EQ(run.report()["evictions"].size(), 2u) << run.report()["evictions"].dump();
+      for (const auto& e : run.report()["evictions"]) EXPECT_EQ(e["pod"].get<std::string>().rfind("default/gb-", 0), 0u) << e;
+      EXPECT_EQ(run.bound_in("g"), 2);
+      for (const auto& n : nodes_of(run, "g", 2)) EXPECT_EQ(n.rfind("fb-", 0), 0u) << n;
+      EXPECT_EQ(run.bound_in("gb"), 2);
+    } else {
+      EXPECT_TRUE(run.report()["evictions"].empty()) << run.report()["evictions"].dump();
+      EXPECT_EQ(run.bound_in("g"), 0);
+      EXPECT_EQ(run.bound_in("gb"), 4);
+    }
+    EXPECT_EQ(run.bound_in("ga"), 4);
+  }
+}
+
+// Victims go lowest priority first: of two leaves needing as many victims, the one whose
+// victims have the lower priority gives them, although its name sorts later.
+TEST(ReclaimInDomain, LowerPriorityVictimsGoFirst) {
+  Scenario s;
+  s.node("n0", 8, fabric_labels("f0", "s0", "l0"));
+  s.node("n1", 8, fabric_labels("f0", "s0", "l1"));
+  s.queue("team-a", 0);
+  s.group("a", "team-a", 1, 0);
+  s.bound("a", "n0", 2, 4, /*priority=*/10);
+  s.group("lo", "team-a", 1, 0);
+  s.bound("lo", "n1", 2, 4, /*priority=*/0);
+  s.queue("team-b", 1);
+  s.group("h", "team-b", 1, 1, false, {{"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}}});
+  s.pod("h-0", "h", 8, 1);
+  auto run = s.run();
+  ASSERT_EQ(run.report()["evictions"].size(), 2u) << run.report()["evictions"].dump();
+  EXPECT_EQ(evicted_nodes(run), (std::set<std::string>{"n1"}));
+  EXPECT_EQ(run.node_of("default/h-0"), "n1");
+}
+
+}  // namespace
+}  // namespace weft::scheduler::testing
