@@ -105,16 +105,24 @@ void DecisionApplier::apply_evictions(const Decisions& d, const ObjectIndex& obj
   }
 }
 
-Status DecisionApplier::bind_with_retry(const Binding& b, const std::string& uid) {
-  auto [ns, name] = split_key(b.pod);
-  Status result = api_.bind(ns, name, uid, b.node);
+void DecisionApplier::retry_rounds(const std::string& what, const std::function<std::string()>& attempt) {
   auto wait = options_.bind_backoff;
-  for (int round = 0; round < options_.bind_rounds && !result && transient(result.error()); ++round) {
-    spdlog::warn("bind {} to {}: {} (retrying in {} ms)", b.pod, b.node, result.message(), wait.count());
+  for (int round = 0;; ++round) {
+    std::string retry_because = attempt();
+    if (retry_because.empty() || round >= options_.bind_rounds) return;
+    spdlog::warn("{}: {} (retrying in {} ms)", what, retry_because, wait.count());
     options_.sleep(wait);
     wait *= 2;
-    result = api_.bind(ns, name, uid, b.node);
   }
+}
+
+Status DecisionApplier::bind_with_retry(const Binding& b, const std::string& uid) {
+  auto [ns, name] = split_key(b.pod);
+  Status result;
+  retry_rounds("bind " + b.pod + " to " + b.node, [&] {
+    result = api_.bind(ns, name, uid, b.node);
+    return !result && transient(result.error()) ? result.message() : std::string();
+  });
   return result;
 }
 
@@ -172,13 +180,23 @@ void DecisionApplier::roll_back(const std::string& group, const std::vector<Bind
   for (const auto& b : bound) {
     auto [ns, name] = split_key(b.pod);
     std::string blocked;
-    auto outcome = api_.evict(ns, name, &blocked);
+    Result<EvictOutcome> outcome = EvictOutcome::Blocked;
+    // Taking a member back must not fail on a passing refusal: transient errors and 429s
+    // (a budget, or an overloaded API server the client cannot tell apart) get the same
+    // extra rounds as bindings.
+    retry_rounds("take back " + b.pod + " from " + b.node, [&] {
+      blocked.clear();
+      outcome = api_.evict(ns, name, &blocked);
+      if (!outcome) return transient(outcome.error()) ? outcome.message() : std::string();
+      return *outcome == EvictOutcome::Blocked ? "eviction refused: " + blocked : std::string();
+    });
     if (outcome && *outcome != EvictOutcome::Blocked) {
       report.rolled_back.push_back(b.pod);
       evicting_[b.pod] = uid_in(objects, "Pod", b.pod);
       continue;
     }
-    // Still bound: report it as bound so the cache does not offer its node again.
+    // Still bound: report it as bound so the cache does not offer its node again; the next
+    // cycle completes the gang around it.
     ++report.errors;
     report.bound.push_back(b);
     spdlog::error("gang {}: could not take back {} from {}: {}", group, b.pod, b.node,

@@ -57,6 +57,9 @@ class DecisionApplier {
  private:
   void apply_evictions(const Decisions& d, const ObjectIndex& objects, ApplyReport& report);
   void apply_bindings(const Decisions& d, const Snapshot& snap, const ObjectIndex& objects, ApplyReport& report);
+  // Calls `attempt` until it returns "" (done) or options_.bind_rounds extra rounds are
+  // used, sleeping bind_backoff, doubled each round; a non-empty answer says why to retry.
+  void retry_rounds(const std::string& what, const std::function<std::string()>& attempt);
   Status bind_with_retry(const Binding& b, const std::string& uid);
   void roll_back(const std::string& group, const std::vector<Binding>& bound, const std::string& why,
                  const ObjectIndex& objects, ApplyReport& report);

@@ -144,6 +144,31 @@ TEST_F(Fixture, RefusedMemberRollsBackTheMembersBoundThisCycle) {
   EXPECT_TRUE(slept.empty()) << "404 is not transient: no retry";
 }
 
+// Taking a member back is retried like a binding: a 429 (budget or overloaded server) or a
+// 5xx on the eviction does not leave the gang half-bound; only a lasting refusal does.
+TEST_F(Fixture, RollbackEvictionIsRetriedUntilTheMemberIsTakenBack) {
+  DecisionApplier applier(api, options());
+  auto s = gang_snapshot(3, 3);
+  api.bind_errors["ns/job-2"] = {make_error("POST .../binding: HTTP 404 NotFound", 404)};
+  api.evict_outcomes["ns/job-0"] = {EvictOutcome::Blocked, EvictOutcome::Blocked};
+  auto report = applier.apply(bind_all(s), s, index_of(s));
+  EXPECT_EQ(report.rolled_back, (std::vector<std::string>{"ns/job-0", "ns/job-1"}));
+  EXPECT_TRUE(report.bound.empty());
+  EXPECT_EQ(api.count("evict ns/job-0"), 3u);
+  EXPECT_EQ(slept, (std::vector<milliseconds>{milliseconds(200), milliseconds(400)}));
+
+  FakeApi stuck;
+  DecisionApplier stubborn(stuck, options());
+  stuck.bind_errors["ns/job-2"] = {make_error("POST .../binding: HTTP 404 NotFound", 404)};
+  stuck.evict_outcomes["ns/job-0"] = {EvictOutcome::Blocked, EvictOutcome::Blocked, EvictOutcome::Blocked,
+                                      EvictOutcome::Blocked};
+  auto r2 = stubborn.apply(bind_all(s), s, index_of(s));
+  EXPECT_EQ(stuck.count("evict ns/job-0"), 4u) << "one try and three more rounds";
+  EXPECT_EQ(r2.rolled_back, std::vector<std::string>{"ns/job-1"});
+  ASSERT_EQ(r2.bound.size(), 1u) << "a member that stays bound is reported bound (its node is taken)";
+  EXPECT_EQ(r2.bound[0].pod, "ns/job-0");
+}
+
 TEST_F(Fixture, AnEarlyPermanentRefusalStopsBindingTheRest) {
   DecisionApplier applier(api, options());
   auto s = gang_snapshot(4, 4);

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include <yaml-cpp/yaml.h>
@@ -265,6 +266,90 @@ TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
   EXPECT_EQ(forbidden_for(api, "sched-a"), 0) << "deploy/scheduler/rbac.yaml lacks a permission";
   EXPECT_EQ(forbidden_for(api, "sched-b"), 0) << "deploy/scheduler/rbac.yaml lacks a permission";
   EXPECT_EQ(standby_process->stop(milliseconds(5000)), 0) << standby_process->output();
+}
+
+// Gang rollback against a real API. While `run` binds the 8 members of gang "wide" one by
+// one (kube-lite answers slowly and injects 500/429s), the test deletes the last member
+// before its binding and re-creates it, as a controller would: its binding then fails
+// (404, or 409 on the stale uid). `run` must evict the members it bound in that cycle
+// instead of leaving a half-bound gang; the test, acting as the Job controller, re-creates
+// evicted pods; in the end the gang is placed whole where `simulate` places it.
+TEST(SchedulerRun, GangWhoseBindingFailsHalfWayIsTakenBackAndPlacedWhole) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  const std::string path = scenario("gang_rollback.yaml");
+  const Placements expected = simulated_placements(simulate(path));
+  ASSERT_EQ(expected.at("default/wide-0").rfind("fa-", 0), 0u);
+  auto objects = kube::load_objects_file(path);
+  ASSERT_TRUE(objects) << objects.message();
+  std::map<std::string, json> scenario_pods;   // what the "controller" re-creates
+  for (const auto& so : *objects)
+    if (kube::kind_of(so.object) == "Pod") scenario_pods["default/" + kube::name_of(so.object)] = so.object;
+
+  KubeLite api({.state = path, .fail_rate = 0.1, .latency_ms = 60, .extra_args = {"--retry-after", "0", "--seed", "7"}});
+  ASSERT_EQ(api.error(), "");
+  auto client = api.new_client();
+  Process sched({.argv = run_args(api.kubeconfig(), {}), .keep_stdin_open = false});
+
+  const std::string victim = "default/wide-7";   // bound last: the core binds a gang in key order
+  bool sabotaged = false;
+  const auto until = std::chrono::steady_clock::now() + seconds(60);
+  Placements now;
+  int stable = 0;
+  while (std::chrono::steady_clock::now() < until && stable < 8) {
+    std::this_thread::sleep_for(milliseconds(100));
+    auto pods = client->list(kube::resources::pods(), "default");
+    if (!pods) continue;
+    now.clear();
+    for (const auto& p : pods->items) now[kube::key_of(p)] = p["spec"].value("nodeName", "");
+    if (!sabotaged && !now["default/wide-0"].empty() && now.count(victim) && now[victim].empty()) {
+      ASSERT_TRUE(client->remove(kube::resources::pods(), "default", "wide-7"));
+      sabotaged = true;
+    }
+    for (const auto& [key, object] : scenario_pods)   // the controller: evicted pods come back pending
+      if (!now.count(key)) (void)client->create(kube::resources::pods(), "default", object);
+    stable = now == expected ? stable + 1 : 0;
+  }
+  EXPECT_EQ(sched.stop(milliseconds(5000)), 0) << sched.output();
+  ASSERT_TRUE(sabotaged) << "the gang was never seen half-way through its binding";
+  EXPECT_EQ(api_placements(api.client()), expected) << sched.output();
+
+  // Replay the API's log for the gang: which members were bound at each point. Members
+  // are only ever evicted while the gang is short (taken back), never once it is whole.
+  static const std::regex member("/api/v1/namespaces/default/pods/(wide-[0-9]+)(/binding|/eviction)?");
+  std::set<std::string> bound, taken_back;
+  bool victim_refused = false, victim_deleted = false;
+  for (const auto& r : api.requests()) {
+    std::smatch m;
+    const std::string p = r.value("path", ""), verb = r.value("verb", "");
+    if (!std::regex_match(p, m, member)) continue;
+    const std::string pod = m[1].str(), sub = m[2].str();
+    const int status = r.value("status", 0);
+    if (verb == "POST" && sub == "/binding" && status / 100 == 2) {
+      EXPECT_FALSE(bound.count(pod)) << pod << " bound twice";
+      bound.insert(pod);
+    } else if (verb == "POST" && sub == "/binding" && pod == "wide-7" && victim_deleted && !victim_refused) {
+      victim_refused = status == 404 || status == 409;
+    } else if (verb == "POST" && sub == "/eviction" && status / 100 == 2) {
+      EXPECT_TRUE(bound.count(pod)) << pod << " evicted while not bound";
+      EXPECT_LT(bound.size(), 8u) << "a whole gang was taken apart";
+      bound.erase(pod);
+      taken_back.insert(pod);
+    } else if (verb == "DELETE" && sub.empty() && status / 100 == 2) {
+      EXPECT_EQ(pod, "wide-7");
+      EXPECT_FALSE(bound.count(pod)) << "the test deleted a bound member: the sabotage came too late";
+      victim_deleted = true;
+    }
+  }
+  EXPECT_TRUE(victim_refused) << "the API never refused the deleted member's binding";
+  EXPECT_FALSE(taken_back.empty()) << "members bound before the refusal were not evicted";
+  EXPECT_EQ(bound.size(), 8u) << "the gang ends below minMember";
+
+  auto events = api.client().list(kube::resources::events(), "default");
+  ASSERT_TRUE(events) << events.message();
+  int gang_failed = 0;
+  for (const auto& e : events->items)
+    if (e.value("reason", "") == "GangBindingFailed" && e["involvedObject"].value("name", "") == "wide") ++gang_failed;
+  EXPECT_GE(gang_failed, 1);
 }
 
 TEST(SchedulerRun, BadInputIsOneClearLineAndNonZeroExit) {
