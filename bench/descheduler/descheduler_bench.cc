@@ -1,8 +1,10 @@
 // One descheduling cycle at 5,000 nodes and 100,000 pods. Prints, in one run:
 //  - plan (in process): scenario decode, make_plan, peak RSS of a forked child;
 //  - `weft-descheduler plan` (the binary): wall time and peak RSS;
-//  - `weft-descheduler run --once --dry-run` against kube-lite holding the same cluster:
-//    wall time, peak RSS and API requests (one list per kind);
+//  - `weft-descheduler run --once --dry-run` against kube-lite holding the same cluster,
+//    and again at a tenth of the size: wall time, peak RSS, API requests and lists as
+//    kube-lite logged them (one list per kind at both sizes), the cycle's own split
+//    between listing and planning, and how long kube-lite alone takes to serve the pods;
 //  - the naive baseline: listing pods node by node (a request per node), as a
 //    descheduler without a cluster-wide list does.
 #include <signal.h>
@@ -10,8 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -24,7 +28,7 @@
 #include "descheduler/core/planner.h"
 #include "descheduler/core/policy.h"
 #include "kube/client/client.h"
-#include "kube/client/config.h"
+#include "tests/support/kube_lite.h"
 #include "tests/support/process.h"
 
 namespace {
@@ -81,7 +85,10 @@ void generate(const std::string& dir, int nodes, int pods) {
     std::ofstream out(dir + "/scenario.json");
     out << "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[";
     for (int i = 0; i < nodes; ++i) out << (i ? "," : "") << node(i).dump();
-    for (int i = 0; i < pods; ++i) out << "," << pod(i, i % nodes, rng).dump();
+    // Consecutive pods share a node, so each node holds a mix (one DaemonSet pod in 20,
+    // kube-system and high-priority ones) and hot nodes have pods that may move.
+    for (int i = 0; i < pods; ++i)
+      out << "," << pod(i, static_cast<int>(static_cast<int64_t>(i) * nodes / pods), rng).dump();
     out << "]}";
   }
   std::ofstream out(dir + "/load.json");
@@ -185,6 +192,92 @@ void plan_in_process(const std::string& dir) {
               "core (in process):", decode, planning, rss / 1024.0, ev, sk);
 }
 
+// The live-pod list request as the descheduler sends it, for timing the server alone.
+std::string live_pods_query() {
+  weft::kube::ListOptions o;
+  o.limit = wd::kListPageLimit;
+  o.field_selector = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed";
+  return weft::kube::list_query(o);
+}
+
+struct ApiFigures {
+  ChildResult run;
+  double cycle_total = 0, cycle_list = 0, cycle_plan = 0;   // from the run's own log line
+  size_t requests = 0, lists = 0;                           // counted by kube-lite
+  double serve_pods = 0;                                    // one raw GET of the pod list
+  size_t pod_bytes = 0;
+  bool ok = false;
+};
+
+// `weft-descheduler run --once --dry-run` against kube-lite holding dir's scenario.
+// Optionally also the naive baseline against the same server.
+ApiFigures api_run(const std::string& dir, bool baseline) {
+  ApiFigures f;
+  weft::testing::KubeLite api({.state = dir + "/scenario.json", .start_timeout = std::chrono::minutes(10)});
+  if (!api.error().empty()) {
+    std::printf("kube-lite did not start: %s\n", api.error().c_str());
+    return f;
+  }
+  f.run = run_child({WEFT_DESCHEDULER_BINARY, "run", "--policy", dir + "/policy.yaml", "--kubeconfig", api.kubeconfig(),
+                     "--once", "--dry-run", "--load", "file=" + dir + "/load.json", "--state-configmap",
+                     "default/bench-state"},
+                    dir + "/run.out");
+  for (const auto& r : api.requests()) {
+    ++f.requests;
+    // A list is a GET on a collection: /api/v1/pods, /apis/g/v/podgroups (no object name).
+    std::string path = r.value("path", "");
+    size_t parts = static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
+    bool core = path.rfind("/api/", 0) == 0;
+    if (r.value("verb", "") == "GET" && parts == (core ? 3u : 4u)) ++f.lists;
+  }
+  std::smatch m;
+  if (std::regex_search(f.run.output, m,
+                        std::regex(R"(skipped, ([0-9.]+)s \(list ([0-9.]+)s, load [0-9.]+s, plan ([0-9.]+)s\))"))) {
+    f.cycle_total = std::stod(m[1]);
+    f.cycle_list = std::stod(m[2]);
+    f.cycle_plan = std::stod(m[3]);
+  }
+  auto t = Clock::now();
+  auto [status, body] = weft::testing::http_get(api.url() + "/api/v1/pods" + live_pods_query(), std::chrono::minutes(5));
+  f.serve_pods = since(t);
+  f.pod_bytes = body.size();
+  f.ok = WEXITSTATUS(f.run.status) == 0 && status == 200;
+  if (WEXITSTATUS(f.run.status) != 0) std::printf("%s\n", f.run.output.substr(0, 2000).c_str());
+  if (!baseline) return f;
+
+  // Naive baseline: the node list, then each node's pods by field selector. kube-lite
+  // filters every pod per request, so a sample of nodes is timed and extrapolated.
+  auto client = api.new_client();
+  auto t2 = Clock::now();
+  auto node_list = client->list(weft::kube::resources::nodes(), "");
+  double list_nodes = since(t2);
+  size_t pod_count = 0, sampled = 0;
+  auto t3 = Clock::now();
+  if (node_list) {
+    for (const auto& n : node_list->items) {
+      if (sampled == 250) break;
+      weft::kube::ListOptions o;
+      o.field_selector = "spec.nodeName=" + n["metadata"]["name"].get<std::string>();
+      (void)client->list_each(weft::kube::resources::pods(), "", o, [&](json&&) { ++pod_count; });
+      ++sampled;
+    }
+  }
+  size_t total_nodes = node_list ? node_list->items.size() : 0;
+  double per_node = sampled ? since(t3) / static_cast<double>(sampled) : 0;
+  std::printf("%-44s %.1f s (extrapolated from %zu nodes, %zu pods), %zu API requests (%zu lists)\n",
+              "naive baseline (pods listed per node):", list_nodes + per_node * static_cast<double>(total_nodes), sampled,
+              pod_count, total_nodes + 1, total_nodes + 1);
+  return f;
+}
+
+void print_api(const char* label, const ApiFigures& f) {
+  std::printf("%-44s %.3f s, peak RSS %.0f MiB, %zu API requests (%zu lists) (exit %d)\n", label, f.run.seconds,
+              f.run.max_rss_kib / 1024.0, f.requests, f.lists, WEXITSTATUS(f.run.status));
+  std::printf("%-44s cycle %.3f s = list %.3f s (server and client) + plan %.3f s; kube-lite alone serves the pod "
+              "list (%.0f MiB) in %.3f s\n",
+              "", f.cycle_total, f.cycle_list, f.cycle_plan, static_cast<double>(f.pod_bytes) / (1 << 20), f.serve_pods);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,60 +301,24 @@ int main(int argc, char** argv) {
   std::printf("generated %d nodes, %d pods in %.1f s (%s)\n", nodes, pods, since(t), dir.c_str());
 
   plan_in_process(dir);
-  std::string bin = WEFT_DESCHEDULER_BINARY;
-  auto plan = run_child({bin, "plan", dir + "/scenario.json", "--policy", dir + "/policy.yaml", "--load",
-                         "file=" + dir + "/load.json"},
+  auto plan = run_child({WEFT_DESCHEDULER_BINARY, "plan", dir + "/scenario.json", "--policy", dir + "/policy.yaml",
+                         "--load", "file=" + dir + "/load.json"},
                         dir + "/plan.out");
   std::printf("%-44s %.3f s, peak RSS %.0f MiB (exit %d)\n", "weft-descheduler plan (whole process):", plan.seconds,
               plan.max_rss_kib / 1024.0, WEXITSTATUS(plan.status));
   if (skip_api) return 0;
 
-  weft::testing::Process api({.argv = {WEFT_KUBE_LITE_BINARY, "--listen", "127.0.0.1:0", "--state", dir + "/scenario.json",
-                                       "--kubeconfig-out", dir + "/kubeconfig"},
-                              .keep_stdin_open = false});
-  auto line = api.wait_for_line(std::regex("listening on http://"), std::chrono::minutes(5));
-  if (!line) {
-    std::printf("kube-lite did not start: %s\n", api.output().c_str());
-    return 1;
-  }
-  auto run = run_child({bin, "run", "--policy", dir + "/policy.yaml", "--kubeconfig", dir + "/kubeconfig", "--once",
-                        "--dry-run", "--load", "file=" + dir + "/load.json", "--state-configmap", "default/bench-state"},
-                       dir + "/run.out");
-  std::smatch m;
-  std::string requests = "?";
-  if (std::regex_search(run.output, m, std::regex("([0-9]+) API requests"))) requests = m[1];
-  std::printf("%-44s %.3f s, peak RSS %.0f MiB, %s API requests (exit %d)\n",
-              "weft-descheduler run --once --dry-run:", run.seconds, run.max_rss_kib / 1024.0, requests.c_str(),
-              WEXITSTATUS(run.status));
-  if (WEXITSTATUS(run.status) != 0) std::printf("%s\n", run.output.substr(0, 2000).c_str());
-
-  // Naive baseline: the node list, then each node's pods by field selector.
-  auto config = weft::kube::load_kubeconfig(dir + "/kubeconfig");
-  if (!config) return 1;
-  weft::kube::ClientOptions opts;
-  opts.qps = 0;
-  auto client = weft::kube::Client::from_config(*config, opts);
-  if (!client) return 1;
-  // kube-lite filters every pod per request, so time a sample of nodes and extrapolate.
-  auto t2 = Clock::now();
-  auto node_list = (*client)->list(weft::kube::resources::nodes(), "");
-  size_t pod_count = 0, sampled = 0;
-  double list_nodes = since(t2);
-  auto t3 = Clock::now();
-  if (node_list) {
-    for (const auto& n : node_list->items) {
-      if (sampled == 250) break;
-      weft::kube::ListOptions o;
-      o.field_selector = "spec.nodeName=" + n["metadata"]["name"].get<std::string>();
-      (void)(*client)->list_each(weft::kube::resources::pods(), "", o, [&](json&&) { ++pod_count; });
-      ++sampled;
-    }
-  }
-  size_t total_nodes = node_list ? node_list->items.size() : 0;
-  double per_node = sampled ? since(t3) / static_cast<double>(sampled) : 0;
-  std::printf("%-44s %.1f s (extrapolated from %zu nodes, %zu pods), %zu API requests\n",
-              "naive baseline (pods listed per node):", list_nodes + per_node * static_cast<double>(total_nodes), sampled,
-              pod_count, total_nodes + 1);
-  api.stop();
-  return 0;
+  // The list count must not grow with the cluster: the same run at a tenth of the size.
+  std::string small = dir + "/small";
+  std::filesystem::create_directories(small);
+  generate(small, std::max(1, nodes / 10), std::max(1, pods / 10));
+  weft::testing::write_file(small + "/policy.yaml", kPolicy);
+  ApiFigures little = api_run(small, false);
+  char label[96];
+  std::snprintf(label, sizeof label, "run --once --dry-run at %d/%d:", std::max(1, nodes / 10), std::max(1, pods / 10));
+  print_api(label, little);
+  ApiFigures full = api_run(dir, true);
+  std::snprintf(label, sizeof label, "run --once --dry-run at %d/%d:", nodes, pods);
+  print_api(label, full);
+  return full.ok && little.ok ? 0 : 1;
 }

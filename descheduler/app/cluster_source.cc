@@ -1,14 +1,54 @@
 #include "descheduler/app/cluster_source.h"
 
+#include <fstream>
+
+#include "kube/client/list_decoder.h"
 #include "kube/objects.h"
 #include "kube/scenario.h"
 
 namespace weft::descheduler {
 
+namespace {
+
+Result<std::string> read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return make_error(path + ": cannot open file");
+  std::string text(static_cast<size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) return make_error(path + ": cannot read file");
+  return text;
+}
+
+}  // namespace
+
 Result<Cluster> cluster_from_file(const std::string& path) {
-  auto objects = kube::load_objects_file(path);
-  if (!objects) return objects.error();
+  auto text = read_whole_file(path);
+  if (!text) return text.error();
   ClusterBuilder builder;
+  // A pod object takes some hundreds of bytes of JSON: room reserved but never filled
+  // costs address space, not memory.
+  builder.reserve_pods(text->size() / 256);
+  size_t first = text->find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (*text)[first] == '{') {
+    // A JSON List is decoded item by item, so a big scenario never exists as one tree.
+    Status failed;
+    size_t index = 0;
+    auto listed = kube::decode_list(*text, [&](nlohmann::json&& item) {
+      ++index;
+      if (!failed) return;
+      std::string where = path + ": item " + std::to_string(index);
+      if (!item.is_object() || !item.contains("kind") || !item.contains("metadata"))
+        failed = make_error(where + ": not a Kubernetes object (kind and metadata are required)");
+      else if (auto s = builder.add(item, where + " (" + kube::kind_of(item) + " " + kube::key_of(item) + ")"); !s)
+        failed = s;
+    });
+    if (!failed) return failed.error();
+    if (listed) return builder.finish();
+    if (index > 0) return make_error(path + ": " + listed.message());
+    // Not a List: a single object, read the general way below.
+  }
+  auto objects = kube::load_objects_text(*text, path);
+  if (!objects) return objects.error();
   for (const auto& o : *objects)
     if (auto s = builder.add(o.object, o.where()); !s) return s.error();
   return builder.finish();
@@ -31,15 +71,19 @@ Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>&
     bool optional;
     kube::ListOptions options;
   };
-  kube::ListOptions live_pods;
+  kube::ListOptions paged;
+  paged.limit = kListPageLimit;
+  kube::ListOptions live_pods = paged;
   live_pods.field_selector = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed";
   const Kind kinds[] = {
-      {"Node", kube::resources::nodes(), false, {}},
+      {"Node", kube::resources::nodes(), false, paged},
       {"Pod", kube::resources::pods(), false, live_pods},
-      {"PodGroup", kube::resources::podgroups(), true, {}},
-      {"PriorityClass", kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, true, {}},
+      {"PodGroup", kube::resources::podgroups(), true, paged},
+      {"PriorityClass", kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, true, paged},
   };
   for (const Kind& k : kinds) {
+    // Nodes come first: their pod capacity bounds the pods, so the pods never regrow.
+    if (std::string(k.kind) == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));
     auto r = client.list_each(k.ref, "", k.options, add(k.kind, k.ref));
     if (!r) {
       if (k.optional && (r.error().code == 404 || r.error().code == 403)) {

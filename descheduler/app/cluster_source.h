@@ -12,9 +12,14 @@ namespace weft::descheduler {
 
 Result<Cluster> cluster_from_file(const std::string& path);
 
-// One unpaged list per kind, whatever the cluster's size: nodes, bound live pods,
-// PodGroups, PriorityClasses. Items are added as they are decoded. Kinds the server
-// does not serve (no Volcano CRDs) are noted in warnings, not errors.
+// Page size of the cluster lists. Large, so a cluster within Kubernetes' tested limits
+// (5,000 nodes, 150,000 pods) is listed in one request per kind whatever its size; a
+// bigger one pages, which bounds the size of one response.
+inline constexpr int64_t kListPageLimit = 200000;
+
+// One list per kind (one request each up to kListPageLimit items): nodes, bound live
+// pods, PodGroups, PriorityClasses. Items are added as they are decoded. Kinds the
+// server does not serve (no Volcano CRDs) are noted in warnings, not errors.
 Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings);
 
 }  // namespace weft::descheduler

@@ -51,6 +51,8 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
     return wrap(cluster.error(), "listing the cluster from " + client_.address());
   }
   for (const auto& w : warnings) spdlog::warn("{}", w);
+  const double listed_s = seconds();
+  spdlog::info("listed {} nodes and {} bound pods in {:.3f}s", cluster->nodes.size(), cluster->pods.size(), listed_s);
   TimePoint now = std::chrono::system_clock::now();
   auto load = fetch_load(config_.load, config_.policy, *cluster, now);
   if (!load) {
@@ -61,11 +63,13 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
     spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted this cycle",
                   load->source_name, load->source_error);
   PlanOptions options{now, config_.max_metric_age, config_.cooldown};
+  const double loaded_s = seconds();
   auto plan = make_plan(*cluster, *load, config_.policy, state, options);
   if (!plan) {
     metrics_.cycle_failed(seconds());
     return plan.error();
   }
+  const double planned_s = seconds();
   for (const auto& note : plan->notes) spdlog::info("plan: {}", note);
   for (const auto& n : plan->nodes)
     if (n.cls == NodeClass::Unknown) spdlog::debug("node {} is unknown: {}", n.name, n.why);
@@ -75,9 +79,11 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
     state.prune(now, std::max(config_.cooldown, config_.policy.load_aware.metrics.window));
   }
   auto count = [&](NodeClass c) { return plan->class_counts.count(c) ? plan->class_counts.at(c) : 0; };
-  spdlog::info("cycle: {} high, {} normal, {} low, {} unknown nodes; {} evictions{}, {} skipped, {:.3f}s",
+  spdlog::info("cycle: {} high, {} normal, {} low, {} unknown nodes; {} evictions{}, {} skipped, {:.3f}s "
+               "(list {:.3f}s, load {:.3f}s, plan {:.3f}s)",
                count(NodeClass::High), count(NodeClass::Normal), count(NodeClass::Low), count(NodeClass::Unknown),
-               plan->evictions.size(), config_.dry_run ? " (dry-run)" : "", plan->skipped.size(), seconds());
+               plan->evictions.size(), config_.dry_run ? " (dry-run)" : "", plan->skipped.size(), seconds(), listed_s,
+               loaded_s - listed_s, planned_s - loaded_s);
   metrics_.observe(*plan, config_.dry_run, seconds());
   return plan;
 }

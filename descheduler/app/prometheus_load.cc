@@ -72,19 +72,23 @@ Result<std::map<std::string, PromPoint>> PrometheusLoad::query(const std::string
 
 LoadReport PrometheusLoad::fetch(TimePoint now) const {
   std::string name = "prometheus " + address_;
-  std::map<std::string, PromPoint> results[3];
-  const std::string* templates[3] = {&metrics_.cpu_query, &metrics_.memory_query, &metrics_.freshness_query};
-  for (int i = 0; i < 3; ++i) {
-    auto r = query(expand_query(*templates[i], metrics_), now);
+  PrometheusResults results;
+  const std::pair<const std::string*, std::map<std::string, PromPoint>*> queries[] = {
+      {&metrics_.cpu_query, &results.cpu},
+      {&metrics_.memory_query, &results.memory},
+      {&metrics_.freshness_query, &results.cpu_newest},
+      {&metrics_.memory_freshness_query, &results.memory_newest}};
+  for (const auto& [tmpl, into] : queries) {
+    auto r = query(expand_query(*tmpl, metrics_), now);
     if (!r) {
       LoadReport down;
       down.source_name = name;
       down.source_error = r.message();
       return down;
     }
-    results[i] = std::move(*r);
+    *into = std::move(*r);
   }
-  return join_prometheus(results[0], results[1], results[2], name);
+  return join_prometheus(results, name);
 }
 
 }  // namespace weft::descheduler

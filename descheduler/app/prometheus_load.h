@@ -1,4 +1,4 @@
-// Node load from Prometheus: three instant queries (cpu, memory, newest sample time)
+// Node load from Prometheus: four instant queries (cpu, memory, and each one's newest sample time)
 // built from the policy's PromQL templates, joined to nodes by a label.
 #pragma once
 

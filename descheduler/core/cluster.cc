@@ -102,9 +102,12 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where) {
   auto tol = kube::tolerations_of_pod(obj);
   if (!tol) return wrap(tol.error(), where);
   p.tolerations = std::move(*tol);
-  auto aff = kube::NodeAffinity::from_pod(obj);
-  if (!aff) return wrap(aff.error(), where);
-  p.affinity = std::move(*aff);
+  // Most pods have neither; from_pod would copy the whole spec to find that out.
+  if (!at_path(obj, {"spec", "nodeSelector"}).is_null() || !at_path(obj, {"spec", "affinity"}).is_null()) {
+    auto aff = kube::NodeAffinity::from_pod(obj);
+    if (!aff) return wrap(aff.error(), where);
+    p.affinity = std::move(*aff);
+  }
   return p;
 }
 
@@ -187,14 +190,29 @@ Status ClusterBuilder::add(const json& obj, const std::string& where) {
   return {};
 }
 
+void ClusterBuilder::reserve_pods(size_t pods) {
+  cluster_.pods.reserve(pods);
+  pod_nodes_.reserve(pods);
+}
+
+size_t ClusterBuilder::pod_capacity() const {
+  size_t total = 0;
+  for (const auto& n : cluster_.nodes) {
+    auto pods = n.allocatable.find("pods");
+    total += pods == n.allocatable.end() ? 110 : static_cast<size_t>(std::max<int64_t>(0, pods->second / 1000));
+  }
+  return total;
+}
+
 Cluster ClusterBuilder::finish() {
   Cluster c = std::move(cluster_);
-  std::vector<PodInfo> kept;
-  kept.reserve(c.pods.size());
+  // Kept pods are compacted in place: a second vector of 100,000 pods would double the peak.
+  size_t kept = 0;
   for (size_t i = 0; i < c.pods.size(); ++i) {
     auto it = c.node_index.find(pod_nodes_[i]);
     if (it == c.node_index.end()) continue;
-    PodInfo& p = c.pods[i];
+    if (kept != i) c.pods[kept] = std::move(c.pods[i]);
+    PodInfo& p = c.pods[kept];
     p.node = it->second;
     if (!p.priority_in_spec && !p.priority_class.empty()) {
       // Hand-written scenarios name a class without the admission-filled spec.priority.
@@ -204,13 +222,13 @@ Cluster ClusterBuilder::finish() {
     }
     NodeInfo& n = c.nodes[static_cast<size_t>(it->second)];
     kube::add_to(n.requested, p.requests);
-    n.pods.push_back(static_cast<int>(kept.size()));
+    n.pods.push_back(static_cast<int>(kept));
     if (!p.terminating && !p.group.empty()) c.running_in_group[p.ns + "/" + p.group]++;
     if (!p.owner_kind.empty()) c.pods_of_owner[p.owner_kind + "/" + p.ns + "/" + p.owner_name]++;
-    kept.push_back(std::move(p));
+    ++kept;
   }
-  c.pods = std::move(kept);
-  pod_nodes_.clear();
+  c.pods.erase(c.pods.begin() + static_cast<std::ptrdiff_t>(kept), c.pods.end());
+  pod_nodes_ = {};
   return c;
 }
 

@@ -84,8 +84,8 @@ struct Cluster {
   std::vector<PodInfo> pods;
   std::map<std::string, PodGroupInfo> groups;          // "ns/name"
   std::map<std::string, int32_t> priority_classes;
-  std::map<std::string, int> running_in_group;         // "ns/name" -> bound, live pods
-  std::map<std::string, int> pods_of_owner;            // "Kind/ns/name" -> live pods
+  std::unordered_map<std::string, int> running_in_group;   // "ns/name" -> bound, live pods
+  std::unordered_map<std::string, int> pods_of_owner;      // "Kind/ns/name" -> live pods
 
   const NodeInfo* node(const std::string& name) const;
 };
@@ -99,6 +99,11 @@ class ClusterBuilder {
   // as are objects that arrive later (weft.dev/arrival-cycle > 0) and finished pods.
   // Errors name `where` and the field.
   Status add(const nlohmann::json& object, const std::string& where);
+  // Room for about this many pods, so a big list does not regrow (and move) the pods.
+  void reserve_pods(size_t pods);
+  // How many pods the nodes added so far can hold (allocatable pods, 110 when not given):
+  // a bound on the bound pods still to come.
+  size_t pod_capacity() const;
   // Binds pods to nodes, sums requests, counts gangs. Pods on unknown nodes are dropped.
   Cluster finish();
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <set>
 
 namespace weft::descheduler {
 namespace {
@@ -86,23 +87,39 @@ Result<LoadReport> parse_load_file(const std::string& text, const std::string& f
     std::string name = e["name"].get<std::string>();
     where += " (" + name + ")";
     for (const auto& [key, _] : e.items())
-      if (key != "name" && key != "cpu" && key != "memory" && key != "at" && key != "source" && key != "window_s")
+      if (key != "name" && key != "cpu" && key != "memory" && key != "at" && key != "cpu_at" && key != "memory_at" &&
+          key != "source" && key != "window_s")
         return bad(where + "." + key, "unknown field");
+    if (report.nodes.count(name) || report.invalid.count(name)) return bad(where, "node listed twice");
     LoadSample s;
     s.source = "file";
+    std::string missing;
     for (const char* key : {"cpu", "memory"}) {
-      if (!e.contains(key)) return bad(where + "." + key, "is required");
+      if (!e.contains(key) || e[key].is_null()) {
+        if (missing.empty()) missing = std::string("no ") + key + " reading in " + report.source_name;
+        continue;
+      }
       if (auto p = ratio_problem(e[key]); !p.empty()) return bad(where + "." + key, p);
+    }
+    auto time_of = [&](const char* key, std::optional<TimePoint>& into) -> Status {
+      if (!e.contains(key) || e[key].is_null()) return {};
+      if (!e[key].is_string()) return bad(where + "." + key, "must be an RFC 3339 time");
+      auto at = parse_rfc3339(e[key].get<std::string>());
+      if (!at) return bad(where + "." + key, at.message());
+      into = *at;
+      return {};
+    };
+    std::optional<TimePoint> at;
+    for (auto [key, into] : {std::pair{"at", &at}, std::pair{"cpu_at", &s.cpu_at}, std::pair{"memory_at", &s.memory_at}})
+      if (auto st = time_of(key, *into); !st) return st.error();
+    if (!missing.empty()) {
+      report.invalid[name] = missing;
+      continue;
     }
     s.cpu = e["cpu"].get<double>();
     s.memory = e["memory"].get<double>();
-    if (e.contains("at") && !e["at"].is_null()) {
-      if (!e["at"].is_string()) return bad(where + ".at", "must be an RFC 3339 time");
-      auto at = parse_rfc3339(e["at"].get<std::string>());
-      if (!at) return bad(where + ".at", at.message());
-      s.at = *at;
-    }
-    if (report.nodes.count(name)) return bad(where, "node listed twice");
+    if (!s.cpu_at) s.cpu_at = at;
+    if (!s.memory_at) s.memory_at = at;
     report.nodes[name] = s;
   }
   return report;
@@ -118,16 +135,29 @@ Result<LoadSample> parse_load_annotation(const std::string& text) {
   if (!doc.is_object()) return make_error("not a JSON object");
   LoadSample s;
   for (const char* key : {"cpu", "memory"}) {
-    if (!doc.contains(key)) return make_error(std::string(key) + " is missing");
+    if (!doc.contains(key) || doc[key].is_null()) return make_error(std::string(key) + " is missing");
     if (auto p = ratio_problem(doc[key]); !p.empty()) return make_error(std::string(key) + " " + p);
   }
   s.cpu = doc["cpu"].get<double>();
   s.memory = doc["memory"].get<double>();
   s.source = doc.contains("source") && doc["source"].is_string() ? doc["source"].get<std::string>() : "annotation";
-  if (!doc.contains("at") || !doc["at"].is_string()) return make_error("at is missing (an annotation without a time cannot be judged fresh)");
-  auto at = parse_rfc3339(doc["at"].get<std::string>());
-  if (!at) return make_error("at: " + at.message());
-  s.at = *at;
+  auto time_of = [&](const char* key) -> Result<std::optional<TimePoint>> {
+    if (!doc.contains(key) || doc[key].is_null()) return std::optional<TimePoint>{};
+    if (!doc[key].is_string()) return make_error(std::string(key) + " must be an RFC 3339 time");
+    auto t = parse_rfc3339(doc[key].get<std::string>());
+    if (!t) return make_error(std::string(key) + ": " + t.message());
+    return std::optional<TimePoint>{*t};
+  };
+  auto at = time_of("at");
+  auto cpu_at = time_of("cpu_at");
+  auto memory_at = time_of("memory_at");
+  for (const auto* r : {&at, &cpu_at, &memory_at})
+    if (!*r) return r->error();
+  s.cpu_at = cpu_at->has_value() ? *cpu_at : *at;
+  s.memory_at = memory_at->has_value() ? *memory_at : *at;
+  // An annotation without a time cannot be judged fresh.
+  if (!s.cpu_at) return make_error("at is missing (cpu has no measurement time)");
+  if (!s.memory_at) return make_error("at is missing (memory has no measurement time)");
   return s;
 }
 
@@ -162,34 +192,53 @@ Result<std::map<std::string, PromPoint>> parse_prometheus_vector(const std::stri
   return out;
 }
 
-LoadReport join_prometheus(const std::map<std::string, PromPoint>& cpu, const std::map<std::string, PromPoint>& memory,
-                           const std::map<std::string, PromPoint>& freshness, const std::string& source_name) {
+LoadReport join_prometheus(const PrometheusResults& results, const std::string& source_name) {
   LoadReport report;
   report.source_name = source_name;
-  for (const auto& [node, c] : cpu) {
-    auto m = memory.find(node);
-    if (m == memory.end()) {
-      report.invalid[node] = "no memory series";
+  auto seconds = [](double s) {
+    return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(s)));
+  };
+  std::set<std::string> named;
+  for (const auto* m : {&results.cpu, &results.memory, &results.cpu_newest, &results.memory_newest})
+    for (const auto& [node, _] : *m) named.insert(node);
+  for (const std::string& node : named) {
+    struct Part {
+      const std::map<std::string, PromPoint>& series;
+      const char* missing;
+      const PromPoint* point = nullptr;
+    };
+    Part parts[] = {{results.cpu, "no cpu series"},
+                    {results.memory, "no memory series"},
+                    {results.cpu_newest, "no recent cpu sample"},
+                    {results.memory_newest, "no recent memory sample"}};
+    std::string why;
+    for (Part& p : parts) {
+      auto it = p.series.find(node);
+      if (it == p.series.end()) {
+        why = p.missing;
+        break;
+      }
+      p.point = &it->second;
+    }
+    if (why.empty())
+      for (auto [what, v] : {std::pair{"cpu", parts[0].point->value}, std::pair{"memory", parts[1].point->value}})
+        if (!std::isfinite(v) || v < 0 || v > 1.05) why = std::string(what) + " value is not a ratio";
+    if (why.empty())
+      for (auto [what, v] : {std::pair{"cpu", parts[2].point->value}, std::pair{"memory", parts[3].point->value}})
+        if (!std::isfinite(v)) why = std::string("newest ") + what + " sample time is not a number";
+    if (!why.empty()) {
+      report.invalid[node] = why;
       continue;
     }
-    auto f = freshness.find(node);
-    if (f == freshness.end()) {
-      report.invalid[node] = "no recent sample";
-      continue;
-    }
-    for (auto [what, v] : {std::pair{"cpu", c.value}, std::pair{"memory", m->second.value}})
-      if (!std::isfinite(v) || v < 0 || v > 1.05) report.invalid[node] = std::string(what) + " value is not a ratio";
-    if (report.invalid.count(node)) continue;
     LoadSample s;
-    s.cpu = c.value;
-    s.memory = m->second.value;
-    // The freshness query yields the newest sample time in seconds as its value.
-    s.at = TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(f->second.value)));
+    s.cpu = parts[0].point->value;
+    s.memory = parts[1].point->value;
+    // The freshness queries yield each reading's newest sample time (seconds) as the value.
+    s.cpu_at = seconds(parts[2].point->value);
+    s.memory_at = seconds(parts[3].point->value);
     s.source = "prometheus";
     report.nodes[node] = s;
   }
-  for (const auto& [node, _] : memory)
-    if (!cpu.count(node) && !report.invalid.count(node)) report.invalid[node] = "no cpu series";
   return report;
 }
 

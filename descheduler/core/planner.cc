@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <set>
+#include <unordered_map>
 
 #include "descheduler/core/evictability.h"
 #include "descheduler/core/topology.h"
@@ -140,9 +141,13 @@ class Planner {
       if (sample) {
         v.cpu = sample->cpu;
         v.memory = sample->memory;
-        if (sample->at && opt_.now - *sample->at > max_age) {
-          v.why = "stale: measured " + format_rfc3339(*sample->at) + ", older than " + format_duration(opt_.max_metric_age);
+        // A node is only as fresh as its older reading.
+        for (auto [what, at] : {std::pair{"cpu", &sample->cpu_at}, std::pair{"memory", &sample->memory_at}}) {
+          if (!*at || opt_.now - **at <= max_age) continue;
+          v.why = std::string("stale: ") + what + " measured " + format_rfc3339(**at) + ", older than " +
+                  format_duration(opt_.max_metric_age);
           sample = nullptr;
+          break;
         }
       }
       if (sample) {
@@ -411,7 +416,7 @@ class Planner {
   std::vector<NodeState> nodes_;
   std::set<std::pair<double, int>> targets_;
   Vec room_{};
-  std::map<std::string, int> running_;
+  std::unordered_map<std::string, int> running_;
   std::map<std::string, int> per_namespace_;
   bool stop_all_ = false;
   Plan plan_;

@@ -183,7 +183,7 @@ Status parse_metrics(const Ctx& c, const json& m, const std::string& path, Metri
   if (m.is_null()) return {};
   if (auto s = only_fields(c, m, path,
                            {"type", "address", "window", "duration", "cpuQuery", "memoryQuery", "freshnessQuery",
-                            "nodeLabel"});
+                            "memoryFreshnessQuery", "nodeLabel"});
       !s)
     return s;
   const json& type = field(m, "type");
@@ -211,7 +211,8 @@ Status parse_metrics(const Ctx& c, const json& m, const std::string& path, Metri
   }
   struct Text { const char* key; std::string* into; };
   for (Text t : {Text{"cpuQuery", &out.cpu_query}, Text{"memoryQuery", &out.memory_query},
-                 Text{"freshnessQuery", &out.freshness_query}, Text{"nodeLabel", &out.node_label}}) {
+                 Text{"freshnessQuery", &out.freshness_query},
+                 Text{"memoryFreshnessQuery", &out.memory_freshness_query}, Text{"nodeLabel", &out.node_label}}) {
     const json& v = field(m, t.key);
     if (v.is_null()) continue;
     if (!v.is_string() || v.get<std::string>().empty()) return c.at(path + "." + t.key, "must be a non-empty string");

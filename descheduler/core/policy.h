@@ -45,9 +45,10 @@ struct MetricsArgs {
   // Placeholders: {window} (e.g. "5m") and {label} (the node label).
   std::string cpu_query = "avg by ({label}) (avg_over_time(weft_node_cpu_busy_ratio[{window}]))";
   std::string memory_query = "avg by ({label}) (avg_over_time(weft_node_memory_used_ratio[{window}]))";
-  // Time of the newest sample per node: a node whose samples stopped is stale even
-  // though avg_over_time still averages its old samples.
+  // Time of the newest sample per node, one query per reading: a node whose samples
+  // stopped is stale even though avg_over_time still averages its old samples.
   std::string freshness_query = "max by ({label}) (timestamp(weft_node_cpu_busy_ratio))";
+  std::string memory_freshness_query = "max by ({label}) (timestamp(weft_node_memory_used_ratio))";
   std::string node_label = "node";
 };
 

@@ -90,7 +90,7 @@ inline TimePoint t0() { return parse_rfc3339("2026-11-23T10:00:00Z").value(); }
 inline LoadReport load(const std::map<std::string, std::pair<double, double>>& nodes, TimePoint at = t0()) {
   LoadReport r;
   r.source_name = "test";
-  for (const auto& [n, v] : nodes) r.nodes[n] = LoadSample{v.first, v.second, at, "test"};
+  for (const auto& [n, v] : nodes) r.nodes[n] = LoadSample{v.first, v.second, at, at, "test"};
   return r;
 }
 

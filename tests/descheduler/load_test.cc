@@ -27,10 +27,13 @@ TEST(Load, File) {
                                          {"name":"n2","cpu":0.9,"memory":0.1}]})", "l.json");
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_DOUBLE_EQ(r->nodes.at("n1").cpu, 0.37);
-  EXPECT_TRUE(r->nodes.at("n1").at.has_value());
-  EXPECT_FALSE(r->nodes.at("n2").at.has_value());
+  EXPECT_TRUE(r->nodes.at("n1").cpu_at.has_value());
+  EXPECT_EQ(r->nodes.at("n1").cpu_at, r->nodes.at("n1").memory_at);
+  EXPECT_FALSE(r->nodes.at("n2").cpu_at.has_value());
+  EXPECT_FALSE(r->nodes.at("n2").memory_at.has_value());
   for (const char* bad : {R"({"nodes":[{"name":"n1","cpu":1.7,"memory":0.5}]})",
-                          R"({"nodes":[{"name":"n1","memory":0.5}]})",
+                          R"({"nodes":[{"name":"n1","cpu":0.1,"memory":"high"}]})",
+                          R"({"nodes":[{"name":"n1","cpu":0.1,"memory":0.5,"memory_at":"soon"}]})",
                           R"({"nodes":[{"name":"n1","cpu":0.1,"memory":0.5,"colour":1}]})",
                           R"({"nodes":[{"name":"n1","cpu":0.1,"memory":0.5,"at":"yesterday"}]})",
                           R"({"nodes":[{"name":"n1","cpu":0.1,"memory":0.5},{"name":"n1","cpu":0.1,"memory":0.5}]})",
@@ -39,6 +42,21 @@ TEST(Load, File) {
     ASSERT_FALSE(e.ok()) << bad;
     EXPECT_NE(e.message().find("l.json"), std::string::npos) << e.message();
   }
+  // Per-reading times, and a reading that is missing: that node is unknown, the rest stand.
+  auto m = parse_load_file(R"({"nodes":[{"name":"n1","cpu":0.3,"memory":0.4,"at":"2026-11-23T10:00:00Z",
+                                          "memory_at":"2026-11-23T09:00:00Z"},
+                                         {"name":"n2","cpu":0.3,"at":"2026-11-23T10:00:00Z"},
+                                         {"name":"n3","memory":0.3,"cpu":null},
+                                         {"name":"n4","cpu":0.3,"memory":0.4}]})", "l.json");
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(format_rfc3339(*m->nodes.at("n1").cpu_at), "2026-11-23T10:00:00Z");
+  EXPECT_EQ(format_rfc3339(*m->nodes.at("n1").memory_at), "2026-11-23T09:00:00Z");
+  EXPECT_FALSE(m->nodes.count("n2"));
+  EXPECT_NE(m->invalid.at("n2").find("no memory"), std::string::npos) << m->invalid.at("n2");
+  EXPECT_NE(m->invalid.at("n3").find("no cpu"), std::string::npos) << m->invalid.at("n3");
+  EXPECT_TRUE(m->nodes.count("n4"));
+  EXPECT_FALSE(parse_load_file(R"({"nodes":[{"name":"n1","cpu":0.1},{"name":"n1","cpu":0.1,"memory":0.5}]})", "l.json").ok())
+      << "a node listed twice is an error even when its first entry lacked a reading";
 }
 
 TEST(Load, Annotation) {
@@ -47,6 +65,16 @@ TEST(Load, Annotation) {
   EXPECT_EQ(s->source, "ebpf");
   EXPECT_FALSE(parse_load_annotation(R"({"cpu":0.37,"memory":0.52})").ok());   // no time: cannot be judged fresh
   EXPECT_FALSE(parse_load_annotation("garbage").ok());
+  auto no_memory = parse_load_annotation(R"({"cpu":0.37,"at":"2026-11-23T10:00:00Z"})");
+  ASSERT_FALSE(no_memory.ok());
+  EXPECT_NE(no_memory.message().find("memory"), std::string::npos) << no_memory.message();
+  // memory_at alone is not enough: cpu needs a time too.
+  EXPECT_FALSE(parse_load_annotation(R"({"cpu":0.37,"memory":0.52,"memory_at":"2026-11-23T10:00:00Z"})").ok());
+  auto split = parse_load_annotation(
+      R"({"cpu":0.37,"memory":0.52,"at":"2026-11-23T10:00:00Z","memory_at":"2026-11-23T09:00:00Z"})");
+  ASSERT_TRUE(split.ok()) << split.message();
+  EXPECT_EQ(format_rfc3339(*split->cpu_at), "2026-11-23T10:00:00Z");
+  EXPECT_EQ(format_rfc3339(*split->memory_at), "2026-11-23T09:00:00Z");
 
   using test::json;
   json good = test::node("a");
@@ -73,18 +101,26 @@ TEST(Load, PrometheusVectorAndJoin) {
       R"({"status":"success","data":{"resultType":"vector","result":[
          {"metric":{"node":"n1"},"value":[1700000000.5,"0.4"]},{"metric":{"node":"n2"},"value":[1700000000.5,"0.4"]},
          {"metric":{"node":"n4"},"value":[1700000000.5,"0.4"]}]}})", "node");
-  auto fresh = parse_prometheus_vector(
-      R"({"status":"success","data":{"resultType":"vector","result":[
-         {"metric":{"node":"n1"},"value":[1700000000.5,"1699999990"]},{"metric":{"node":"n2"},"value":[1700000000.5,"1699999990"]}]}})",
-      "node");
-  LoadReport r = join_prometheus(*cpu, *mem, *fresh, "prometheus x");
+  auto newest = [](const char* n1_time) {
+    return parse_prometheus_vector(std::string(R"({"status":"success","data":{"resultType":"vector","result":[
+         {"metric":{"node":"n1"},"value":[1700000000.5,")") + n1_time + R"("]},{"metric":{"node":"n2"},"value":[1700000000.5,"1699999990"]},
+         {"metric":{"node":"n4"},"value":[1700000000.5,"1699999990"]}]}})", "node");
+  };
+  PrometheusResults in{*cpu, *mem, *newest("1699999990"), *newest("1699999400")};
+  LoadReport r = join_prometheus(in, "prometheus x");
   ASSERT_EQ(r.nodes.size(), 1u);
   EXPECT_DOUBLE_EQ(r.nodes.at("n1").cpu, 0.9);
-  // The sample time, not the query time, decides freshness.
-  EXPECT_EQ(format_rfc3339(*r.nodes.at("n1").at), "2023-11-14T22:13:10Z");
+  // The sample times, not the query time, decide freshness, each reading its own.
+  EXPECT_EQ(format_rfc3339(*r.nodes.at("n1").cpu_at), "2023-11-14T22:13:10Z");
+  EXPECT_EQ(format_rfc3339(*r.nodes.at("n1").memory_at), "2023-11-14T22:03:20Z");
   EXPECT_TRUE(r.invalid.count("n2"));   // NaN
   EXPECT_TRUE(r.invalid.count("n3"));   // no memory
   EXPECT_TRUE(r.invalid.count("n4"));   // no cpu
+  // A node without a recent memory sample is unknown even with a recent cpu sample.
+  in.memory_newest.erase("n1");
+  LoadReport r2 = join_prometheus(in, "prometheus x");
+  EXPECT_FALSE(r2.nodes.count("n1"));
+  EXPECT_EQ(r2.invalid.at("n1"), "no recent memory sample");
   auto err = parse_prometheus_vector(R"({"status":"error","errorType":"bad_data","error":"parse error"})", "node");
   ASSERT_FALSE(err.ok());
   EXPECT_NE(err.message().find("parse error"), std::string::npos);

@@ -68,7 +68,7 @@ TEST(Planner, StaleOrAbsentNodeIsNeverSourceOrTarget) {
   for (int i = 0; i < 4; ++i) objs.push_back(pod("w" + std::to_string(i), "hot", {.cpu = "2"}));
   Cluster c = build(objs);
   LoadReport l = load({{"hot", {0.95, 0.5}}});
-  l.nodes["stale-cool"] = LoadSample{0.05, 0.05, t0() - std::chrono::minutes(10), "test"};
+  l.nodes["stale-cool"] = LoadSample{0.05, 0.05, t0() - std::chrono::minutes(10), t0() - std::chrono::minutes(10), "test"};
   Plan p = plan(c, l, seed_policy());
   EXPECT_EQ(class_of(p, "stale-cool"), NodeClass::Unknown);
   EXPECT_EQ(class_of(p, "absent"), NodeClass::Unknown);
@@ -85,10 +85,105 @@ TEST(Planner, StaleOrAbsentNodeIsNeverSourceOrTarget) {
   std::vector<json> objs2 = {node("stale-hot"), node("cool")};
   for (int i = 0; i < 4; ++i) objs2.push_back(pod("w" + std::to_string(i), "stale-hot", {.cpu = "2"}));
   LoadReport l2 = load({{"cool", {0.1, 0.1}}});
-  l2.nodes["stale-hot"] = LoadSample{0.99, 0.99, t0() - std::chrono::minutes(6), "test"};
+  l2.nodes["stale-hot"] = LoadSample{0.99, 0.99, t0() - std::chrono::minutes(6), t0() - std::chrono::minutes(6), "test"};
   Plan p2 = plan(build(objs2), l2, seed_policy());
   EXPECT_EQ(class_of(p2, "stale-hot"), NodeClass::Unknown);
   EXPECT_TRUE(p2.evictions.empty());
+}
+
+// Freshness counts both readings: a fresh cpu series does not vouch for a memory series
+// that stopped (or never came), whichever source reported it.
+TEST(Planner, StaleOrMissingMemoryAloneMakesANodeUnknown) {
+  const TimePoint fresh = t0() - std::chrono::seconds(30), old = t0() - std::chrono::minutes(6);
+  std::vector<json> objs = {node("hot"), node("cool-stale-mem"), node("cool-no-mem")};
+  for (int i = 0; i < 4; ++i) objs.push_back(pod("w" + std::to_string(i), "hot", {.cpu = "2"}));
+  Cluster c = build(objs);
+  LoadReport l = load({{"hot", {0.95, 0.5}}});
+  l.nodes["cool-stale-mem"] = LoadSample{0.05, 0.05, fresh, old, "test"};
+  l.invalid["cool-no-mem"] = "no memory series";
+  Plan p = plan(c, l, seed_policy());
+  EXPECT_EQ(class_of(p, "cool-stale-mem"), NodeClass::Unknown);
+  EXPECT_EQ(class_of(p, "cool-no-mem"), NodeClass::Unknown);
+  EXPECT_TRUE(p.evictions.empty()) << "a node with stale memory is no target";
+  for (const auto& n : p.nodes)
+    if (n.name == "cool-stale-mem") {
+      EXPECT_NE(n.why.find("memory"), std::string::npos) << n.why;
+    }
+
+  // The same cool node with both readings fresh takes the pods: the rule above is what stopped them.
+  l.nodes["cool-stale-mem"].memory_at = fresh;
+  EXPECT_FALSE(plan(c, l, seed_policy()).evictions.empty());
+
+  // A hot node whose memory went stale is not a source, though its cpu is fresh.
+  LoadReport l2 = load({{"cool-stale-mem", {0.1, 0.1}}, {"cool-no-mem", {0.1, 0.1}}});
+  l2.nodes["hot"] = LoadSample{0.95, 0.5, fresh, old, "test"};
+  Plan p2 = plan(c, l2, seed_policy());
+  EXPECT_EQ(class_of(p2, "hot"), NodeClass::Unknown);
+  EXPECT_TRUE(p2.evictions.empty());
+}
+
+// The same rule through each source's parser, end to end into a plan.
+TEST(Planner, MemoryFreshnessFromFileAnnotationsAndPrometheus) {
+  const std::string fresh = "2026-11-23T09:59:30Z", old = "2026-11-23T09:50:00Z";
+  auto cluster_with = [](std::map<std::string, std::string> annotations) {
+    std::vector<json> objs;
+    for (const char* n : {"hot", "cool"}) {
+      objs.push_back(node(n));
+      if (annotations.count(n)) objs.back()["metadata"]["annotations"] = {{"weft.dev/load", annotations[n]}};
+    }
+    for (int i = 0; i < 4; ++i) objs.push_back(pod("w" + std::to_string(i), "hot", {.cpu = "2"}));
+    return build(objs);
+  };
+  Cluster plain = cluster_with({});
+
+  // File: memory_at overrides at; an entry without memory leaves its node unknown.
+  auto file = parse_load_file(R"({"nodes":[{"name":"hot","cpu":0.95,"memory":0.5,"at":")" + fresh + R"("},
+      {"name":"cool","cpu":0.05,"memory":0.05,"at":")" + fresh + R"(","memory_at":")" + old + R"("}]})", "l.json");
+  ASSERT_TRUE(file.ok()) << file.message();
+  Plan pf = plan(plain, *file, seed_policy());
+  EXPECT_EQ(class_of(pf, "cool"), NodeClass::Unknown);
+  EXPECT_TRUE(pf.evictions.empty());
+  auto file2 = parse_load_file(R"({"nodes":[{"name":"hot","cpu":0.95,"memory":0.5,"at":")" + fresh + R"("},
+      {"name":"cool","cpu":0.05,"at":")" + fresh + R"("}]})", "l.json");
+  ASSERT_TRUE(file2.ok()) << file2.message();
+  Plan pf2 = plan(plain, *file2, seed_policy());
+  EXPECT_EQ(class_of(pf2, "cool"), NodeClass::Unknown);
+  EXPECT_TRUE(pf2.evictions.empty());
+
+  // Annotations: a stale memory_at, and an annotation without memory.
+  const std::string hot_ann = R"({"cpu":0.95,"memory":0.5,"at":")" + fresh + R"("})";
+  for (const std::string& cool_ann :
+       {R"({"cpu":0.05,"memory":0.05,"at":")" + fresh + R"(","memory_at":")" + old + R"("})",
+        R"({"cpu":0.05,"at":")" + fresh + R"("})"}) {
+    Cluster c = cluster_with({{"hot", hot_ann}, {"cool", cool_ann}});
+    Plan pa = plan(c, load_from_annotations(c), seed_policy());
+    EXPECT_EQ(class_of(pa, "hot"), NodeClass::High) << cool_ann;
+    EXPECT_EQ(class_of(pa, "cool"), NodeClass::Unknown) << cool_ann;
+    EXPECT_TRUE(pa.evictions.empty()) << cool_ann;
+  }
+  // Control: fresh annotations on both move pods.
+  Cluster ok = cluster_with({{"hot", hot_ann}, {"cool", R"({"cpu":0.05,"memory":0.05,"at":")" + fresh + R"("})"}});
+  EXPECT_FALSE(plan(ok, load_from_annotations(ok), seed_policy()).evictions.empty());
+
+  // Prometheus: cool's newest memory sample is old while its cpu is current.
+  const double now_s = std::chrono::duration<double>(t0().time_since_epoch()).count();
+  PrometheusResults r;
+  for (const char* n : {"hot", "cool"}) {
+    bool hot = std::string(n) == "hot";
+    r.cpu[n] = {hot ? 0.95 : 0.05, t0()};
+    r.memory[n] = {hot ? 0.5 : 0.05, t0()};
+    r.cpu_newest[n] = {now_s - 15, t0()};
+    r.memory_newest[n] = {hot ? now_s - 15 : now_s - 600, t0()};
+  }
+  Plan pp = plan(plain, join_prometheus(r, "prometheus x"), seed_policy());
+  EXPECT_EQ(class_of(pp, "cool"), NodeClass::Unknown);
+  EXPECT_TRUE(pp.evictions.empty());
+  r.memory_newest["cool"].value = now_s - 15;
+  EXPECT_FALSE(plan(plain, join_prometheus(r, "prometheus x"), seed_policy()).evictions.empty());
+  r.memory_newest.erase("cool");   // the memory series is gone: no recent sample at all
+  Plan pp2 = plan(plain, join_prometheus(r, "prometheus x"), seed_policy());
+  EXPECT_EQ(class_of(pp2, "cool"), NodeClass::Unknown);
+  EXPECT_TRUE(pp2.evictions.empty());
 }
 
 TEST(Planner, SourceDownMeansNothingMoves) {
