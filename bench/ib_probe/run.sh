@@ -5,16 +5,26 @@
 #   probe_s          `weft-agent probe --sample-seconds 0`, whole process
 #   ibnetdiscover_s  `ibnetdiscover`, whole process
 #   ratio            ibnetdiscover_s / probe_s
-#   in_proc_s        the IB probe alone (ib.probe_seconds of the report: no process start)
-#   sminfo_s         `sminfo`: one process sending one MAD, the floor of any umad2sim client
+#   lean_s           the same probe (weft_ib) in a process that links nothing else:
+#                    one probe of tests/ib/ib_probe_loop; lean_x = ibnetdiscover_s / lean_s
+#   start_s          `weft-agent --version` under umad2sim: weft-agent's own process start
+#   reprobe_s        one more probe in a process that has probed before (what `weft-agent run`
+#                    pays every 30 s): ib.probe_seconds of probes 2..10 of tests/ib/ib_probe_loop
+#   sminfo_s         `sminfo`: a process sending ONE MAD, the floor of any umad2sim client
+# umad2sim writes a fake sysfs tree into the working directory of every process and removes
+# it at exit, so the per-process floor depends on that file system: WORKDIR (default
+# /dev/shm, in memory like a real sysfs) is where every command runs.
 set -u
 B=${1:?build dir}; shift
 SIZES=${*:-64 256 1024}
 U=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-REPS=${REPS:-9}
+REPS=${REPS:-15}
+WORKDIR=${WORKDIR:-/dev/shm}
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-t() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; }
-printf "%6s %10s %16s %7s %10s %9s\n" hosts probe_s ibnetdiscover_s ratio in_proc_s sminfo_s
+# Wall time of one command attached to the fabric as $host (no helper process inside the interval).
+# stdin is passed on (ib_probe_loop reads its command there).
+t() { local s e; s=$EPOCHREALTIME; LD_PRELOAD=$U SIM_HOST=$host IBSIM_SOCKNAME=$sock "$@" >/dev/null 2>&1; e=$EPOCHREALTIME; echo "$e - $s" | bc; }
+printf "%6s %8s %15s %6s %8s %6s %9s %8s %8s\n" hosts probe_s ibnetdiscover_s ratio lean_s lean_x reprobe_s sminfo_s start_s
 for n in $SIZES; do
   d=$(mktemp -d); sock=weft-bench-$$-$n
   "$B/tools/fat-tree/weft-fat-tree" --hosts "$n" --hosts-per-leaf 16 --spines 8 --fabric 90 -o "$d/f.net"
@@ -24,16 +34,19 @@ for n in $SIZES; do
   (cd "$d" && OSM_CACHE_DIR=$d LD_PRELOAD=$U SIM_HOST=f90-h0000 IBSIM_SOCKNAME=$sock exec opensm -F "$d/osm.conf" -f "$d/osm.log" >/dev/null 2>&1) & sm=$!
   for i in $(seq 600); do grep -q "SUBNET UP" "$d/osm.log" 2>/dev/null && break; sleep 0.1; done
   host=f90-h$(printf %04d $((n - 1)))
-  pushd "$d" >/dev/null   # umad2sim writes its sys-<pid> tree into the working directory
-  export LD_PRELOAD=$U SIM_HOST=$host IBSIM_SOCKNAME=$sock
-  p=$(for i in $(seq $REPS); do t "$B/node-agent/weft-agent" probe --sample-seconds 0; done | median)
-  q=$(for i in $(seq $REPS); do t ibnetdiscover; done | median)
-  s=$(for i in $(seq $REPS); do t sminfo; done | median)
-  ip=$(for i in $(seq $REPS); do "$B/node-agent/weft-agent" probe --sample-seconds 0 2>/dev/null |
-         python3 -c 'import json,sys; print(json.load(sys.stdin)["ib"]["probe_seconds"])'; done | median)
-  unset LD_PRELOAD SIM_HOST IBSIM_SOCKNAME
+  pushd "$WORKDIR" >/dev/null
+  # Interleaved, so a busy moment of the machine hits all three alike.
+  for i in $(seq $REPS); do
+    t "$B/node-agent/weft-agent" probe --sample-seconds 0 >> "$d/p"; t ibnetdiscover >> "$d/q"; t sminfo >> "$d/s"
+    echo probe | t "$B/tests/ib/ib_probe_loop" >> "$d/l"; t "$B/node-agent/weft-agent" --version >> "$d/v"
+  done
+  p=$(median < "$d/p"); q=$(median < "$d/q"); s=$(median < "$d/s"); l=$(median < "$d/l"); v=$(median < "$d/v")
+  ip=$(for i in $(seq 10); do echo probe; done |
+         LD_PRELOAD=$U SIM_HOST=$host IBSIM_SOCKNAME=$sock "$B/tests/ib/ib_probe_loop" 2>/dev/null | tail -n +2 |
+         python3 -c 'import json,sys; [print(json.loads(l.split(" ", 2)[2])["ib"]["probe_seconds"]) for l in sys.stdin]' | median)
   popd >/dev/null
-  printf "%6s %10.4f %16.4f %7.1f %10.4f %9.4f\n" "$n" "$p" "$q" "$(echo "$q / $p" | bc -l)" "$ip" "$s"
+  printf "%6s %8.4f %15.4f %6.1f %8.4f %6.1f %9.4f %8.4f %8.4f\n" "$n" "$p" "$q" "$(echo "$q / $p" | bc -l)" \
+    "$l" "$(echo "$q / $l" | bc -l)" "$ip" "$s" "$v"
   kill $sm; sleep 0.3; kill -9 $sm 2>/dev/null; exec 9>&-; kill $sim 2>/dev/null; sleep 0.2; kill -9 $sim 2>/dev/null
   wait $sm $sim 2>/dev/null; rm -rf "$d"
 done
