@@ -36,11 +36,13 @@ Result<Cluster> cluster_from_file(const std::string& path) {
     auto listed = kube::decode_list(*text, [&](nlohmann::json&& item) {
       ++index;
       if (!failed) return;
-      std::string where = path + ": item " + std::to_string(index);
       if (!item.is_object() || !item.contains("kind") || !item.contains("metadata"))
-        failed = make_error(where + ": not a Kubernetes object (kind and metadata are required)");
-      else if (auto s = builder.add(item, where + " (" + kube::kind_of(item) + " " + kube::key_of(item) + ")"); !s)
-        failed = s;
+        failed = make_error(path + ": item " + std::to_string(index) +
+                            ": not a Kubernetes object (kind and metadata are required)");
+      else if (!builder.add(item, path))
+        // A failed add leaves the builder as it was: again, naming the item this time.
+        failed = builder.add(item, path + ": item " + std::to_string(index) + " (" + kube::kind_of(item) + " " +
+                                       kube::key_of(item) + ")");
     });
     if (!failed) return failed.error();
     if (listed) return builder.finish();
@@ -58,11 +60,12 @@ Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>&
   ClusterBuilder builder;
   Status failed;
   auto add = [&](const char* kind, const kube::ResourceRef& ref) {
-    return [&builder, &failed, kind, ref](nlohmann::json&& item) {
+    return [&builder, &failed, kind, ref, where = ref.collection_path("")](nlohmann::json&& item) {
       if (!failed) return;
       if (!item.contains("kind")) item["kind"] = kind;
       if (!item.contains("apiVersion")) item["apiVersion"] = ref.api_version();
-      if (auto s = builder.add(item, ref.collection_path("") + " item " + kube::key_of(item)); !s) failed = s;
+      // A failed add leaves the builder as it was: again, naming the item this time.
+      if (!builder.add(item, where)) failed = builder.add(item, where + " item " + kube::key_of(item));
     };
   };
   struct Kind {

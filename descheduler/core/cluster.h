@@ -97,7 +97,7 @@ class ClusterBuilder {
  public:
   // Adds one object; kinds other than Node, Pod, PodGroup and PriorityClass are ignored,
   // as are objects that arrive later (weft.dev/arrival-cycle > 0) and finished pods.
-  // Errors name `where` and the field.
+  // Errors name `where` and the field; a failed add changes nothing.
   Status add(const nlohmann::json& object, const std::string& where);
   // Room for about this many pods, so a big list does not regrow (and move) the pods.
   void reserve_pods(size_t pods);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <set>
 
@@ -30,28 +31,51 @@ std::string ratio_problem(const json& v) {
 }  // namespace
 
 Result<TimePoint> parse_rfc3339(const std::string& text) {
-  int y, mo, d, h, mi;
-  double s;
-  int n = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 &&
-      std::sscanf(text.c_str(), "%4d-%2d-%2dt%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &s, &n) != 6)
-    return make_error("time '" + text + "' is not RFC 3339 (2026-01-02T15:04:05Z)");
-  std::string zone = text.substr(static_cast<size_t>(n));
+  // Hand-parsed (every pod's creationTimestamp passes here): YYYY-MM-DDTHH:MM:SS[.frac](Z|+hh:mm).
+  auto bad = [&] { return make_error("time '" + text + "' is not RFC 3339 (2026-01-02T15:04:05Z)"); };
+  size_t i = 0;
+  auto number = [&](size_t digits, int& out) {
+    out = 0;
+    for (size_t k = 0; k < digits; ++k, ++i) {
+      if (i >= text.size() || text[i] < '0' || text[i] > '9') return false;
+      out = out * 10 + (text[i] - '0');
+    }
+    return true;
+  };
+  auto expect = [&](const char* any_of) {
+    if (i >= text.size() || !std::strchr(any_of, text[i])) return false;
+    ++i;
+    return true;
+  };
+  int y, mo, d, h, mi, sec;
+  if (!number(4, y) || !expect("-") || !number(2, mo) || !expect("-") || !number(2, d) || !expect("Tt") ||
+      !number(2, h) || !expect(":") || !number(2, mi) || !expect(":") || !number(2, sec))
+    return bad();
+  int64_t nanos = 0;
+  if (i < text.size() && text[i] == '.') {
+    int64_t scale = 100000000;
+    size_t start = ++i;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, scale /= 10) nanos += (text[i] - '0') * scale;
+    if (i == start) return bad();
+  }
+  std::string zone = text.substr(i);
   int offset = 0;
   if (zone == "Z" || zone == "z") {
     offset = 0;
   } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
     int zh = 0, zm = 0;
-    if (std::sscanf(zone.c_str() + 1, "%2d:%2d", &zh, &zm) != 2) return make_error("time '" + text + "': bad zone");
+    ++i;
+    if (!number(2, zh) || !expect(":") || !number(2, zm)) return make_error("time '" + text + "': bad zone");
     offset = (zh * 60 + zm) * 60 * (zone[0] == '-' ? -1 : 1);
   } else {
     return make_error("time '" + text + "' has no zone (end with Z or +hh:mm)");
   }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s < 0 || s >= 61)
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
     return make_error("time '" + text + "' is out of range");
-  double secs = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400 +
-                h * 3600 + mi * 60 + s - offset;
-  return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(secs)));
+  int64_t whole = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
+                  mi * 60 + sec - offset;
+  return TimePoint(std::chrono::seconds(whole)) +
+         std::chrono::duration_cast<TimePoint::duration>(std::chrono::nanoseconds(nanos));
 }
 
 std::string format_rfc3339(TimePoint t) {

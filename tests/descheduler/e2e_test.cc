@@ -217,6 +217,28 @@ TEST_F(DeschedulerE2E, StoppedAgentsMakeNodesUnknown) {
   EXPECT_TRUE(plan["evictions"].empty());
 }
 
+TEST_F(DeschedulerE2E, AStoppedMemorySeriesMakesItsNodeUnknown) {
+  // cool-1 keeps reporting cpu but its memory series stops: its averaged memory still has
+  // samples inside the window, yet it is no longer known and takes no pods.
+  agents_.set("/cool-1", "# TYPE weft_node_cpu_busy_ratio gauge\nweft_node_cpu_busy_ratio{node=\"cool-1\"} 0.1\n");
+  const std::string memory_newest = "max by (node) (timestamp(weft_node_memory_used_ratio))";
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (prom_->series_count(memory_newest) > 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(200ms);
+  ASSERT_EQ(prom_->series_count(memory_newest), 2) << prom_->output();
+  ASSERT_EQ(prom_->series_count("max by (node) (timestamp(weft_node_cpu_busy_ratio))"), 3);
+  auto [code, out] = run({"--dry-run"});
+  ASSERT_EQ(code, 0) << out;
+  json plan = plan_of(out);
+  std::map<std::string, std::string> cls;
+  for (const auto& n : plan["nodes"]) cls[n["name"]] = n["class"];
+  EXPECT_EQ(cls["cool-1"], "unknown") << plan.dump(2);
+  EXPECT_EQ(cls["cool-2"], "low") << plan.dump(2);
+  EXPECT_EQ(cls["hot"], "high") << plan.dump(2);
+  EXPECT_FALSE(plan["evictions"].empty()) << plan.dump(2);
+  for (const auto& e : plan["evictions"]) EXPECT_EQ(e["to"], "cool-2") << plan.dump(2);
+}
+
 TEST_F(DeschedulerE2E, IntervalModeServesMetricsAndHoldsTheLease) {
   Process proc({.argv = {descheduler(), "run", "--policy", dir_.file("policy.yaml"), "--kubeconfig", api_->kubeconfig(),
                          "--interval", "1s", "--dry-run", "--metrics-listen", "127.0.0.1:0", "--lease", "default/ds-lease"},
