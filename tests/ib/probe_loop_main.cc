@@ -10,10 +10,7 @@
 #include "collectors/ib/report.h"
 
 int main() {
-  weft::ib::ProbeOptions options;
-  options.mad_timeout = std::chrono::milliseconds(100);
-  options.mad_retries = 1;
-  weft::ib::IbProber prober(options);
+  weft::ib::IbProber prober(weft::ib::ProbeOptions{});   // the defaults `weft-agent run` uses
   std::string line;
   for (int n = 1; std::getline(std::cin, line); ++n) {
     if (line != "probe") {
