@@ -93,8 +93,8 @@ TEST_F(IbRecorded, ParsedValuesMatchTheGeneratedFabric) {
     EXPECT_EQ(r.info.node_type, 2);
     EXPECT_TRUE(switches.count(r.info.node_guid)) << fattree::guid_hex(r.info.node_guid);
   }
-  // umad2sim passes one 256-byte MAD, no RMPP: the first record only; OpenSM lists them
-  // in GUID order, so it is the fabric's smallest switch GUID.
+  // umad2sim passes one 256-byte MAD, no RMPP: the first record only. On this generated
+  // fabric OpenSM lists the smallest switch GUID first (see docs/ib-collector.md).
   EXPECT_EQ(recs->front().info.node_guid, tree.fabric_id);
 
   auto pc = parse_port_counters(replies["port_counters"]);
