@@ -1,5 +1,6 @@
 // One descheduling cycle at 5,000 nodes and 100,000 pods. Prints, in one run:
-//  - plan (in process): scenario decode, make_plan, peak RSS of a forked child;
+//  - plan (in process): scenario decode, make_plan, peak RSS of a forked child; beside
+//    it the naive decode (the whole file as one JSON tree);
 //  - `weft-descheduler plan` (the binary): wall time and peak RSS;
 //  - `weft-descheduler run --once --dry-run` against kube-lite holding the same cluster,
 //    and again at a tenth of the size: wall time, peak RSS, API requests and lists as
@@ -28,6 +29,7 @@
 #include "descheduler/core/planner.h"
 #include "descheduler/core/policy.h"
 #include "kube/client/client.h"
+#include "kube/scenario.h"
 #include "tests/support/kube_lite.h"
 #include "tests/support/process.h"
 
@@ -152,14 +154,24 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& o
 }
 
 // In a forked child: decode + plan, report through a pipe; peak RSS of that child alone.
-void plan_in_process(const std::string& dir) {
+// The naive decode: the whole file as one JSON tree (every object at once), then the model.
+weft::Result<wd::Cluster> cluster_as_one_tree(const std::string& path) {
+  auto objects = weft::kube::load_objects_file(path);
+  if (!objects) return objects.error();
+  wd::ClusterBuilder builder;
+  for (const auto& o : *objects)
+    if (auto s = builder.add(o.object, o.where()); !s) return s.error();
+  return builder.finish();
+}
+
+void plan_in_process(const std::string& dir, bool naive) {
   int fds[2];
   if (pipe(fds) != 0) return;
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
     auto t0 = Clock::now();
-    auto cluster = wd::cluster_from_file(dir + "/scenario.json");
+    auto cluster = naive ? cluster_as_one_tree(dir + "/scenario.json") : wd::cluster_from_file(dir + "/scenario.json");
     double decode = since(t0);
     auto load = wd::parse_load_file(weft::testing::read_file(dir + "/load.json"), "load.json");
     auto policy = wd::parse_policy_text(kPolicy, "policy");
@@ -189,7 +201,8 @@ void plan_in_process(const std::string& dir) {
     return;
   }
   std::printf("%-44s decode %.3f s, make_plan %.3f s, peak RSS %.0f MiB (%zu evictions, %zu skipped)\n",
-              "core (in process):", decode, planning, rss / 1024.0, ev, sk);
+              naive ? "naive: file as one JSON tree, then plan:" : "core (in process):", decode, planning, rss / 1024.0,
+              ev, sk);
 }
 
 // The live-pod list request as the descheduler sends it, for timing the server alone.
@@ -300,7 +313,8 @@ int main(int argc, char** argv) {
   weft::testing::write_file(dir + "/policy.yaml", kPolicy);
   std::printf("generated %d nodes, %d pods in %.1f s (%s)\n", nodes, pods, since(t), dir.c_str());
 
-  plan_in_process(dir);
+  plan_in_process(dir, false);
+  plan_in_process(dir, true);
   auto plan = run_child({WEFT_DESCHEDULER_BINARY, "plan", dir + "/scenario.json", "--policy", dir + "/policy.yaml",
                          "--load", "file=" + dir + "/load.json"},
                         dir + "/plan.out");
