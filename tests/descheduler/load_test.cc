@@ -2,12 +2,14 @@
 // their join, query templates; state round trips; carrying a plan out.
 #include <gtest/gtest.h>
 
+#include "descheduler/app/cluster_source.h"
 #include "descheduler/app/cycle.h"
 #include "descheduler/app/load_source.h"
 #include "descheduler/app/prometheus_load.h"
 #include "descheduler/core/load.h"
 #include "descheduler/core/state.h"
 #include "tests/descheduler/fixtures.h"
+#include "tests/support/process.h"
 
 namespace weft::descheduler {
 namespace {
@@ -205,6 +207,43 @@ TEST(Cycle, PdbRefusalIsASkipAndErrorsStopTheRun) {
   EXPECT_EQ(calls, 3);
   EXPECT_TRUE(failing.evictions.empty());
   EXPECT_EQ(failing.skipped.size(), 6u);
+}
+
+// Scenario files: a JSON List is decoded item by item, anything else the general way; both
+// give the same cluster, and errors name the file and the item.
+TEST(ClusterSource, JsonListYamlAndErrors) {
+  testing::TempDir dir("descheduler-cluster-source");
+  std::vector<test::json> items = {test::node("n1"), test::node("n2"), test::podgroup("g", 2)};
+  for (int i = 0; i < 5; ++i) items.push_back(test::pod("p" + std::to_string(i), i % 2 ? "n1" : "n2", {.group = "g"}));
+  items.push_back(test::pod("lost", "no-such-node"));
+  testing::write_file(dir.file("list.json"), test::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
+  std::string yaml;
+  for (const auto& o : items) yaml += "---\n" + o.dump() + "\n";   // JSON is YAML
+  testing::write_file(dir.file("docs.yaml"), yaml);
+  for (const char* file : {"list.json", "docs.yaml"}) {
+    auto c = cluster_from_file(dir.file(file));
+    ASSERT_TRUE(c.ok()) << file << ": " << c.message();
+    EXPECT_EQ(c->nodes.size(), 2u) << file;
+    EXPECT_EQ(c->pods.size(), 5u) << file << ": the pod on an unknown node is dropped";
+    EXPECT_EQ(c->node("n1")->pods.size(), 2u) << file;
+    EXPECT_EQ(c->running_in_group.at("default/g"), 5) << file;
+    EXPECT_EQ(c->groups.at("default/g").min_member, 2) << file;
+  }
+  testing::write_file(dir.file("one.json"), test::node("solo").dump());
+  auto one = cluster_from_file(dir.file("one.json"));
+  ASSERT_TRUE(one.ok()) << one.message();
+  EXPECT_EQ(one->nodes.size(), 1u);
+
+  items[4]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "lots";
+  testing::write_file(dir.file("bad.json"), test::json{{"kind", "List"}, {"items", items}}.dump());
+  auto bad = cluster_from_file(dir.file("bad.json"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("bad.json: item 5 (Pod default/p1)"), std::string::npos) << bad.message();
+  testing::write_file(dir.file("broken.json"), R"({"kind":"List","items":[)" + test::node("n1").dump() + ",{");
+  auto broken = cluster_from_file(dir.file("broken.json"));
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.message().find("broken.json"), std::string::npos) << broken.message();
+  EXPECT_FALSE(cluster_from_file(dir.file("missing.json")).ok());
 }
 
 }  // namespace
