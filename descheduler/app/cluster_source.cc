@@ -85,7 +85,7 @@ Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>&
       {"PriorityClass", kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, true, paged},
   };
   for (const Kind& k : kinds) {
-    // Nodes come first: their pod capacity bounds the pods, so the pods never regrow.
+    // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.
     if (std::string(k.kind) == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));
     auto r = client.list_each(k.ref, "", k.options, add(k.kind, k.ref));
     if (!r) {
