@@ -72,7 +72,6 @@ for i in 0 1 2; do
   curl -sf -o /dev/null "http://127.0.0.1:${ports[$i]}/metrics" ||
     { echo "agent_cost: ${names[$i]} did not serve /metrics:"; cat "$work/${names[$i]}.log"; exit 1; }
 done
-source_line="$(curl -s "http://127.0.0.1:${ports[0]}/metrics" | grep '^weft_agent_load_source' || true)"
 
 ticks=$(getconf CLK_TCK)
 cpu_seconds() { awk -v t="$ticks" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
@@ -81,7 +80,6 @@ declare -a cpu0
 for i in 0 1 2; do cpu0[$i]=$(cpu_seconds "${pids[$i]}"); done
 
 echo "agent_cost: ${duration}s, scrape every ${interval}s; agent $agent; $("$exporter" --version 2>&1 | head -1)"
-echo "agent default backend: ${source_line:-unknown}"
 end=$((SECONDS + duration))
 while (( SECONDS < end )); do
   for i in 0 1 2; do
@@ -91,6 +89,9 @@ while (( SECONDS < end )); do
   sleep "$interval"
 done
 
+# The load source is reported after the first summary, so it is read at the end.
+source_line="$(curl -s "http://127.0.0.1:${ports[0]}/metrics" | grep '^weft_agent_load_source' || true)"
+echo "agent default backend: ${source_line:-unknown}"
 printf '\n%-16s %10s %10s %12s %12s %12s %12s %9s\n' process rss_MiB peak_MiB cpu_s cpu_ms_per_s \
   scrape_p50_ms scrape_max_ms bytes
 for i in 0 1 2; do

@@ -3,7 +3,7 @@
 //    programs, with an empty raw_tp program on sched_switch (the floor of hooking every
 //    switch), with the exact mode (busy time and run-queue waits at every switch, the
 //    old default), with the sampled mode (the default: cpu-clock samples at 997 Hz per
-//    CPU, run-queue program attached 100 ms of every 1000 ms) and with sampling alone;
+//    CPU, run-queue program attached 10 % of the time) and with sampling alone;
 //    same process, same moment, so background load from other work hits all alike; the
 //    loss is the median of paired ratios;
 //  - a CPU-bound loop with and without sampling (what the sample interrupts cost a CPU);

@@ -41,9 +41,11 @@ struct EbpfOptions {
   int sample_hz = 997;
   // Duty cycle of the run-queue program in the sampled mode (sched_info method only;
   // the wakeup method cannot be switched on and off without losing or inventing waits,
-  // so it stays attached). runq_on >= runq_period: attached all the time.
-  std::chrono::milliseconds runq_on{100};
-  std::chrono::milliseconds runq_period{1000};
+  // so it stays attached). runq_on >= runq_period: attached all the time. Each attach
+  // and detach flips the sched_switch tracepoint's static key (kernel text patching,
+  // ~0.2 ms of system time each), so the phases are long: 10 % at two switches per 5 s.
+  std::chrono::milliseconds runq_on{500};
+  std::chrono::milliseconds runq_period{5000};
 };
 
 }  // namespace weft::load
