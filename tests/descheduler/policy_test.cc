@@ -91,7 +91,7 @@ TEST(Policy, FullShape) {
       "{thresholds: {cpu: 20, memory: 25, pods: 10}, targetThresholds: {cpu: 70, memory: 75, pods: 90},"
       " nodeSelector: 'pool=gpu', evictableNamespaces: {include: [batch, ml]},"
       " metrics: {type: Annotations, window: 90s, nodeLabel: instance_node,"
-      " cpuQuery: 'avg_over_time(x[{window}])'}}",
+      " cpuQuery: 'avg_over_time(x[{window}])', memoryFreshnessQuery: 'max by ({label}) (timestamp(mem))'}}",
       "{priorityThreshold: {name: gold}, evictLocalStoragePods: true, evictSystemCriticalPods: true}",
       "maxNoOfPodsToEvictPerNode: 3\nmaxNoOfPodsToEvictPerNamespace: 4\nmaxNoOfPodsToEvictTotal: 5\n"));
   ASSERT_TRUE(p.ok()) << p.message();
@@ -103,6 +103,9 @@ TEST(Policy, FullShape) {
   EXPECT_EQ(p->load_aware.metrics.window.count(), 90);
   EXPECT_EQ(p->load_aware.metrics.node_label, "instance_node");
   EXPECT_EQ(p->load_aware.metrics.cpu_query, "avg_over_time(x[{window}])");
+  EXPECT_EQ(p->load_aware.metrics.memory_freshness_query, "max by ({label}) (timestamp(mem))");
+  EXPECT_EQ(p->load_aware.metrics.freshness_query, MetricsArgs{}.freshness_query);
+  EXPECT_NE(MetricsArgs{}.memory_freshness_query.find("weft_node_memory_used_ratio"), std::string::npos);
   EXPECT_EQ(p->evictor.priority_threshold.name, "gold");
   EXPECT_TRUE(p->evictor.evict_local_storage_pods);
   EXPECT_TRUE(p->evictor.evict_system_critical_pods);
