@@ -12,31 +12,9 @@
 #include <fstream>
 #include <thread>
 
-extern char** environ;
-
 namespace weft::testing {
 
 namespace {
-
-std::vector<std::string> merged_environment(const std::map<std::string, std::string>& extra) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  for (const auto& [k, v] : extra) env[k] = v;
-  std::vector<std::string> out;
-  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
-  return out;
-}
-
-std::vector<char*> c_array(std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (auto& s : v) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
 
 std::string unique_sockname() {
   static std::atomic<int> n{0};
@@ -76,8 +54,8 @@ CommandResult run_capture(const std::vector<std::string>& argv, const std::map<s
     dup2(devnull, 0);
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
-    auto a = c_array(args);
-    auto e = c_array(envs);
+    auto a = c_strings(args);
+    auto e = c_strings(envs);
     execve(exe.c_str(), a.data(), e.data());
     _exit(127);
   }

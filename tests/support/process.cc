@@ -22,9 +22,7 @@
 extern char** environ;
 
 namespace weft::testing {
-namespace {
-
-std::vector<std::string> merged_env(const std::map<std::string, std::string>& extra) {
+std::vector<std::string> merged_environment(const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
@@ -44,8 +42,6 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   return out;
 }
 
-}  // namespace
-
 Process::Process(Options options) : opt_(std::move(options)) {
   if (opt_.argv.empty()) throw std::invalid_argument("Process: empty argv");
   std::string exe = find_tool(opt_.argv[0]);
@@ -53,7 +49,7 @@ Process::Process(Options options) : opt_(std::move(options)) {
   int in_pipe[2], out_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error("Process: pipe failed");
-  auto env = merged_env(opt_.env);
+  auto env = merged_environment(opt_.env);
   auto args = opt_.argv;
   args[0] = exe;
   pid_ = fork();

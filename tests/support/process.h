@@ -59,6 +59,11 @@ class Process {
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
 
+// This process's environment with `extra` set on top, as KEY=VALUE strings for execve.
+std::vector<std::string> merged_environment(const std::map<std::string, std::string>& extra);
+// argv/envp for execve: pointers into `v`, null-terminated; valid while `v` lives.
+std::vector<char*> c_strings(std::vector<std::string>& v);
+
 // Absolute path of an executable in PATH (or the given absolute path), or "" when missing.
 std::string find_tool(const std::string& name);
 
