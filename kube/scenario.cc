@@ -3,8 +3,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <regex>
 #include <sstream>
+
+#include "kube/client/list_decoder.h"
 
 namespace weft::kube {
 namespace {
@@ -83,7 +87,19 @@ Status check_object(const SourcedObject& so) {
   return {};
 }
 
+// A large "kind: List" object item by item, each item parsed straight into its own
+// tree (not the whole document, then a copy of every item). Nothing when the text is
+// not a well-formed List object: the whole-document parser then decides and reports.
+std::optional<std::vector<SourcedObject>> from_json_list_stream(const std::string& text, const std::string& name) {
+  std::vector<SourcedObject> out;
+  int i = 0;
+  auto meta = decode_list(text, [&](json&& item) { out.push_back({std::move(item), name, ++i}); });
+  if (!meta || !meta->kind.ends_with("List")) return std::nullopt;
+  return out;
+}
+
 Result<std::vector<SourcedObject>> from_json_text(const std::string& text, const std::string& name) {
+  if (auto streamed = from_json_list_stream(text, name)) return std::move(*streamed);
   json doc;
   try {
     doc = json::parse(text);
@@ -96,7 +112,7 @@ Result<std::vector<SourcedObject>> from_json_text(const std::string& text, const
   else if (doc.is_object() && doc.contains("items") && doc.value("kind", "").ends_with("List")) items = &doc["items"];
   if (items) {
     int i = 0;
-    for (const auto& item : *items) out.push_back({item, name, ++i});
+    for (auto& item : *items) out.push_back({std::move(item), name, ++i});
   } else {
     out.push_back({doc, name, 1});
   }
@@ -164,11 +180,23 @@ Result<std::vector<SourcedObject>> load_objects_text(const std::string& text, co
 }
 
 Result<std::vector<SourcedObject>> load_objects_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return load_objects_text(ss.str(), path);
+  // Read in one go: a stringstream would hold the (possibly hundreds of MB) text twice.
+  std::string text;
+  in.seekg(0, std::ios::end);
+  auto size = in.tellg();
+  if (size > 0) {
+    text.resize(static_cast<size_t>(size));
+    in.seekg(0);
+    in.read(text.data(), size);
+    text.resize(static_cast<size_t>(in.gcount()));
+  } else {
+    in.clear();
+    in.seekg(0);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return load_objects_text(text, path);
 }
 
 }  // namespace weft::kube

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 namespace weft::kube {
 namespace {
@@ -224,26 +225,33 @@ Result<FieldSelector> FieldSelector::parse(const std::string& text) {
   return out;
 }
 
-bool FieldSelector::matches(const nlohmann::json& object) const {
-  for (const auto& t : terms_) {
-    const nlohmann::json* cur = &object;
-    size_t start = 0;
-    for (;;) {
-      auto dot = t.path.find('.', start);
-      std::string part = t.path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      if (!cur->is_object() || !cur->contains(part)) {
-        cur = nullptr;
-        break;
-      }
-      cur = &(*cur)[part];
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    std::string have;
-    if (cur && !cur->is_null()) have = cur->is_string() ? cur->get<std::string>() : cur->dump();
-    if ((have == t.value) != t.equal) return false;
+std::string field_value(const nlohmann::json& object, const std::string& path) {
+  const nlohmann::json* cur = &object;
+  size_t start = 0;
+  for (;;) {
+    auto dot = path.find('.', start);
+    std::string_view part(path.data() + start, (dot == std::string::npos ? path.size() : dot) - start);
+    if (!cur->is_object()) return "";
+    auto it = cur->find(part);
+    if (it == cur->end()) return "";
+    cur = &*it;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
   }
+  if (cur->is_null()) return "";
+  return cur->is_string() ? cur->get_ref<const std::string&>() : cur->dump();
+}
+
+bool FieldSelector::matches(const nlohmann::json& object) const {
+  for (const auto& t : terms_)
+    if ((field_value(object, t.path) == t.value) != t.equal) return false;
   return true;
+}
+
+const std::string* FieldSelector::required_value(const std::string& path) const {
+  for (const auto& t : terms_)
+    if (t.equal && t.path == path) return &t.value;
+  return nullptr;
 }
 
 Result<NodeAffinity> NodeAffinity::from_pod(const nlohmann::json& pod) {

@@ -43,6 +43,8 @@ class FieldSelector {
   static Result<FieldSelector> parse(const std::string& text);
   bool matches(const nlohmann::json& object) const;
   bool empty() const { return terms_.empty(); }
+  // The value an equality term requires of this path (for index lookups), if any.
+  const std::string* required_value(const std::string& path) const;
 
  private:
   struct Term {
@@ -70,6 +72,10 @@ class NodeAffinity {
   std::vector<Term> terms_;
   bool has_required_ = false;
 };
+
+// A field as a field selector compares it: the string, other values as JSON text, and ""
+// when absent or null.
+std::string field_value(const nlohmann::json& object, const std::string& path);
 
 Labels labels_of(const nlohmann::json& object);       // metadata.labels
 Labels annotations_of(const nlohmann::json& object);  // metadata.annotations

@@ -270,7 +270,13 @@ int main(int argc, char** argv) {
   app.add_option("--modes", modes, "Modes to run (also: kube-lite)");
   KubeLiteRun kube_lite{WEFT_KUBE_LITE_BINARY, ""};
   app.add_option("--kube-lite", kube_lite.binary, "kube-lite binary for the kube-lite mode");
+  std::string write_state;
+  app.add_option("--write-state", write_state, "only write the kube-lite --state file of this size here and exit");
   CLI11_PARSE(app, argc, argv);
+  if (!write_state.empty()) {
+    write_state_file(write_state, nodes, pods);
+    return 0;
+  }
   char state_dir[] = "/tmp/weft-bench-kube-lite-XXXXXX";
   if (std::find(modes.begin(), modes.end(), "kube-lite") != modes.end()) {
     if (!mkdtemp(state_dir)) return 1;

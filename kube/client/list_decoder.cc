@@ -133,6 +133,10 @@ Result<ListMeta> decode_list(const std::string& body, const std::function<void(j
           if (!v) return v.error();
           if (!v->is_null()) return make_error("response is not a List (items is not an array)");
           saw_items = true;
+        } else if (key == "kind") {
+          auto k = parse_slice(body, start, sc.pos);
+          if (!k) return k.error();
+          if (k->is_string()) meta.kind = k->get<std::string>();
         } else if (key == "metadata") {
           auto m = parse_slice(body, start, sc.pos);
           if (!m) return m.error();

@@ -15,6 +15,7 @@ struct ListMeta {
   std::string resource_version;
   std::string continue_token;
   size_t items = 0;
+  std::string kind;   // the List's kind, when it says
 };
 
 Result<ListMeta> decode_list(const std::string& body, const std::function<void(nlohmann::json&&)>& on_item);

@@ -191,6 +191,46 @@ TEST_F(RegistryTest, ListFiltersBySelectorsAndPages) {
   EXPECT_EQ(reg.list(types.pods(), "", {"", "", 3, "garbage"}).status, 400);
 }
 
+// Lists by spec.nodeName read the pod index; it must follow loads, bindings and deletes
+// and answer exactly as a scan would, paging included.
+TEST_F(RegistryTest, ListByNodeNameFollowsBindingsDeletesAndPages) {
+  reg.create(admin, types.namespaces(), "", {{"metadata", {{"name", "other"}}}}, false);
+  std::vector<kube::SourcedObject> state;
+  for (int i = 0; i < 6; ++i) {
+    json p = pod("s" + std::to_string(i));
+    p["metadata"]["namespace"] = i < 3 ? "default" : "other";
+    p["spec"]["nodeName"] = i % 2 ? "n1" : "n2";
+    state.push_back({p, "state.json", i + 1});
+  }
+  ASSERT_TRUE(reg.load(state));
+  for (int i = 0; i < 3; ++i) reg.create(admin, types.pods(), "default", pod("u" + std::to_string(i)), false);
+  auto names = [&](const std::string& ns, const std::string& fields, int64_t limit = 0) {
+    std::vector<std::string> out;
+    std::string token;
+    do {
+      auto r = reg.list(types.pods(), ns, {"", fields, limit, token});
+      EXPECT_EQ(r.status, 200);
+      json list = body(r);
+      for (const auto& item : list["items"]) out.push_back(item["metadata"]["name"]);
+      token = list["metadata"].value("continue", "");
+    } while (!token.empty());
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(names("", "spec.nodeName=n1"), (V{"s1", "s3", "s5"}));
+  EXPECT_EQ(names("", "spec.nodeName=n1", 2), (V{"s1", "s3", "s5"}));
+  EXPECT_EQ(names("other", "spec.nodeName=n1"), (V{"s3", "s5"}));
+  EXPECT_EQ(names("", "spec.nodeName=n1,metadata.name!=s3"), (V{"s1", "s5"}));
+  EXPECT_EQ(names("", "spec.nodeName=", 2), (V{"u0", "u1", "u2"}));   // unbound pods
+  EXPECT_EQ(names("", "spec.nodeName=n9"), V{});
+  json binding = {{"target", {{"kind", "Node"}, {"name", "n1"}}}};
+  ASSERT_EQ(reg.bind("default", "u1", binding, false).status, 201);
+  ASSERT_EQ(reg.remove(admin, types.pods(), "default", "s1", json(), false).status, 200);
+  EXPECT_EQ(names("", "spec.nodeName=n1"), (V{"u1", "s3", "s5"}));
+  EXPECT_EQ(names("", "spec.nodeName="), (V{"u0", "u2"}));
+  EXPECT_EQ(names("", "spec.nodeName!=n1"), (V{"s0", "s2", "u0", "u2", "s4"}));   // not indexed: a scan
+}
+
 TEST_F(RegistryTest, BindingSetsNodeOnceAndAcceptsUnknownNodes) {
   reg.create(admin, types.pods(), "default", pod("p"), false);
   json binding = {{"apiVersion", "v1"}, {"kind", "Binding"}, {"metadata", {{"name", "p"}}},

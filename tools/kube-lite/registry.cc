@@ -18,6 +18,10 @@ using nlohmann::json;
 
 namespace {
 
+// Indexed as the real API server's watch cache does: kubelets, schedulers and
+// descheduler lists ask for one node's pods.
+const std::string kPodNodeField = "spec.nodeName";
+
 const std::set<std::string> kBuiltinNamespaces = {"default", "kube-system", "kube-public", "kube-node-lease"};
 
 std::string rv_of(const json& obj) {
@@ -133,6 +137,7 @@ bool ObjectFilter::matches(const json& object) const {
 }
 
 Registry::Registry(const ResourceTypes& types, Store& store, uint64_t seed) : types_(types), store_(store), rng_(seed) {
+  store_.add_index(types_.pods().id, kPodNodeField);
   auto txn = store_.begin();
   for (const auto& ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     json obj = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
@@ -192,7 +197,7 @@ Reply Registry::list(const ResourceType& type, const std::string& ns, const List
   {
     auto txn = store_.begin();
     rv = from.rv ? from.rv : txn.resource_version();
-    txn.scan(type.id, prefix, from.start, [&](const std::string& key, const ObjectPtr& obj) {
+    auto take = [&](const std::string& key, const ObjectPtr& obj) {
       if (!f.matches(obj->value)) return true;
       if (params.limit > 0 && taken == static_cast<size_t>(params.limit)) {
         more = true;
@@ -202,7 +207,10 @@ Reply Registry::list(const ResourceType& type, const std::string& ns, const List
       items += obj->text;
       last_key = key;
       return true;
-    });
+    };
+    const std::string* node = f.required_field(kPodNodeField);
+    if (!node || !txn.scan_index(type.id, kPodNodeField, *node, prefix, from.start, take))
+      txn.scan(type.id, prefix, from.start, take);
   }
   text += "\"resourceVersion\":\"" + std::to_string(rv) + "\"";
   if (more) text += ",\"continue\":" + json(encode_continue({rv, last_key})).dump();
@@ -606,11 +614,12 @@ Status Registry::load(std::vector<kube::SourcedObject> objects) {
     std::string kind = o.value("kind", "");
     return kind == "Namespace" ? 0 : kind == "PriorityClass" ? 1 : 2;
   };
-  std::vector<kube::SourcedObject*> ordered;
-  for (auto& o : objects) ordered.push_back(&o);
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [&](const auto* a, const auto* b) { return rank(a->object) < rank(b->object); });
-  for (auto* so : ordered) {
+  std::vector<std::pair<int, kube::SourcedObject*>> ordered;
+  ordered.reserve(objects.size());
+  for (auto& o : objects) ordered.emplace_back(rank(o.object), &o);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& entry : ordered) {
+    kube::SourcedObject* so = entry.second;
     json& obj = so->object;  // moved into the store below: big states are not copied
     const auto* type = types_.find_kind(obj.value("apiVersion", ""), obj.value("kind", ""));
     if (!type)

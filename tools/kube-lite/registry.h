@@ -44,6 +44,10 @@ class ObjectFilter {
                                                    const std::string& label_selector,
                                                    const std::string& field_selector);
   bool matches(const nlohmann::json& object) const;
+  // The value the field selector requires of this field, if it has such a term.
+  const std::string* required_field(const std::string& path) const {
+    return fields_ ? fields_->required_value(path) : nullptr;
+  }
 
  private:
   std::string ns_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kube/selector.h"
+
 namespace weft::kube_lite {
 
 using nlohmann::json;
@@ -30,6 +32,36 @@ void Store::record(ChangeEvent event) {
   changed_.notify_all();
 }
 
+void Store::add_index(int type_id, const std::string& path) {
+  std::lock_guard lock(mu_);
+  Index index{type_id, path, {}};
+  for (const auto& [key, obj] : objects_[type_id]) index.keys[kube::field_value(obj->value, path)].insert(key);
+  indexes_.push_back(std::move(index));
+}
+
+const Store::Index* Store::find_index(int type_id, const std::string& path) const {
+  for (const auto& index : indexes_)
+    if (index.type_id == type_id && index.path == path) return &index;
+  return nullptr;
+}
+
+void Store::reindex(int type_id, const std::string& key, const ObjectPtr& before, const ObjectPtr& after) {
+  for (auto& index : indexes_) {
+    if (index.type_id != type_id) continue;
+    std::string was = before ? kube::field_value(before->value, index.path) : "";
+    std::string now = after ? kube::field_value(after->value, index.path) : "";
+    if (before && after && was == now) continue;
+    if (before) {
+      auto bucket = index.keys.find(was);
+      if (bucket != index.keys.end()) {
+        bucket->second.erase(key);
+        if (bucket->second.empty()) index.keys.erase(bucket);
+      }
+    }
+    if (after) index.keys[now].insert(key);
+  }
+}
+
 ObjectPtr Store::Txn::get(int type_id, const std::string& key) const {
   const auto& m = store_.objects_[type_id];
   auto it = m.find(key);
@@ -42,6 +74,7 @@ ObjectPtr Store::Txn::put(int type_id, const std::string& key, json object) {
   auto& slot = store_.objects_[type_id][key];
   ObjectPtr previous = slot;
   slot = stored;
+  store_.reindex(type_id, key, previous, stored);
   store_.record({rv, type_id, key, previous ? "MODIFIED" : "ADDED", stored, previous});
   return stored;
 }
@@ -49,7 +82,9 @@ ObjectPtr Store::Txn::put(int type_id, const std::string& key, json object) {
 ObjectPtr Store::Txn::load(int type_id, const std::string& key, json object) {
   uint64_t rv = ++store_.rv_;
   auto stored = store_.make_stored(std::move(object), rv);
-  store_.objects_[type_id][key] = stored;
+  auto& slot = store_.objects_[type_id][key];
+  store_.reindex(type_id, key, slot, stored);
+  slot = stored;
   store_.compacted_ = rv;
   return stored;
 }
@@ -60,6 +95,7 @@ ObjectPtr Store::Txn::erase(int type_id, const std::string& key) {
   if (it == m.end()) return nullptr;
   uint64_t rv = ++store_.rv_;
   auto last = store_.make_stored(it->second->value, rv);
+  store_.reindex(type_id, key, it->second, nullptr);
   m.erase(it);
   store_.record({rv, type_id, key, "DELETED", last, nullptr});
   return last;

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,25 @@ class Store {
         if (!fn(it->first, it->second)) break;
       }
     }
+    // Like scan, over only the objects whose indexed field has this value (see
+    // add_index). False when the type has no index on that field: scan instead.
+    template <class Fn>
+    bool scan_index(int type_id, const std::string& path, const std::string& value, const std::string& prefix,
+                    const std::string& start_after, Fn&& fn) const {
+      const Index* index = store_.find_index(type_id, path);
+      if (!index) return false;
+      auto bucket = index->keys.find(value);
+      if (bucket == index->keys.end()) return true;
+      const auto& keys = bucket->second;
+      const auto& m = store_.objects_[type_id];
+      auto it = start_after.empty() ? keys.lower_bound(prefix) : keys.upper_bound(start_after);
+      for (; it != keys.end(); ++it) {
+        if (it->compare(0, prefix.size(), prefix) != 0) break;
+        auto obj = m.find(*it);
+        if (!fn(obj->first, obj->second)) break;
+      }
+      return true;
+    }
     size_t count(int type_id) const { return store_.objects_[type_id].size(); }
     uint64_t resource_version() const { return store_.rv_; }
     // Loading initial state: writes without events; the window starts after them.
@@ -73,6 +93,11 @@ class Store {
   };
 
   Txn begin() { return Txn(*this); }
+
+  // Keeps the keys of a type's objects by the value of one field (as a field selector
+  // reads it), as the real API server's watch cache indexes pods by spec.nodeName: a
+  // list for one node's pods then reads that node's pods, not every pod.
+  void add_index(int type_id, const std::string& path);
 
   // Events with resourceVersion > after, up to max; too_old is set when events after
   // `after` have already left the window (the caller answers 410 Gone).
@@ -90,8 +115,15 @@ class Store {
   uint64_t resource_version();
 
  private:
+  struct Index {
+    int type_id = 0;
+    std::string path;
+    std::map<std::string, std::set<std::string>> keys;   // field value -> object keys
+  };
   ObjectPtr make_stored(nlohmann::json object, uint64_t rv);
   void record(ChangeEvent event);
+  const Index* find_index(int type_id, const std::string& path) const;
+  void reindex(int type_id, const std::string& key, const ObjectPtr& before, const ObjectPtr& after);
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
@@ -99,6 +131,7 @@ class Store {
   std::deque<ChangeEvent> events_;
   size_t window_;
   uint64_t rv_ = 0;
+  std::vector<Index> indexes_;
   uint64_t compacted_ = 0;   // events at or below this version are gone
   bool shutdown_ = false;
 };
