@@ -34,21 +34,35 @@ node_avg_load() {
 }
 node_is_hot() { awk -v v="$(node_avg_load "$1")" -v t="$TARGET_THRESHOLD_CPU" 'BEGIN { exit !(100 * v > t + 5) }'; }
 node_is_low() { awk -v v="$(node_avg_load "$1")" -v t="$LOW_THRESHOLD_CPU" 'BEGIN { exit !(100 * v < t) }'; }
+node_is_not_low() { ! node_is_low "$1"; }
 
 pods_on_node() { jq -r --arg n "$2" '.items[] | select(.spec.nodeName == $n) | .metadata.name' "$STATE/pods-$1.json"; }
 
-# Fabric-bound gang pods on the hot node could only move inside their fabric: another
-# tenant keeps the rest of that fabric busy, so the descheduler must keep them.
+# The share of its node that a node's processes burn: its background share plus, for
+# each pod, POD_USE of what the pod requests.
+planned_load() {
+  jq -r --arg n "$1" --argjson use "$POD_USE" --argjson cap "$NODE_CPU_REQUESTABLE" \
+    --argjson bg "${BACKGROUND[$1]:-0}" '
+    [.items[] | select(.spec.nodeName == $n) | .spec.containers[].resources.requests.cpu // "0" |
+     if endswith("m") then (.[:-1] | tonumber) / 1000 else tonumber end] | add // 0 | . * $use / $cap + $bg' \
+    "$STATE/pods-placed.json"
+}
+
+# Fabric-bound gang pods on a hot node could only move inside their fabric: another
+# tenant lifts every low node of that fabric to about 35 %, so the descheduler must keep
+# them. Low is judged from what the node's pods burn, not from a window average that
+# may still be rising.
 busy_rest_of_fabric() {
-  local hot=$1 fabric=$2 n count=0
+  local fabric=$1 n count=0 add
   for n in $(fabric_hosts "$fabric"); do
-    [ "$n" = "$hot" ] && continue
-    if [ -z "$(pods_on_node placed "$n")" ]; then
-      burn "tenant-$n" "$n" tenant 0.30
-      count=$((count + 1))
-    fi
+    [[ " ${HOT_NODES[*]} " == *" $n "* ]] && continue
+    add=$(awk -v p="$(planned_load "$n")" -v t="$LOW_THRESHOLD_CPU" 'BEGIN { if (100 * p < t) printf "%.3f", 0.35 - p }')
+    [ -n "$add" ] || continue
+    burn "tenant-$n" "$n" tenant "$add"
+    TENANT_NODES+=("$n")
+    count=$((count + 1))
   done
-  info "another tenant now uses 30 % of the $count idle nodes of fabric $fabric (no low node left there)"
+  info "another tenant lifts the $count low nodes of fabric $fabric to about 35 % (no low node left there)"
 }
 
 make_hot() {
@@ -84,15 +98,29 @@ step_rebalance() {
   "$REPORT" pick-hot --nodes "$STATE/nodes-placed.json" --pods "$STATE/pods-placed.json" \
     --podgroups "$STATE/podgroups.json" >"$STATE/hot.json" || fail "no node to make hot"
   HOT=$(jq -r .node "$STATE/hot.json")
-  local hot_fabric
-  hot_fabric=$(fabric_of_host "$HOT")
-  info "hot node: $HOT (fabric $hot_fabric) holding $(jq -r '.pods | join(", ")' "$STATE/hot.json")"
-  info "  = $(jq -r '.holds | join("; ")' "$STATE/hot.json")"
-  if jq -e '.holds | index("fabric-bound gang above minMember")' "$STATE/hot.json" >/dev/null; then
-    busy_rest_of_fabric "$HOT" "$hot_fabric"
-  fi
-  make_hot "$HOT"
-  wait_until 90 "$HOT's ${LOAD_WINDOW_S}s average CPU to pass ${TARGET_THRESHOLD_CPU} %" node_is_hot "$HOT"
+  mapfile -t HOT_NODES < <(jq -r '.nodes[].node' "$STATE/hot.json")
+  local h i fabric busy_fabrics=()
+  for ((i = 0; i < ${#HOT_NODES[@]}; i++)); do
+    h=${HOT_NODES[i]}
+    info "hot node: $h (fabric $(fabric_of_host "$h")) holding $(jq -r ".nodes[$i].pods | join(\", \")" "$STATE/hot.json")"
+    info "  = $(jq -r ".nodes[$i].holds | join(\"; \")" "$STATE/hot.json")"
+    if jq -e ".nodes[$i].holds | index(\"fabric-bound gang above minMember\")" "$STATE/hot.json" >/dev/null; then
+      fabric=$(fabric_of_host "$h")
+      [[ " ${busy_fabrics[*]} " == *" $fabric "* ]] || busy_fabrics+=("$fabric")
+    fi
+  done
+  TENANT_NODES=()
+  for fabric in "${busy_fabrics[@]}"; do busy_rest_of_fabric "$fabric"; done
+  local hot_since=$SECONDS
+  for h in "${HOT_NODES[@]}"; do make_hot "$h"; done
+  for h in "${HOT_NODES[@]}"; do
+    wait_until 90 "$h's ${LOAD_WINDOW_S}s average CPU to pass ${TARGET_THRESHOLD_CPU} %" node_is_hot "$h"
+  done
+  for h in "${TENANT_NODES[@]}"; do
+    wait_until 90 "$h's ${LOAD_WINDOW_S}s average CPU to pass ${LOW_THRESHOLD_CPU} %" node_is_not_low "$h"
+  done
+  # The "before" figures are a whole window of the new load, not its ramp.
+  ((SECONDS - hot_since >= LOAD_WINDOW_S)) || sleep $((LOAD_WINDOW_S - (SECONDS - hot_since)))
   prom_by_node "avg_over_time(weft_node_cpu_busy_ratio[${LOAD_WINDOW_S}s])" >"$STATE/load-before.json" ||
     fail "Prometheus query failed"
   info "$HOT at $(jq -r --arg h "$HOT" '.[$h] * 100 | floor' "$STATE/load-before.json") % over ${LOAD_WINDOW_S}s (Prometheus, from its agent)"
@@ -104,9 +132,15 @@ step_rebalance() {
   jq -r --slurpfile pods "$STATE/pods-placed.json" '.skipped[] | .pod as $p |
     ($pods[0].items[] | select((.metadata.namespace + "/" + .metadata.name) == $p) | .spec.nodeName) as $n |
     "kept    \($p) on \($n): \(.reason)"' "$STATE/plan.json" | sed 's/^/           /'
-  local from_hot
+  local from_hot reason
   from_hot=$(jq --arg h "$HOT" '[.evictions[] | select(.from == $h)] | length' "$STATE/plan.json")
   ((from_hot >= 1)) || fail "no eviction from the hot node $HOT"
+  # The hot nodes hold a pod of a gang at minMember and a pod of a fabric-bound gang whose
+  # fabric has no low node left: the descheduler must have kept both, saying why.
+  for reason in gang-min-member topology; do
+    jq -e --arg r "$reason" '[.skipped[] | select(.reason == $r)] | length > 0' "$STATE/plan.json" >/dev/null ||
+      fail "the descheduler kept no pod for reason '$reason' (see $STATE/plan.json)"
+  done
 
   recreate_evicted
   local total

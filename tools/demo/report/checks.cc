@@ -119,6 +119,21 @@ Problems compare_labels(const ClusterView& before, const ClusterView& after) {
   return problems;
 }
 
+namespace {
+
+constexpr const char* kPlain = "plain pod (movable)";
+constexpr const char* kGangAtMin = "gang at minMember (must stay)";
+constexpr const char* kFabricBound = "fabric-bound gang above minMember";
+
+nlohmann::json hot_entry(const std::string& node, const std::set<std::string>& holds,
+                         const std::vector<std::string>& pods, const ClusterView& v) {
+  nlohmann::json e = {{"node", node}, {"holds", holds}, {"pods", pods}};
+  if (const NodeView* n = v.node(node)) e["fabric"] = n->fabric;
+  return e;
+}
+
+}  // namespace
+
 std::string pick_hot_node(const ClusterView& v, nlohmann::json& why) {
   std::map<std::string, std::set<std::string>> kinds;   // node -> what it holds
   std::map<std::string, std::vector<std::string>> pods_on;
@@ -129,29 +144,51 @@ std::string pick_hot_node(const ClusterView& v, nlohmann::json& why) {
       if (p.node.empty()) continue;
       pods_on[p.node].push_back(p.key);
       if (job.min_member == 0) {
-        kinds[p.node].insert("plain pod (movable)");
+        kinds[p.node].insert(kPlain);
       } else if (running <= job.min_member) {
-        kinds[p.node].insert("gang at minMember (must stay)");
+        kinds[p.node].insert(kGangAtMin);
       } else if (job.same_cluster || job.hard_tier) {
-        kinds[p.node].insert("fabric-bound gang above minMember");
+        kinds[p.node].insert(kFabricBound);
       }
     }
   }
+  // The first hot node must hold a plain pod (something the rebalancer may move); the
+  // others are added until the set shows every kind of pod it must keep. std::map
+  // order breaks ties by name, so the choice is deterministic.
+  auto score = [&](const std::set<std::string>& k, const std::set<std::string>& wanted) {
+    int s = 0;
+    for (const auto& w : wanted) s += static_cast<int>(k.count(w));
+    return s;
+  };
   std::string best;
   int best_score = -1;
   for (const auto& [node, k] : kinds) {
-    int score = 0;
-    if (k.count("plain pod (movable)")) score += 4;
-    if (k.count("gang at minMember (must stay)")) score += 2;
-    if (k.count("fabric-bound gang above minMember")) score += 3;
-    if (score > best_score) {
-      best = node;
-      best_score = score;
-    }
+    if (!k.count(kPlain)) continue;
+    int s = score(k, {kGangAtMin, kFabricBound});
+    if (s > best_score) best = node, best_score = s;
   }
-  why = {{"node", best}, {"holds", best.empty() ? nlohmann::json::array() : nlohmann::json(kinds[best])},
-         {"pods", best.empty() ? nlohmann::json::array() : nlohmann::json(pods_on[best])}};
-  if (const NodeView* n = v.node(best)) why["fabric"] = n->fabric;
+  why = {{"node", best}, {"nodes", nlohmann::json::array()}};
+  if (best.empty()) return best;
+  why["nodes"].push_back(hot_entry(best, kinds[best], pods_on[best], v));
+  std::set<std::string> missing;
+  for (const char* k : {kGangAtMin, kFabricBound})
+    if (!kinds[best].count(k)) missing.insert(k);
+  while (!missing.empty()) {
+    std::string extra;
+    int extra_score = 0;
+    for (const auto& [node, k] : kinds) {
+      if (node == best || score(k, missing) == 0) continue;
+      int s = 2 * score(k, missing) + static_cast<int>(k.count(kPlain));
+      if (s > extra_score) extra = node, extra_score = s;
+    }
+    if (extra.empty()) break;
+    for (const auto& k : kinds[extra]) missing.erase(k);
+    why["nodes"].push_back(hot_entry(extra, kinds[extra], pods_on[extra], v));
+  }
+  const nlohmann::json& first = why["nodes"][0];
+  why["holds"] = first["holds"];
+  why["pods"] = first["pods"];
+  if (first.contains("fabric")) why["fabric"] = first["fabric"];
   return best;
 }
 

@@ -30,9 +30,11 @@ Problems check_gangs_whole(const ClusterView& v);
 // No node's fabric, leaf or spine label changed between the two views.
 Problems compare_labels(const ClusterView& before, const ClusterView& after);
 
-// The node to make hot: the one whose pods show most of what the rebalancer does
-// (a plain pod it can move, a pod of a gang at minMember it must keep, a pod of a
-// fabric-bound gang above minMember). why: what it holds.
+// The nodes to make hot, so that together they show what the rebalancer does: a plain
+// pod it can move (always on the first, returned), a pod of a gang at minMember it must
+// keep, a pod of a fabric-bound gang above minMember it cannot move out of its domain.
+// why: {"node": first, "holds", "pods", "fabric" of the first, "nodes": [every hot node
+// with the same fields]}.
 std::string pick_hot_node(const ClusterView& v, nlohmann::json& why);
 
 }  // namespace weft::demo

@@ -70,7 +70,9 @@ Result<nlohmann::json> build_summary(const std::string& dir) {
                            {"control_plane", n.control_plane}};
     node["load_before"] = load_before.contains(name) ? load_before[name] : nlohmann::json(nullptr);
     node["load_after"] = load_after.contains(name) ? load_after[name] : nlohmann::json(nullptr);
-    node["hot"] = s["hot_node"].value("node", "") == name;
+    node["hot"] = false;
+    for (const auto& h : s["hot_node"].value("nodes", nlohmann::json::array()))
+      if (h.value("node", "") == name) node["hot"] = true;
     node["pods_before"] = nlohmann::json::array();
     node["pods_after"] = nlohmann::json::array();
     s["nodes"].push_back(node);
@@ -170,7 +172,11 @@ std::string summary_table(const nlohmann::json& s) {
                        j["fabrics"].size() == 1 ? j["fabrics"][0].get<std::string>() : j["fabrics"].dump(),
                        where);
   }
-  out << "\nRebalancing (hot node " << s["hot_node"].value("node", "-") << ")\n";
+  std::string hot_names;
+  for (const auto& h : s["hot_node"].value("nodes", nlohmann::json::array()))
+    hot_names += (hot_names.empty() ? "" : ", ") + h.value("node", "");
+  out << "\nRebalancing (hot node" << (s["hot_node"].value("nodes", nlohmann::json::array()).size() > 1 ? "s " : " ")
+      << (hot_names.empty() ? "-" : hot_names) << ")\n";
   for (const auto& e : s["evictions"])
     out << fmt::format("  evicted {:<20} from {:<8} (planned to {}): {}\n", e.value("pod", ""), e.value("from", ""),
                        e.value("to", ""), e.value("reason", ""));
@@ -187,7 +193,7 @@ std::string summary_table(const nlohmann::json& s) {
     out << (++col % 3 == 0 ? "\n" : "   ");
   }
   if (col % 3) out << "\n";
-  out << "  (* the node made hot)\n";
+  out << "  (* a node made hot)\n";
   return out.str();
 }
 
@@ -195,7 +201,9 @@ std::string topology_dot(const nlohmann::json& s) {
   std::map<std::string, std::string> colour;
   size_t next = 0;
   for (const auto& j : s["jobs"]) colour[j.value("name", "")] = kPalette[next++ % std::size(kPalette)];
-  const std::string hot = s["hot_node"].value("node", "");
+  std::set<std::string> hot;
+  for (const auto& n : s["nodes"])
+    if (n.value("hot", false)) hot.insert(n.value("name", ""));
   std::set<std::string> skipped_nodes;
   for (const auto& k : s["skipped"]) skipped_nodes.insert(k.value("node", ""));
 
@@ -242,7 +250,7 @@ std::string topology_dot(const nlohmann::json& s) {
         if (fills.size() > 1) style = "striped";
       }
       std::string extra;
-      if (name == hot) {
+      if (hot.count(name)) {
         label = "HOT " + label;
         extra = ", color=\"#d62728\", penwidth=4, fontcolor=\"#d62728\"";
       }
