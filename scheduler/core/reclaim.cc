@@ -6,6 +6,7 @@
 // allowed domain is planned (tentatively) and the one needing the fewest victims wins,
 // then the one whose victims have the lower priority, the lower tier, the name.
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 #include "scheduler/core/session_state.h"
@@ -170,11 +171,42 @@ void undo(SessionState& s, const Plan& p) {
   }
 }
 
-// Whether `nodes` hold any pod `finder` might take; domains without one are not planned.
-bool has_candidates(const std::vector<int>& nodes, const std::vector<char>& victim_node) {
-  for (int n : nodes)
-    if (victim_node[n]) return true;
+// Reclaim takes only from queues above their deserved share: none, nothing to plan.
+bool other_queue_over_share(SessionState& s, const Job& job) {
+  for (const auto& [name, q] : s.queues)
+    if (name != job.queue && q.info->reclaimable && over_deserved(q, q.allocated)) return true;
   return false;
+}
+
+// Per node, an upper bound on how many of `tasks` it could hold if every pod `finder` might
+// take were gone (smallest request per resource; nodes every task's filters reject hold
+// none). Domains whose bound is below the gang are not planned: a cheap cut before the
+// victim search.
+std::vector<int64_t> room_bound(SessionState& s, VictimFinder& finder, const std::vector<int>& tasks) {
+  const int dims = s.cluster.dims(), nodes = s.cluster.node_count();
+  std::vector<int64_t> min_request(dims, std::numeric_limits<int64_t>::max());
+  std::vector<char> usable(nodes, 0);
+  for (int t : tasks) {
+    for (int d = 0; d < dims; ++d) min_request[d] = std::min(min_request[d], s.cluster.request(t)[d]);
+    for (int n : s.cluster.filter_for(t).feasible) usable[n] = 1;
+  }
+  std::vector<int64_t> room(static_cast<size_t>(nodes) * dims);
+  for (int n = 0; n < nodes; ++n)
+    for (int d = 0; d < dims; ++d) room[static_cast<size_t>(n) * dims + d] = s.cluster.free(n, d);
+  for (size_t p = 0; p < s.snap.pods.size(); ++p) {
+    int n = s.node_of_pod[p];
+    if (n < 0 || s.job_of_pod[p] < 0 || !usable[n] || !finder.candidate(static_cast<int>(p))) continue;
+    for (int d = 0; d < dims; ++d) room[static_cast<size_t>(n) * dims + d] += s.cluster.request(static_cast<int>(p))[d];
+  }
+  std::vector<int64_t> bound(nodes, 0);
+  for (int n = 0; n < nodes; ++n) {
+    if (!usable[n]) continue;
+    int64_t b = std::numeric_limits<int64_t>::max();
+    for (int d = 0; d < dims; ++d)
+      if (min_request[d] > 0) b = std::min(b, std::max<int64_t>(0, room[static_cast<size_t>(n) * dims + d]) / min_request[d]);
+    bound[n] = std::min<int64_t>(b, static_cast<int64_t>(tasks.size()));
+  }
+  return bound;
 }
 
 }  // namespace
@@ -204,25 +236,31 @@ void reclaim(SessionState& s, bool within_queue) {
     tasks.resize(need);
     QueueAccount* q = s.queue_of(job);
     if (q && s.config.has("proportion") && !within_deserved(*q, s.snap.pods[tasks.front()].request, nullptr)) continue;
+    if (!within_queue && !other_queue_over_share(s, job)) continue;
     VictimFinder finder(s, job, within_queue);
-    std::vector<char> victim_node(s.cluster.node_count(), 0);
-    bool any = false;
-    for (size_t p = 0; p < s.snap.pods.size(); ++p)
-      if (s.node_of_pod[p] >= 0 && s.job_of_pod[p] >= 0 && finder.candidate(static_cast<int>(p)))
-        victim_node[s.node_of_pod[p]] = 1, any = true;
-    if (!any) continue;
+    std::vector<int64_t> could_hold = room_bound(s, finder, tasks);
+    auto worth_planning = [&](const std::vector<int>* nodes) {
+      int64_t sum = 0;
+      if (nodes) {
+        for (int n : *nodes) sum += could_hold[n];
+      } else {
+        for (int64_t h : could_hold) sum += h;
+      }
+      return sum >= static_cast<int64_t>(tasks.size());
+    };
+    if (!worth_planning(nullptr)) continue;
     Plan chosen;
     if (!domain_bound(job)) {
       chosen = plan_in(s, finder, tasks, nullptr, q);
     } else {
-      // Plan every allowed domain that holds a possible victim; keep the one with the
+      // Plan every allowed domain that could hold the gang; keep the one with the
       // fewest victims (then the lowest top victim priority, the lower tier, the name)
       // and plan it again for real.
       const DomainRef* best = nullptr;
       std::pair<size_t, int> best_cost;   // (victims, their highest priority)
       std::vector<DomainRef> domains = confining_domains(s, job);
       for (const auto& d : domains) {
-        if (!has_candidates(*d.nodes, victim_node)) continue;
+        if (!worth_planning(d.nodes)) continue;
         Plan p = plan_in(s, finder, tasks, d.nodes, q);
         undo(s, p);
         if (!p.ok) continue;
