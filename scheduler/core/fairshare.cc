@@ -44,8 +44,7 @@ void compute_deserved(std::map<std::string, QueueAccount>& queues, const kube::R
     double remaining = static_cast<double>(cap_total);
     struct Entry {
       QueueAccount* q;
-      double weight, lo, hi, d;
-      bool saturated;
+      double weight, lo, hi;
     };
     std::vector<Entry> filling;
     for (auto& [name, q] : queues) {
@@ -61,37 +60,25 @@ void compute_deserved(std::map<std::string, QueueAccount>& queues, const kube::R
       double hi = get(q.request, res);
       if (capability >= 0) hi = std::min(hi, capability);
       double lo = get(info.guarantee, res);
-      hi = std::max(hi, lo);
-      filling.push_back({&q, info.weight, lo, hi, lo, lo >= hi});
-      remaining -= lo;
+      filling.push_back({&q, info.weight > 0 ? info.weight : 1, lo, std::max(hi, lo)});
     }
-    // Water-filling: share what is left by weight; a queue that reaches its cap drops out
-    // and what it did not take is shared again among the rest.
-    while (remaining > kEps) {
-      double weights = 0;
-      for (const auto& e : filling)
-        if (!e.saturated) weights += e.weight;
-      if (weights <= 0) break;
-      double used = 0;
-      bool any_saturated = false;
-      for (auto& e : filling) {
-        if (e.saturated) continue;
-        double inc = remaining * e.weight / weights;
-        if (e.d + inc >= e.hi - kEps) {
-          used += e.hi - e.d;
-          e.d = e.hi;
-          e.saturated = any_saturated = true;
-        }
-      }
-      if (!any_saturated) {
-        for (auto& e : filling)
-          if (!e.saturated) e.d += remaining * e.weight / weights;
-        remaining = 0;
-        break;
-      }
-      remaining -= used;
+    // Water-filling: one level per unit of weight, each queue at weight x level held
+    // between its guarantee (a floor, as Volcano's max(deserved, guarantee)) and its cap
+    // (capability, what it asks for); what a capped queue does not take goes to the rest.
+    // The level is found by bisection: the sum is monotone in it.
+    auto level_sum = [&](double level) {
+      double sum = 0;
+      for (const auto& e : filling) sum += std::clamp(e.weight * level, e.lo, e.hi);
+      return sum;
+    };
+    double low = 0, high = 1;
+    while (level_sum(high) < remaining - kEps && high < 1e30) high *= 2;
+    for (int i = 0; i < 200 && high - low > 0; ++i) {
+      double mid = low + (high - low) / 2;
+      if (mid <= low || mid >= high) break;
+      (level_sum(mid) < remaining ? low : high) = mid;
     }
-    for (auto& e : filling) e.q->deserved[res] = e.d;
+    for (auto& e : filling) e.q->deserved[res] = std::clamp(e.weight * high, e.lo, e.hi);
   }
 }
 

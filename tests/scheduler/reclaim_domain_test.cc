@@ -1,7 +1,7 @@
 // Reclaim for gangs bound to one IB cluster or a hard network tier: victims come from one
 // domain only, the domain needing the fewest evictions wins, nothing is evicted when no
 // single domain can be freed enough, and victims never take a gang below minMember.
-// Scenarios are built here (pods already bound where the case needs them).
+// Scenarios are built in code (pods already bound where the case needs them).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -12,65 +12,6 @@ namespace weft::scheduler::testing {
 namespace {
 
 using nlohmann::json;
-
-class Scenario {
- public:
-  void node(const std::string& name, int cpu, json labels = json::object()) {
-    add({{"apiVersion", "v1"},
-         {"kind", "Node"},
-         {"metadata", {{"name", name}, {"labels", labels}}},
-         {"status", {{"allocatable", {{"cpu", std::to_string(cpu)}, {"memory", "64Gi"}, {"pods", "110"}}}}}});
-  }
-  void queue(const std::string& name, int arrival) {
-    add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
-         {"kind", "Queue"},
-         {"metadata", {{"name", name}, {"annotations", {{"weft.dev/arrival-cycle", std::to_string(arrival)}}}}},
-         {"spec", {{"weight", 1}}}});
-  }
-  // extra: merged into spec (networkTopology); ib: annotation weft.dev/ib-cluster: same.
-  void group(const std::string& name, const std::string& queue, int min, int arrival, bool ib = false,
-             json extra = json::object()) {
-    json annotations = {{"weft.dev/arrival-cycle", std::to_string(arrival)}};
-    if (ib) annotations["weft.dev/ib-cluster"] = "same";
-    json spec = {{"queue", queue}, {"minMember", min}};
-    spec.update(extra);
-    add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
-         {"kind", "PodGroup"},
-         {"metadata", {{"name", name}, {"namespace", "default"}, {"annotations", annotations}}},
-         {"spec", spec}});
-  }
-  void pod(const std::string& name, const std::string& group, int cpu, int arrival, const std::string& node = "",
-           int priority = 0) {
-    json spec = {{"schedulerName", "weft"},
-                 {"containers", json::array({{{"name", "c"},
-                                              {"resources", {{"requests", {{"cpu", std::to_string(cpu)},
-                                                                           {"memory", "1Gi"}}}}}}})}};
-    if (priority != 0) spec["priority"] = priority;
-    json status = json::object();
-    if (!node.empty()) spec["nodeName"] = node, status["phase"] = "Running";
-    add({{"apiVersion", "v1"},
-         {"kind", "Pod"},
-         {"metadata",
-          {{"name", name},
-           {"namespace", "default"},
-           {"annotations", {{"scheduling.k8s.io/group-name", group}, {"weft.dev/arrival-cycle", std::to_string(arrival)}}}}},
-         {"spec", spec},
-         {"status", status}});
-  }
-  // `count` pods of `group` named <prefix>-<node>-<i>, bound on `node`.
-  void bound(const std::string& group, const std::string& node, int count, int cpu, int priority = 0) {
-    for (int i = 0; i < count; ++i) pod(group + "-" + node + "-" + std::to_string(i), group, cpu, 0, node, priority);
-  }
-  ScenarioRun run() const {
-    auto r = simulate(objects_, Config::defaults(), SimulationOptions{.max_cycles = 30});
-    EXPECT_TRUE(r.ok()) << r.message();
-    return ScenarioRun{r.ok() ? std::move(*r) : SimulationResult{}};
-  }
-
- private:
-  void add(json o) { objects_.push_back({std::move(o), "built", static_cast<int>(objects_.size()) + 1}); }
-  std::vector<kube::SourcedObject> objects_;
-};
 
 json fabric_labels(const std::string& fabric, const std::string& spine, const std::string& leaf) {
   return {{"weft.dev/ib-fabric", fabric}, {"weft.dev/ib-spine", spine}, {"weft.dev/ib-leaf", leaf}};
@@ -113,7 +54,7 @@ void expect_no_gang_below_min_after_any_cycle(const ScenarioRun& run, const std:
 // A late queue's IB-cluster gang reclaims its share inside one fabric: fb already has
 // 4 cores free, so it needs 6 victims where fa needs 8; fc is too small.
 TEST(ReclaimInDomain, IbClusterGangReclaimsInsideOneFabric) {
-  Scenario s;
+  ScenarioBuilder s;
   for (auto [name, fabric] : {std::pair{"fa-0", "fa"}, {"fa-1", "fa"}, {"fb-0", "fb"}, {"fb-1", "fb"}, {"fc-0", "fc"}})
     s.node(name, 8, {{"weft.dev/ib-fabric", fabric}});
   s.queue("team-a", 0);
@@ -143,7 +84,7 @@ TEST(ReclaimInDomain, IbClusterGangReclaimsInsideOneFabric) {
 // A hard tier-1 gang reclaims inside one leaf (derived from labels): leaf l1 has 4 cores
 // free and needs 6 victims, leaf l0 would need 8; the spine (tier 2) is not allowed.
 TEST(ReclaimInDomain, HardTierGangReclaimsInsideOneLeaf) {
-  Scenario s;
+  ScenarioBuilder s;
   s.node("n0", 8, fabric_labels("f0", "s0", "l0"));
   s.node("n1", 8, fabric_labels("f0", "s0", "l0"));
   s.node("n2", 8, fabric_labels("f0", "s0", "l1"));
@@ -171,7 +112,7 @@ TEST(ReclaimInDomain, HardTierGangReclaimsInsideOneLeaf) {
 TEST(ReclaimInDomain, NoReclaimWhenNoSingleDomainCanBeFreedEnough) {
   for (bool ib : {true, false}) {
     SCOPED_TRACE(ib ? "ib-cluster: same" : "no constraint");
-    Scenario s;
+    ScenarioBuilder s;
     for (auto [name, fabric] : {std::pair{"fa-0", "fa"}, {"fb-0", "fb"}, {"fc-0", "fc"}})
       s.node(name, 8, {{"weft.dev/ib-fabric", fabric}});
     s.queue("team-a", 0);
@@ -201,7 +142,7 @@ TEST(ReclaimInDomain, NoReclaimWhenNoSingleDomainCanBeFreedEnough) {
 TEST(ReclaimInDomain, VictimsNeverBreakAGang) {
   for (int size : {2, 3}) {
     SCOPED_TRACE("reclaiming gang of " + std::to_string(size));
-    Scenario s;
+    ScenarioBuilder s;
     for (auto [name, fabric] : {std::pair{"fa-0", "fa"}, {"fa-1", "fa"}, {"fb-0", "fb"}, {"fb-1", "fb"}})
       s.node(name, 8, {{"weft.dev/ib-fabric", fabric}});
     s.queue("team-a", 0);
@@ -235,7 +176,7 @@ TEST(ReclaimInDomain, VictimsNeverBreakAGang) {
 // Victims go lowest priority first: of two leaves needing as many victims, the one whose
 // victims have the lower priority gives them, although its name sorts later.
 TEST(ReclaimInDomain, LowerPriorityVictimsGoFirst) {
-  Scenario s;
+  ScenarioBuilder s;
   s.node("n0", 8, fabric_labels("f0", "s0", "l0"));
   s.node("n1", 8, fabric_labels("f0", "s0", "l1"));
   s.queue("team-a", 0);

@@ -40,6 +40,65 @@ std::string ScenarioRun::reason_of(const std::string& pod) const {
   return it == result.pending_reasons.end() ? "" : it->second;
 }
 
+using nlohmann::json;
+
+void ScenarioBuilder::add(json o) { objects_.push_back({std::move(o), "built", static_cast<int>(objects_.size()) + 1}); }
+
+void ScenarioBuilder::node(const std::string& name, int cpu, json labels, json spec) {
+  add({{"apiVersion", "v1"},
+       {"kind", "Node"},
+       {"metadata", {{"name", name}, {"labels", labels}}},
+       {"spec", spec},
+       {"status", {{"allocatable", {{"cpu", std::to_string(cpu)}, {"memory", "64Gi"}, {"pods", "110"}}}}}});
+}
+
+void ScenarioBuilder::queue(const std::string& name, int arrival, json spec) {
+  add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+       {"kind", "Queue"},
+       {"metadata", {{"name", name}, {"annotations", {{"weft.dev/arrival-cycle", std::to_string(arrival)}}}}},
+       {"spec", spec}});
+}
+
+void ScenarioBuilder::group(const std::string& name, const std::string& queue, int min, int arrival, bool ib,
+                            json extra) {
+  json annotations = {{"weft.dev/arrival-cycle", std::to_string(arrival)}};
+  if (ib) annotations["weft.dev/ib-cluster"] = "same";
+  json spec = {{"queue", queue}, {"minMember", min}};
+  spec.update(extra);
+  add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+       {"kind", "PodGroup"},
+       {"metadata", {{"name", name}, {"namespace", "default"}, {"annotations", annotations}}},
+       {"spec", spec}});
+}
+
+void ScenarioBuilder::pod(const std::string& name, const std::string& group, int cpu, int arrival,
+                          const std::string& node, int priority, const std::string& ns) {
+  json spec = {{"schedulerName", "weft"},
+               {"containers", json::array({{{"name", "c"},
+                                            {"resources", {{"requests", {{"cpu", std::to_string(cpu)},
+                                                                         {"memory", "1Gi"}}}}}}})}};
+  if (priority != 0) spec["priority"] = priority;
+  json status = json::object();
+  if (!node.empty()) spec["nodeName"] = node, status["phase"] = "Running";
+  json annotations = {{"weft.dev/arrival-cycle", std::to_string(arrival)}};
+  if (!group.empty()) annotations["scheduling.k8s.io/group-name"] = group;
+  add({{"apiVersion", "v1"},
+       {"kind", "Pod"},
+       {"metadata", {{"name", name}, {"namespace", ns}, {"annotations", annotations}}},
+       {"spec", spec},
+       {"status", status}});
+}
+
+void ScenarioBuilder::bound(const std::string& group, const std::string& node, int count, int cpu, int priority) {
+  for (int i = 0; i < count; ++i) pod(group + "-" + node + "-" + std::to_string(i), group, cpu, 0, node, priority);
+}
+
+ScenarioRun ScenarioBuilder::run(const Config& config) const {
+  auto r = simulate(objects_, config, SimulationOptions{.max_cycles = 30});
+  EXPECT_TRUE(r.ok()) << r.message();
+  return ScenarioRun{r.ok() ? std::move(*r) : SimulationResult{}};
+}
+
 ScenarioRun run_scenario(const std::string& name, const std::string& now) {
   std::string dir = std::string(WEFT_SOURCE_DIR) + "/tests/scheduler/scenarios/";
   auto objects = kube::load_objects_file(dir + name + ".yaml");

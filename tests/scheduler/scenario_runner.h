@@ -20,6 +20,27 @@ struct ScenarioRun {
   std::string reason_of(const std::string& pod) const;
 };
 
+// Builds a scenario in code: nodes, queues, PodGroups and pods (bound when given a node),
+// each with its arrival cycle; run() simulates it with the given config.
+class ScenarioBuilder {
+ public:
+  void node(const std::string& name, int cpu, nlohmann::json labels = nlohmann::json::object(),
+            nlohmann::json spec = nlohmann::json::object());
+  void queue(const std::string& name, int arrival, nlohmann::json spec = {{"weight", 1}});
+  // extra: merged into spec (networkTopology, priorityClassName); ib: weft.dev/ib-cluster: same.
+  void group(const std::string& name, const std::string& queue, int min, int arrival, bool ib = false,
+             nlohmann::json extra = nlohmann::json::object());
+  void pod(const std::string& name, const std::string& group, int cpu, int arrival, const std::string& node = "",
+           int priority = 0, const std::string& ns = "default");
+  // `count` pods of `group` named <group>-<node>-<i>, bound on `node`.
+  void bound(const std::string& group, const std::string& node, int count, int cpu, int priority = 0);
+  void add(nlohmann::json object);
+  ScenarioRun run(const Config& config = Config::defaults()) const;
+
+ private:
+  std::vector<kube::SourcedObject> objects_;
+};
+
 // NAME.yaml, with NAME.conf as the config when it exists (defaults otherwise).
 ScenarioRun run_scenario(const std::string& name, const std::string& now = "");
 
