@@ -91,7 +91,7 @@ class VictimFinder {
     int vj_index = s_.job_of_pod[v];
     const Job& vj = s_.jobs[vj_index];
     const PodInfo& vp = s_.snap.pods[v];
-    if (&vj == &job_ || protected_pod(s_, vp)) return false;
+    if (&vj == &job_ || vp.terminating || protected_pod(s_, vp)) return false;
     if (s_.gang() && vj.min_member > 1 && vj.occupied() - job_taken[vj_index] - 1 < vj.min_member) return false;
     if (within_queue_) {
       if (vj.queue != job_.queue) return false;

@@ -64,7 +64,7 @@ void build_jobs(SessionState& s) {
       ++j.bound;
       kube::add_to(j.allocated, pod.request);
       if (auto* qa = s.queue_of(j)) kube::add_to(qa->allocated, pod.request);
-    } else if (ours(pod, s.opts)) {
+    } else if (ours(pod, s.opts) && !pod.terminating) {
       j.pending.push_back(static_cast<int>(p));
       if (!pod.best_effort()) j.has_nonbest_effort_pending = true;
     }

@@ -116,6 +116,7 @@ Status add_pod(Snapshot& s, const json& o, const std::string& where) {
   const json& phase = at(at(o, "status"), "phase");
   p.phase = phase.is_string() ? phase.get<std::string>() : "";
   if (p.phase.empty() || (p.phase == "Pending" && !p.node.empty())) p.phase = p.node.empty() ? "Pending" : "Running";
+  p.terminating = at(at(o, "metadata"), "deletionTimestamp").is_string();
   p.filter_signature = at(spec, "tolerations").dump() + "|" + at(spec, "nodeSelector").dump() + "|" +
                        at(at(spec, "affinity"), "nodeAffinity").dump();
   s.pods.push_back(std::move(p));

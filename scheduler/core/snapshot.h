@@ -60,6 +60,7 @@ struct PodInfo {
   std::string node;                 // bound node, "" when pending
   std::string phase;                // Pending, Running, Succeeded, Failed
   std::string scheduler_name;
+  bool terminating = false;         // metadata.deletionTimestamp: never placed, never a victim
   // Equal for pods that the static filters (taints, selector, affinity) treat alike.
   std::string filter_signature;
   bool best_effort() const;         // requests nothing

@@ -193,5 +193,35 @@ TEST(ReclaimInDomain, LowerPriorityVictimsGoFirst) {
   EXPECT_EQ(run.node_of("default/h-0"), "n1");
 }
 
+// A pod being deleted (metadata.deletionTimestamp) still holds its node but is never a
+// victim (it is leaving already) and, pending, is never placed (the API refuses it).
+TEST(ReclaimInDomain, TerminatingPodsAreNeitherVictimsNorPlaced) {
+  ScenarioBuilder s;
+  s.node("n0", 8);
+  s.node("n1", 2, json::object(), {{"taints", {{{"key", "spare"}, {"effect", "NoSchedule"}}}}});
+  auto raw_pod = [](const std::string& name, const std::string& node, bool terminating) {
+    json p = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec", {{"schedulerName", "weft"},
+                        {"tolerations", {{{"key", "spare"}, {"operator", "Exists"}}}},
+                        {"containers", json::array({{{"name", "c"}, {"resources", {{"requests", {{"cpu", "2"}}}}}}})}}}};
+    if (!node.empty()) p["spec"]["nodeName"] = node, p["status"]["phase"] = "Running";
+    if (terminating) p["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+    return p;
+  };
+  for (int i = 0; i < 4; ++i) s.add(raw_pod("old-" + std::to_string(i), "n0", i < 2));
+  s.add(raw_pod("dying", "", true));
+  s.queue("late", 1);
+  s.group("l", "late", 1, 1);
+  s.pod("l-0", "l", 4, 1);
+  auto run = s.run();
+  std::set<std::string> evicted;
+  for (const auto& e : run.report()["evictions"]) evicted.insert(e["pod"].get<std::string>());
+  EXPECT_EQ(evicted, (std::set<std::string>{"default/old-2", "default/old-3"}));
+  EXPECT_EQ(run.node_of("default/dying"), "");
+  EXPECT_EQ(run.node_of("default/l-0"), "n0");
+}
+
 }  // namespace
 }  // namespace weft::scheduler::testing
