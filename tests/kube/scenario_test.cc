@@ -49,6 +49,34 @@ TEST(Scenario, JsonListAndArray) {
   EXPECT_EQ(a->size(), 1u);
 }
 
+// A JSON List is decoded item by item; what comes out must be what the whole-document
+// parse gives, and whatever is not a List (or is broken) must fall back to it.
+TEST(Scenario, JsonListItemByItemMatchesTheWholeDocumentParse) {
+  std::string items = R"([{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},)"
+                      R"("spec":{"priority":-3,"x":1.5e3,"n":null,"s":"q\"}u","containers":[{"name":"c"}]}},)"
+                      R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}])";
+  auto listed = load_objects_text(R"({"items":)" + items + R"(,"apiVersion":"v1","kind":"PodList"})", "l.json");
+  auto array = load_objects_text(items, "a.json");
+  ASSERT_TRUE(listed.ok()) << listed.message();
+  ASSERT_TRUE(array.ok()) << array.message();
+  ASSERT_EQ(listed->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ((*listed)[i].object, (*array)[i].object);
+    EXPECT_EQ((*listed)[i].document, static_cast<int>(i + 1));
+  }
+  EXPECT_EQ((*listed)[0].object["spec"]["s"], "q\"}u");
+  // Not a List kind: one object, items and all.
+  auto one = load_objects_text(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"items":[1]})", "c.json");
+  ASSERT_TRUE(one.ok()) << one.message();
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].object["kind"], "ConfigMap");
+  // A broken item: the whole-document parser's error, naming the file and byte.
+  auto bad = load_objects_text(R"({"kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":}}]})",
+                               "b.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("b.json: JSON error at byte"), std::string::npos) << bad.message();
+}
+
 TEST(Scenario, YamlErrorNamesFileDocumentAndLine) {
   auto r = load_objects_text("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: [Pod\n", "bad.yaml");
   ASSERT_FALSE(r.ok());
