@@ -11,6 +11,7 @@
 #include "kube/objects.h"
 #include "kube/taints.h"
 #include "scheduler/core/simulation.h"
+#include "tests/scheduler/scenario_runner.h"
 
 namespace weft::scheduler {
 namespace {
@@ -202,20 +203,17 @@ void check_invariants(uint32_t seed, const Generated& g, const json& report) {
   }
   // After every cycle (its bindings and reclaim evictions applied), each gang has none or
   // at least minMember pods bound: victims never break a gang.
-  std::map<std::string, int> bound_now;
-  auto group_of = [&](const json& pod) {
-    return "default/" + kube::annotation(*pods.at(pod.get<std::string>()), "scheduling.k8s.io/group-name");
+  auto group_of = [&](const std::string& pod) {
+    return "default/" + kube::annotation(*pods.at(pod), "scheduling.k8s.io/group-name");
   };
-  for (int cycle = 0; cycle < report["cycles"].get<int>(); ++cycle) {
-    for (const auto& b : report["bindings"])
-      if (b["cycle"] == cycle) ++bound_now[group_of(b["pod"])];
-    for (const auto& e : report["evictions"])
-      if (e["cycle"] == cycle) --bound_now[group_of(e["pod"])];
+  int cycle = 0;
+  for (const auto& bound_now : testing::bound_after_each_cycle(report, group_of)) {
     for (const auto& [key, n] : bound_now) {
       int min = (*groups.at(key))["spec"]["minMember"];
       EXPECT_TRUE(n == 0 || n >= min) << "seed " << seed << ": " << key << " has " << n << " < minMember " << min
                                       << " after cycle " << cycle;
     }
+    ++cycle;
   }
 }
 

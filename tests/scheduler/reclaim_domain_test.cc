@@ -31,23 +31,19 @@ std::set<std::string> nodes_of(const ScenarioRun& run, const std::string& prefix
 
 void expect_no_gang_below_min_after_any_cycle(const ScenarioRun& run, const std::map<std::string, int>& initial,
                                               const std::map<std::string, int>& min_member) {
-  std::map<std::string, int> bound = initial;   // group -> bound pods
-  auto group_of = [](const std::string& pod) {   // "default/<group>-..." with the group up to the last '-' part
+  auto group_of = [](const std::string& pod) {   // "default/<group>-..."
     std::string name = pod.substr(pod.find('/') + 1);
     return name.substr(0, name.find('-'));
   };
-  const auto& rep = run.report();
-  for (int cycle = 0; cycle < rep["cycles"].get<int>(); ++cycle) {
-    for (const auto& b : rep["bindings"])
-      if (b["cycle"] == cycle) ++bound[group_of(b["pod"])];
-    for (const auto& e : rep["evictions"])
-      if (e["cycle"] == cycle) --bound[group_of(e["pod"])];
+  int cycle = 0;
+  for (const auto& bound : bound_after_each_cycle(run.report(), group_of, initial)) {
     for (const auto& [g, n] : bound) {
       auto m = min_member.find(g);
       if (m != min_member.end()) {
         EXPECT_TRUE(n == 0 || n >= m->second) << g << " has " << n << " after cycle " << cycle;
       }
     }
+    ++cycle;
   }
 }
 

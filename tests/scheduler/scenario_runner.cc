@@ -42,6 +42,20 @@ std::string ScenarioRun::reason_of(const std::string& pod) const {
 
 using nlohmann::json;
 
+std::vector<std::map<std::string, int>> bound_after_each_cycle(
+    const json& report, const std::function<std::string(const std::string& pod)>& group_of,
+    std::map<std::string, int> bound) {
+  std::vector<std::map<std::string, int>> out;
+  for (int cycle = 0; cycle < report["cycles"].get<int>(); ++cycle) {
+    for (const auto& b : report["bindings"])
+      if (b["cycle"] == cycle) ++bound[group_of(b["pod"])];
+    for (const auto& e : report["evictions"])
+      if (e["cycle"] == cycle) --bound[group_of(e["pod"])];
+    out.push_back(bound);
+  }
+  return out;
+}
+
 void ScenarioBuilder::add(json o) { objects_.push_back({std::move(o), "built", static_cast<int>(objects_.size()) + 1}); }
 
 void ScenarioBuilder::node(const std::string& name, int cpu, json labels, json spec) {

@@ -2,7 +2,10 @@
 // and offers lookups on the report.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +22,12 @@ struct ScenarioRun {
   int bound_in(const std::string& group_prefix) const;        // pods "default/<prefix>-*" bound
   std::string reason_of(const std::string& pod) const;
 };
+
+// Pods bound per group after each cycle of a simulate report (the cycle's bindings and
+// evictions applied), starting from `initial`: element c is the state after cycle c.
+std::vector<std::map<std::string, int>> bound_after_each_cycle(
+    const nlohmann::json& report, const std::function<std::string(const std::string& pod)>& group_of,
+    std::map<std::string, int> initial = {});
 
 // Builds a scenario in code: nodes, queues, PodGroups and pods (bound when given a node),
 // each with its arrival cycle; run() simulates it with the given config.
