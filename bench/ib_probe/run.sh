@@ -17,7 +17,7 @@
 # it at exit, so the per-process floor depends on that file system: WORKDIR (default
 # /dev/shm, in memory like a real sysfs) is where every command runs.
 set -u
-B=${1:?build dir}; shift
+B=$(cd "${1:?build dir}" && pwd) || exit 2; shift   # absolute: the commands run in WORKDIR
 SIZES=${*:-64 256 1024}
 U=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 REPS=${REPS:-15}
