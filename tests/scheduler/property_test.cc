@@ -70,6 +70,30 @@ Generated generate(uint32_t seed) {
          {"metadata", {{"name", name}, {"annotations", {{"weft.dev/arrival-cycle", std::to_string(pick(0, 2))}}}}},
          {"spec", spec}});
   }
+  // A PodGroup and its pods (same arrival); a pod gets a priority up to max_priority with
+  // priority_percent chance.
+  auto add_job = [&](const std::string& name, const json& spec, const json& annotations, int replicas, int cpu,
+                     bool tolerate, int priority_percent, int max_priority) {
+    add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+         {"kind", "PodGroup"},
+         {"metadata", {{"name", name}, {"namespace", "default"}, {"annotations", annotations}}},
+         {"spec", spec}});
+    const json arrival = annotations["weft.dev/arrival-cycle"];
+    for (int p = 0; p < replicas; ++p) {
+      json requests = {{"cpu", std::to_string(cpu)}, {"memory", std::to_string(pick(1, 4)) + "Gi"}};
+      json container = {{"name", "c"}, {"resources", {{"requests", requests}}}};
+      json pspec = {{"containers", json::array({container})}};
+      if (tolerate) pspec["tolerations"] = {{{"key", "t"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}};
+      if (chance(priority_percent)) pspec["priority"] = pick(0, max_priority);
+      add({{"apiVersion", "v1"},
+           {"kind", "Pod"},
+           {"metadata",
+            {{"name", name + "-" + std::to_string(p)},
+             {"namespace", "default"},
+             {"annotations", {{"scheduling.k8s.io/group-name", name}, {"weft.dev/arrival-cycle", arrival}}}}},
+           {"spec", pspec}});
+    }
+  };
   for (int j = 0, jobs = pick(3, 10); j < jobs; ++j) {
     std::string name = "job-" + std::to_string(j);
     int min = pick(1, 4), replicas = min + pick(0, 1), cpu = 1 << pick(0, 2);
@@ -81,25 +105,7 @@ Generated generate(uint32_t seed) {
     if (topo <= 25) spec["networkTopology"] = {{"mode", "hard"}, {"highestTierAllowed", pick(1, 3)}};
     else if (topo <= 35) spec["networkTopology"] = {{"mode", "soft"}, {"highestTierAllowed", pick(1, 2)}};
     if (chance(20)) spec["minResources"] = {{"cpu", std::to_string(min * cpu)}};
-    add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
-         {"kind", "PodGroup"},
-         {"metadata", {{"name", name}, {"namespace", "default"}, {"annotations", annotations}}},
-         {"spec", spec}});
-    bool tolerate = chance(30);
-    for (int p = 0; p < replicas; ++p) {
-      json requests = {{"cpu", std::to_string(cpu)}, {"memory", std::to_string(pick(1, 4)) + "Gi"}};
-      json container = {{"name", "c"}, {"resources", {{"requests", requests}}}};
-      json pspec = {{"containers", json::array({container})}};
-      if (tolerate) pspec["tolerations"] = {{{"key", "t"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}};
-      if (chance(10)) pspec["priority"] = pick(0, 100);
-      add({{"apiVersion", "v1"},
-           {"kind", "Pod"},
-           {"metadata",
-            {{"name", name + "-" + std::to_string(p)},
-             {"namespace", "default"},
-             {"annotations", {{"scheduling.k8s.io/group-name", name}, {"weft.dev/arrival-cycle", arrival}}}}},
-           {"spec", pspec}});
-    }
+    add_job(name, spec, annotations, replicas, cpu, chance(30), 10, 100);
   }
   // Pressure (half the seeds): a queue fills the cluster at cycle 0, then a late queue
   // arrives with gangs (IB-cluster, hard tiers, plain) that can only run by reclaiming.
@@ -109,40 +115,18 @@ Generated generate(uint32_t seed) {
            {"kind", "Queue"},
            {"metadata", {{"name", queue}, {"annotations", {{"weft.dev/arrival-cycle", std::to_string(arrival)}}}}},
            {"spec", {{"weight", pick(1, 2)}}}});
-    auto job = [&](const std::string& name, const std::string& queue, int arrival, int min, int replicas, int cpu,
-                   json annotations, json spec_extra) {
-      annotations["weft.dev/arrival-cycle"] = std::to_string(arrival);
-      json spec = {{"minMember", min}, {"queue", queue}};
-      spec.update(spec_extra);
-      add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
-           {"kind", "PodGroup"},
-           {"metadata", {{"name", name}, {"namespace", "default"}, {"annotations", annotations}}},
-           {"spec", spec}});
-      for (int p = 0; p < replicas; ++p) {
-        json container = {{"name", "c"}, {"resources", {{"requests", {{"cpu", std::to_string(cpu)}, {"memory", "1Gi"}}}}}};
-        json pspec = {{"containers", json::array({container})},
-                      {"tolerations", {{{"key", "t"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}}};
-        if (chance(30)) pspec["priority"] = pick(0, 10);
-        add({{"apiVersion", "v1"},
-             {"kind", "Pod"},
-             {"metadata",
-              {{"name", name + "-" + std::to_string(p)},
-               {"namespace", "default"},
-               {"annotations", {{"scheduling.k8s.io/group-name", name}, {"weft.dev/arrival-cycle", std::to_string(arrival)}}}}},
-             {"spec", pspec}});
-      }
-    };
     for (int j = 0, n = pick(8, 20); j < n; ++j) {
       int min = pick(1, 3);
-      job("fill-" + std::to_string(j), "fill", 0, min, min + pick(0, 2), 1 << pick(0, 2), json::object(), json::object());
+      add_job("fill-" + std::to_string(j), {{"minMember", min}, {"queue", "fill"}}, {{"weft.dev/arrival-cycle", "0"}},
+              min + pick(0, 2), 1 << pick(0, 2), true, 30, 10);
     }
     for (int j = 0, n = pick(1, 3); j < n; ++j) {
       int min = pick(2, 4);
-      json annotations = json::object(), extra = json::object();
+      json annotations = {{"weft.dev/arrival-cycle", "2"}}, spec = {{"minMember", min}, {"queue", "late"}};
       int kind = pick(1, 3);
       if (kind == 1) annotations["weft.dev/ib-cluster"] = "same";
-      if (kind == 2) extra["networkTopology"] = {{"mode", "hard"}, {"highestTierAllowed", pick(1, 2)}};
-      job("late-" + std::to_string(j), "late", 2, min, min, 1 << pick(0, 2), annotations, extra);
+      if (kind == 2) spec["networkTopology"] = {{"mode", "hard"}, {"highestTierAllowed", pick(1, 2)}};
+      add_job("late-" + std::to_string(j), spec, annotations, min, 1 << pick(0, 2), true, 0, 0);
     }
   }
   return g;
