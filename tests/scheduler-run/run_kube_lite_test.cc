@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <regex>
 #include <set>
 #include <thread>
@@ -268,6 +269,73 @@ TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
   EXPECT_EQ(standby_process->stop(milliseconds(5000)), 0) << standby_process->output();
 }
 
+// Runs `weft-scheduler run` against `api` while the test plays the pods' controllers: a
+// scenario pod that disappears (evicted, taken back) comes back pending under its name.
+// `each` sees every poll's placements. Ends when the placements equal `expected` for 8
+// polls in a row, or after 60 s; returns the last placements.
+Placements run_as_controller(KubeLite& api, const std::string& path, const Placements& expected,
+                             const std::function<void(kube::Client&, const Placements&)>& each, std::string* output) {
+  auto objects = kube::load_objects_file(path);
+  EXPECT_TRUE(objects) << objects.message();
+  std::map<std::string, json> scenario_pods;   // what the controllers re-create
+  for (const auto& so : objects ? *objects : std::vector<kube::SourcedObject>{}) {
+    if (kube::kind_of(so.object) != "Pod") continue;
+    json pod = so.object;
+    pod["spec"].erase("nodeName");
+    pod.erase("status");
+    scenario_pods["default/" + kube::name_of(so.object)] = pod;
+  }
+  auto client = api.new_client();
+  Process sched({.argv = run_args(api.kubeconfig(), {}), .keep_stdin_open = false});
+  const auto until = std::chrono::steady_clock::now() + seconds(60);
+  Placements now;
+  int stable = 0;
+  while (std::chrono::steady_clock::now() < until && stable < 8) {
+    std::this_thread::sleep_for(milliseconds(100));
+    auto pods = client->list(kube::resources::pods(), "default");
+    if (!pods) continue;
+    now.clear();
+    for (const auto& p : pods->items) now[kube::key_of(p)] = p["spec"].value("nodeName", "");
+    each(*client, now);
+    for (const auto& [key, object] : scenario_pods)
+      if (!now.count(key)) (void)client->create(kube::resources::pods(), "default", object);
+    stable = now == expected ? stable + 1 : 0;
+  }
+  EXPECT_EQ(sched.stop(milliseconds(5000)), 0) << sched.output();
+  *output = sched.output();
+  return api_placements(api.client());
+}
+
+// Reclaim through the API: the late queue's IB-cluster gang evicts exactly the victims
+// `simulate` picks (inside one fabric); the test re-creates them pending, as their
+// controller would; they stay pending (their queue is at its share) and the gang binds
+// where `simulate` puts it.
+TEST(SchedulerRun, ReclaimInOneFabricEvictsWhatSimulateEvicts) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  const std::string path = scenario("reclaim_ib.yaml");
+  json report = simulate(path);
+  const Placements expected = simulated_placements(report);
+  std::set<std::string> simulated_evictions;
+  for (const auto& e : report["evictions"]) simulated_evictions.insert(e["pod"].get<std::string>());
+  ASSERT_EQ(simulated_evictions.size(), 6u) << report.dump();
+
+  KubeLite api({.state = path, .fail_rate = 0.1, .drop_watch_after = 5, .extra_args = {"--retry-after", "0"}});
+  ASSERT_EQ(api.error(), "");
+  std::string output;
+  EXPECT_EQ(run_as_controller(api, path, expected, [](kube::Client&, const Placements&) {}, &output), expected)
+      << output;
+  static const std::regex eviction("/api/v1/namespaces/default/pods/([^/]+)/eviction");
+  std::set<std::string> evicted;
+  for (const auto& r : api.requests()) {
+    std::smatch m;
+    const std::string p = r.value("path", "");
+    if (r.value("verb", "") == "POST" && std::regex_match(p, m, eviction) && r.value("status", 0) / 100 == 2) {
+      EXPECT_TRUE(evicted.insert("default/" + m[1].str()).second) << m[1] << " evicted twice";
+    }
+  }
+  EXPECT_EQ(evicted, simulated_evictions) << output;
+}
+
 // Gang rollback against a real API. While `run` binds the 8 members of gang "wide" one by
 // one (kube-lite answers slowly and injects 500/429s), the test deletes the last member
 // before its binding and re-creates it, as a controller would: its binding then fails
@@ -279,39 +347,20 @@ TEST(SchedulerRun, GangWhoseBindingFailsHalfWayIsTakenBackAndPlacedWhole) {
   const std::string path = scenario("gang_rollback.yaml");
   const Placements expected = simulated_placements(simulate(path));
   ASSERT_EQ(expected.at("default/wide-0").rfind("fa-", 0), 0u);
-  auto objects = kube::load_objects_file(path);
-  ASSERT_TRUE(objects) << objects.message();
-  std::map<std::string, json> scenario_pods;   // what the "controller" re-creates
-  for (const auto& so : *objects)
-    if (kube::kind_of(so.object) == "Pod") scenario_pods["default/" + kube::name_of(so.object)] = so.object;
-
   KubeLite api({.state = path, .fail_rate = 0.1, .latency_ms = 60, .extra_args = {"--retry-after", "0", "--seed", "7"}});
   ASSERT_EQ(api.error(), "");
-  auto client = api.new_client();
-  Process sched({.argv = run_args(api.kubeconfig(), {}), .keep_stdin_open = false});
-
   const std::string victim = "default/wide-7";   // bound last: the core binds a gang in key order
   bool sabotaged = false;
-  const auto until = std::chrono::steady_clock::now() + seconds(60);
-  Placements now;
-  int stable = 0;
-  while (std::chrono::steady_clock::now() < until && stable < 8) {
-    std::this_thread::sleep_for(milliseconds(100));
-    auto pods = client->list(kube::resources::pods(), "default");
-    if (!pods) continue;
-    now.clear();
-    for (const auto& p : pods->items) now[kube::key_of(p)] = p["spec"].value("nodeName", "");
-    if (!sabotaged && !now["default/wide-0"].empty() && now.count(victim) && now[victim].empty()) {
-      ASSERT_TRUE(client->remove(kube::resources::pods(), "default", "wide-7"));
+  std::string output;
+  auto final_placements = run_as_controller(api, path, expected, [&](kube::Client& client, const Placements& now) {
+    auto first = now.find("default/wide-0"), last = now.find(victim);
+    if (!sabotaged && first != now.end() && !first->second.empty() && last != now.end() && last->second.empty()) {
+      EXPECT_TRUE(client.remove(kube::resources::pods(), "default", "wide-7"));
       sabotaged = true;
     }
-    for (const auto& [key, object] : scenario_pods)   // the controller: evicted pods come back pending
-      if (!now.count(key)) (void)client->create(kube::resources::pods(), "default", object);
-    stable = now == expected ? stable + 1 : 0;
-  }
-  EXPECT_EQ(sched.stop(milliseconds(5000)), 0) << sched.output();
+  }, &output);
   ASSERT_TRUE(sabotaged) << "the gang was never seen half-way through its binding";
-  EXPECT_EQ(api_placements(api.client()), expected) << sched.output();
+  EXPECT_EQ(final_placements, expected) << output;
 
   // Replay the API's log for the gang: which members were bound at each point. Members
   // are only ever evicted while the gang is short (taken back), never once it is whole.
