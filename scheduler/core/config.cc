@@ -148,11 +148,42 @@ Status set_usage(Config& c, const std::string& k, const json& v) {
   return {};
 }
 
+// Volcano's predicates switches. weft always applies the filters it has (resources,
+// taints, node selector and required affinity, pod count, cordon, readiness), so a
+// switch may keep them on but not off; the optional extras weft lacks may stay off.
+// The filters weft lacks that Volcano enables by default are accepted either way (a
+// carried-over config keeps working; docs/scheduler.md lists them).
+Status set_predicates(const std::string& k, const json& v) {
+  static const std::set<std::string> always_on{"predicate.NodeAffinityEnable", "predicate.TaintTolerationEnable"};
+  static const std::set<std::string> not_built{"predicate.NodePortsEnable",        "predicate.PodAffinityEnable",
+                                               "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
+                                               "predicate.PodTopologySpreadEnable", "predicate.VolumeBindingEnable",
+                                               "predicate.DynamicResourceAllocationEnable"};
+  static const std::set<std::string> extras_off{"predicate.GPUSharingEnable", "predicate.GPUNumberEnable",
+                                                "predicate.CacheEnable", "predicate.ProportionalEnable"};
+  if (k == "predicate.resources" || k.rfind("predicate.resources.", 0) == 0) {
+    // Settings of the ProportionalEnable extra, which must stay off.
+    if (!v.is_string() && !v.is_number()) return make_error("argument '" + k + "': not a string or number");
+    return {};
+  }
+  if (!always_on.count(k) && !not_built.count(k) && !extras_off.count(k))
+    return make_error("argument '" + k + "' is unknown (supported: Volcano's predicate.*Enable switches and "
+                      "predicate.resources)");
+  bool on = false;
+  if (v.is_boolean()) on = v.get<bool>();
+  else if (v.is_string() && (v == "true" || v == "false")) on = v == "true";
+  else return make_error("argument '" + k + "': " + v.dump() + " is not a boolean");
+  if (always_on.count(k) && !on) return make_error("argument '" + k + "': weft always applies this filter");
+  if (extras_off.count(k) && on) return make_error("argument '" + k + "': weft does not implement this predicate");
+  return {};
+}
+
 Status set_argument(Config& c, const std::string& plugin, const std::string& k, const json& v) {
   if (plugin == "binpack") return set_binpack(c, k, v);
   if (plugin == "nodeorder") return set_nodeorder(c, k, v);
   if (plugin == "proportion") return set_proportion(c, k, v);
   if (plugin == "usage") return set_usage(c, k, v);
+  if (plugin == "predicates") return set_predicates(k, v);
   if (plugin == "overcommit" && k == "overcommit-factor") {
     auto n = number_arg(v, k);
     if (!n) return n.error();

@@ -17,6 +17,8 @@ tiers:
 - plugins:
   - name: drf
   - name: predicates
+    arguments: {predicate.NodeAffinityEnable: true, predicate.PodAffinityEnable: true, predicate.GPUSharingEnable: false,
+                predicate.VolumeBindingEnable: "true"}
   - name: proportion
     arguments:
       tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
@@ -69,6 +71,12 @@ TEST(SchedulerConfig, UnknownNamesAreErrorsThatNameThem) {
       {"actions: allocate\ntiers:\n- plugins:\n  - name: nodeorder\n    arguments: {leastrequested.weight: abc}\n",
        "argument 'leastrequested.weight': \"abc\" is not a number"},
       {"actions: [allocate\n", "YAML error"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.MagicEnable: true}\n",
+       "(predicates): argument 'predicate.MagicEnable' is unknown"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.GPUSharingEnable: true}\n",
+       "argument 'predicate.GPUSharingEnable': weft does not implement this predicate"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.TaintTolerationEnable: false}\n",
+       "argument 'predicate.TaintTolerationEnable': weft always applies this filter"},
   };
   for (const auto& c : cases) {
     auto r = parse_config(c.text, "sched.conf");
