@@ -97,7 +97,8 @@ Result<HttpResponse> Client::execute(const Call& call) {
       last = make_error(what + ": " + response.message(), 0);
     } else {
       record(call, response->status, attempt);
-      if (!retriable_status(response->status, call.retry_429)) return response;
+      const bool retry_429 = call.retry_429 && !(call.answer_429 && call.answer_429(*response));
+      if (!retriable_status(response->status, retry_429)) return response;
       last = api_error(call.verb, call.path, *response);
       retry_after = parse_retry_after(response->header("retry-after"));
     }
@@ -256,16 +257,34 @@ Status Client::bind(const std::string& ns, const std::string& pod, const std::st
   return {};
 }
 
+namespace {
+
+// The API server refuses an eviction that a PodDisruptionBudget forbids with 429 and a
+// "DisruptionBudget" cause; any other 429 is overload (priority and fairness, a rate
+// limit) and is retried like one. Servers that omit the cause still say so in the message.
+bool is_disruption_budget_refusal(const HttpResponse& response) {
+  if (response.status != 429) return false;
+  json status = json::parse(response.body, nullptr, false);
+  if (!status.is_object()) return false;
+  if (status.contains("details") && status["details"].is_object()) {
+    for (const auto& cause : status["details"].value("causes", json::array()))
+      if (cause.is_object() && cause.value("reason", "") == "DisruptionBudget") return true;
+  }
+  return status.value("message", "").find("disruption budget") != std::string::npos;
+}
+
+}  // namespace
+
 Result<EvictionResult> Client::evict(const std::string& ns, const std::string& pod, int64_t grace_seconds) {
   json eviction = {{"apiVersion", "policy/v1"}, {"kind", "Eviction"}, {"metadata", {{"name", pod}, {"namespace", ns}}}};
   if (grace_seconds >= 0) eviction["deleteOptions"] = {{"gracePeriodSeconds", grace_seconds}};
   Call call{"POST", resources::pods().object_path(ns, pod, "eviction"), eviction.dump(), "application/json"};
-  call.retry_429 = false;
+  call.answer_429 = is_disruption_budget_refusal;
   auto response = execute(call);
   if (!response) return response.error();
   EvictionResult result;
   if (success(response->status)) return result;
-  if (response->status == 429 || response->status == 404) {
+  if (is_disruption_budget_refusal(*response) || response->status == 404) {
     result.outcome = response->status == 429 ? EvictionResult::Outcome::Blocked : EvictionResult::Outcome::NotFound;
     json status = json::parse(response->body, nullptr, false);
     result.message = status.is_object() ? status.value("message", "") : "";

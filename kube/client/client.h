@@ -127,7 +127,10 @@ class Client {
     std::string path;
     std::string body;
     std::string content_type;
-    bool retry_429 = true;     // eviction turns this off: 429 is its answer
+    bool retry_429 = true;
+    // When set, a 429 it accepts is the call's answer, not overload to retry (eviction:
+    // a PodDisruptionBudget refusal).
+    bool (*answer_429)(const HttpResponse&) = nullptr;
   };
   // One logical call: rate limit, attempts, backoff, deadline. Returns any final HTTP
   // response (errors for the caller to judge) or a connection/deadline error.

@@ -260,6 +260,20 @@ TEST(KubeClientCalls, BindingSetsTheNodeOnceAndEvictionBlockedByBudgetIsAResult)
   EXPECT_EQ(retried->outcome, EvictionResult::Outcome::Blocked);
 }
 
+// A 429 without the DisruptionBudget cause is the server shedding load: retried like
+// any 429, and the eviction goes through.
+TEST(KubeClientCalls, EvictionOverloadIsRetriedButABudgetRefusalIsNot) {
+  FakeApiServer api;
+  api.upsert("/api/v1/pods", pod("ns", "a"));
+  auto client = client_for(api.url());
+  int before = api.requests();
+  api.fail_next({429, 429});
+  auto evicted = client->evict("ns", "a");
+  ASSERT_TRUE(evicted) << evicted.message();
+  EXPECT_EQ(evicted->outcome, EvictionResult::Outcome::Evicted);
+  EXPECT_EQ(api.requests() - before, 3);
+}
+
 TEST(KubeClientCalls, EventsAreRecordedAgainstTheObject) {
   FakeApiServer api;
   auto client = client_for(api.url());

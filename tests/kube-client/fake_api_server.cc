@@ -216,8 +216,10 @@ void FakeApiServer::handle(const httplib::Request& req, httplib::Response& res) 
   if (p.sub == "eviction" && req.method == "POST") {
     if (it == table.end()) return fail(res, 404, "NotFound", "pods \"" + p.name + "\" not found");
     if (it->second["metadata"].value("labels", json::object()).value("protected", "") == "true") {
-      return fail(res, 429, "TooManyRequests",
-                  "Cannot evict pod as it would violate the pod's disruption budget.");
+      json refusal = status_body(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.");
+      refusal["details"] = {{"causes", json::array({{{"reason", "DisruptionBudget"},
+                                                     {"message", "The disruption budget guard needs 1 healthy pods"}}})}};
+      return reply(res, 429, refusal);
     }
     store_locked(p.type, it->second, "DELETED");
     return reply(res, 201, status_body(201, "", ""));
