@@ -36,6 +36,18 @@ void expect_every_host_placed(const RunningFabric& f) {
   EXPECT_EQ(fabrics.size(), 1u);
 }
 
+// A master SM on host 0 (subnet up) and a standby on host 1 that has found it (it logs
+// STANDBY).
+void start_master_and_standby(RunningFabric& f, size_t& master, size_t& standby) {
+  master = f.sim->start_sm({.host = f.tree.hosts[0].name, .priority = 14});
+  ASSERT_TRUE(f.sim->wait_sm_subnet_up(master, 30s));
+  standby = f.sim->start_sm({.host = f.tree.hosts[1].name, .priority = 2});
+  for (auto until = std::chrono::steady_clock::now() + 20s;
+       f.sim->sm_log(standby).find("STANDBY") == std::string::npos && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_NE(f.sim->sm_log(standby).find("STANDBY"), std::string::npos) << f.sim->sm_log(standby);
+}
+
 TEST(IbFabric, TwoLevelFatTreeEveryHostHasItsLeafSpineAndFabric) {
   WEFT_SKIP_UNLESS(need_ibsim());
   auto f = start_fabric({.levels = 2, .hosts = 24, .hosts_per_leaf = 4, .spines = 3, .fabric = 11});
@@ -78,14 +90,8 @@ TEST(IbFabric, MasterSmFailoverKeepsFabricIdAndChangesSm) {
   WEFT_SKIP_UNLESS(need_ibsim());
   auto f = start_fabric({.levels = 2, .hosts = 8, .hosts_per_leaf = 4, .spines = 2, .fabric = 31});
   ASSERT_TRUE(f);
-  const size_t master = f->sim->start_sm({.host = f->tree.hosts[0].name, .priority = 14});
-  ASSERT_TRUE(f->sim->wait_sm_subnet_up(master, 30s));
-  const size_t standby = f->sim->start_sm({.host = f->tree.hosts[1].name, .priority = 2});
-  // The standby has found the master when it logs STANDBY.
-  for (auto until = std::chrono::steady_clock::now() + 20s;
-       f->sim->sm_log(standby).find("STANDBY") == std::string::npos && std::chrono::steady_clock::now() < until;)
-    std::this_thread::sleep_for(50ms);
-  ASSERT_NE(f->sim->sm_log(standby).find("STANDBY"), std::string::npos) << f->sim->sm_log(standby);
+  size_t master = 0, standby = 0;
+  ASSERT_NO_FATAL_FAILURE(start_master_and_standby(*f, master, standby));
 
   const std::string host = f->tree.hosts[6].name;
   auto before = probe_as(*f, host);
@@ -116,13 +122,8 @@ TEST(IbFabric, RepeatedProbesInOneProcessFollowSmFailover) {
   WEFT_SKIP_UNLESS(need_ibsim());
   auto f = start_fabric({.levels = 2, .hosts = 8, .hosts_per_leaf = 4, .spines = 2, .fabric = 32});
   ASSERT_TRUE(f);
-  const size_t master = f->sim->start_sm({.host = f->tree.hosts[0].name, .priority = 14});
-  ASSERT_TRUE(f->sim->wait_sm_subnet_up(master, 30s));
-  const size_t standby = f->sim->start_sm({.host = f->tree.hosts[1].name, .priority = 2});
-  for (auto until = std::chrono::steady_clock::now() + 20s;
-       f->sim->sm_log(standby).find("STANDBY") == std::string::npos && std::chrono::steady_clock::now() < until;)
-    std::this_thread::sleep_for(50ms);
-  ASSERT_NE(f->sim->sm_log(standby).find("STANDBY"), std::string::npos) << f->sim->sm_log(standby);
+  size_t master = 0, standby = 0;
+  ASSERT_NO_FATAL_FAILURE(start_master_and_standby(*f, master, standby));
 
   const std::string host = f->tree.hosts[6].name;
   Process loop({.argv = {binary("tests/ib/ib_probe_loop")},
