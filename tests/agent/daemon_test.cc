@@ -92,6 +92,9 @@ TEST(Daemon, ThrowingCollectorKeepsDaemonUpAndMarksStale) {
   Harness h;
   h.daemon->start();
   ASSERT_TRUE(eventually([&] { return h.state.ready(); }));
+  // Ready means one IB probe; wait for a good load sample too, so there is a last good
+  // value to keep.
+  ASSERT_TRUE(eventually([&] { return h.get("/metrics").find("weft_node_cpu_busy_ratio") != std::string::npos; }));
   {
     std::lock_guard lock(h.ib.mu);
     h.ib.mode = FakeIbSource::Mode::Throw;
