@@ -82,6 +82,20 @@ void trim_for_scheduling(json& o) {
 
 enum class Keep { All, NoManagedFields, Trimmed };
 
+// Exits on a failed list; else the number of cached objects, with both caches kept
+// alive until measured (leaked on purpose in this child).
+size_t keep_listed(const weft::Status& a, const weft::Status& b, std::unique_ptr<weft::kube::Informer>& nodes,
+                   std::unique_ptr<weft::kube::Informer>& pods) {
+  if (!a || !b) {
+    std::fprintf(stderr, "list failed: %s %s\n", a ? "" : a.message().c_str(), b ? "" : b.message().c_str());
+    _exit(2);
+  }
+  size_t n = nodes->size() + pods->size();
+  nodes.release();
+  pods.release();
+  return n;
+}
+
 size_t run_informer(const Inputs& in, Keep keep, std::chrono::steady_clock::time_point& done) {
   httplib::Server server;
   auto serve = [](const std::string* body) {
@@ -114,15 +128,7 @@ size_t run_informer(const Inputs& in, Keep keep, std::chrono::steady_clock::time
   done = std::chrono::steady_clock::now();  // the server's shutdown waits out keep-alive: not ours to time
   server.stop();
   t.join();
-  if (!a || !b) {
-    std::fprintf(stderr, "list failed: %s %s\n", a ? "" : a.message().c_str(), b ? "" : b.message().c_str());
-    _exit(2);
-  }
-  size_t n = nodes->size() + pods->size();
-  // Keep the caches alive until measured: leak them on purpose in this child.
-  nodes.release();
-  pods.release();
-  return n;
+  return keep_listed(a, b, nodes, pods);
 }
 
 // The same objects as one JSON List for kube-lite --state, written item by item.
@@ -179,14 +185,7 @@ size_t run_kube_lite(const std::string& binary, const std::string& state, Measur
     if (l.rfind("VmHWM:", 0) == 0) m.server_peak_kib = std::stol(l.substr(6));
   kill(server, SIGKILL);
   waitpid(server, nullptr, 0);
-  if (!a || !b) {
-    std::fprintf(stderr, "list failed: %s %s\n", a ? "" : a.message().c_str(), b ? "" : b.message().c_str());
-    _exit(2);
-  }
-  size_t n = nodes->size() + pods->size();
-  nodes.release();
-  pods.release();
-  return n;
+  return keep_listed(a, b, nodes, pods);
 }
 
 size_t run_naive(const Inputs& in) {

@@ -172,11 +172,11 @@ std::string summary_table(const nlohmann::json& s) {
                        j["fabrics"].size() == 1 ? j["fabrics"][0].get<std::string>() : j["fabrics"].dump(),
                        where);
   }
+  const auto hot_nodes = s["hot_node"].value("nodes", nlohmann::json::array());
   std::string hot_names;
-  for (const auto& h : s["hot_node"].value("nodes", nlohmann::json::array()))
-    hot_names += (hot_names.empty() ? "" : ", ") + h.value("node", "");
-  out << "\nRebalancing (hot node" << (s["hot_node"].value("nodes", nlohmann::json::array()).size() > 1 ? "s " : " ")
-      << (hot_names.empty() ? "-" : hot_names) << ")\n";
+  for (const auto& h : hot_nodes) hot_names += (hot_names.empty() ? "" : ", ") + h.value("node", "");
+  out << "\nRebalancing (hot node" << (hot_nodes.size() > 1 ? "s " : " ") << (hot_names.empty() ? "-" : hot_names)
+      << ")\n";
   for (const auto& e : s["evictions"])
     out << fmt::format("  evicted {:<20} from {:<8} (planned to {}): {}\n", e.value("pod", ""), e.value("from", ""),
                        e.value("to", ""), e.value("reason", ""));
