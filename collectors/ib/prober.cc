@@ -1,9 +1,9 @@
 #include "collectors/ib/prober.h"
 
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "collectors/ib/port_probe.h"
 
@@ -63,6 +63,21 @@ std::vector<PortReport> umad_reports(const ProbeOptions& o, UmadDevices& umad, c
   return out;
 }
 
+// auto: verbs adds what umad cannot see (RoCE ports, devices without umad); the empty
+// string says it is needed, else why not.
+std::string verbs_not_needed(const Backends& b, const std::optional<std::vector<LocalPort>>& umad_listed) {
+  if (!umad_listed || !b.verbs_devices) return "";
+  std::set<std::string> infiniband_devices;
+  for (const auto& lp : *umad_listed) {
+    if (lp.link_layer != "InfiniBand") return "";
+    infiniband_devices.insert(lp.device);
+  }
+  for (const auto& name : b.verbs_devices()) {
+    if (!infiniband_devices.count(name)) return "";
+  }
+  return "not needed: no RDMA device beyond the InfiniBand ones umad probed";
+}
+
 }  // namespace
 
 IbReport run_probe(const ProbeOptions& o, Backends& b, std::map<std::string, std::string>& last_fabric) {
@@ -79,6 +94,7 @@ IbReport run_probe(const ProbeOptions& o, Backends& b, std::map<std::string, std
   }
 
   std::set<std::string> umad_seen;  // device/port probed by umad
+  std::optional<std::vector<LocalPort>> umad_listed;   // what umad listed, when it could
   if (want_umad) {
     if (!b.umad) {
       report.backend_notes.push_back("umad: " + b.umad_missing);
@@ -86,6 +102,7 @@ IbReport run_probe(const ProbeOptions& o, Backends& b, std::map<std::string, std
       report.backend_notes.push_back("umad: " + ports.message());
     } else {
       bool hit = false;
+      umad_listed = *ports;
       auto reports = umad_reports(o, *b.umad, *ports, deadline, hit);
       report.deadline_hit |= hit;
       for (auto& r : reports) {
@@ -99,7 +116,10 @@ IbReport run_probe(const ProbeOptions& o, Backends& b, std::map<std::string, std
                                                  eth ? fmt::format(", {} Ethernet port(s) left to verbs", eth) : ""));
     }
   }
-  if (want_verbs) {
+  const std::string skip_verbs = o.backend == "auto" ? verbs_not_needed(b, umad_listed) : "";
+  if (!skip_verbs.empty()) {
+    report.backend_notes.push_back("verbs: " + skip_verbs);
+  } else if (want_verbs) {
     if (!b.verbs) {
       report.backend_notes.push_back("verbs: " + b.verbs_missing);
     } else if (auto ports = b.verbs(); !ports) {
@@ -137,6 +157,7 @@ IbReport IbProber::probe() {
 #endif
 #ifdef WEFT_HAVE_VERBS
   b.verbs = verbs_ports;
+  b.verbs_devices = verbs_device_names;
 #else
   b.verbs_missing = "not built (libibverbs-dev missing at build time)";
 #endif

@@ -16,6 +16,9 @@ struct Backends {
   std::string umad_missing;      // why umad is null
   std::function<Result<std::vector<PortReport>>()> verbs;  // empty: verbs not built
   std::string verbs_missing;
+  // The devices verbs would list (cheap: no libibverbs). In auto, verbs runs only when
+  // one of them is not an InfiniBand device umad has seen; empty: always run verbs.
+  std::function<std::vector<std::string>()> verbs_devices;
 };
 
 // last_fabric: "device/port" -> last fabric id seen there; read and updated.

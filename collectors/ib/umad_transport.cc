@@ -7,7 +7,8 @@
 #include <endian.h>
 #include <fmt/format.h>
 #include <infiniband/umad.h>
-#include <spdlog/spdlog.h>
+
+#include "common/log.h"
 
 namespace weft::ib {
 
@@ -24,7 +25,7 @@ class UmadPort final : public MadPort {
   ~UmadPort() override {
     for (const auto& [cls, agent] : agents_) {
       if (int rc = umad_unregister(port_id_, agent); rc < 0)
-        spdlog::debug("{}: umad_unregister class 0x{:02x}: {}", where_, cls, strerror(-rc));
+        log::debug("{}: umad_unregister class 0x{:02x}: {}", where_, cls, strerror(-rc));
     }
     umad_close_port(port_id_);
   }
@@ -75,7 +76,7 @@ class UmadPort final : public MadPort {
     }
     if (agent < 0) {
       if (agent != -ETIMEDOUT && agent != -EWOULDBLOCK && agent != -EINTR)
-        spdlog::debug("{}: umad_recv: {}", where_, strerror(-agent));
+        log::debug("{}: umad_recv: {}", where_, strerror(-agent));
       return std::nullopt;
     }
     if (length < 24) return std::nullopt;
@@ -118,7 +119,7 @@ class RealUmadDevices final : public UmadDevices {
       umad_ca_t ca{};
       int rc = umad_get_ca(names[i], &ca);
       if (rc < 0) {
-        spdlog::warn("umad_get_ca {}: {}", names[i], strerror(-rc));
+        log::warn("umad_get_ca {}: {}", names[i], strerror(-rc));
         continue;
       }
       for (int p = 0; p < UMAD_CA_MAX_PORTS; ++p) {

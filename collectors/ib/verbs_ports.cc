@@ -1,13 +1,16 @@
 #include "collectors/ib/verbs_ports.h"
 
+#include <dirent.h>
+
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include <endian.h>
 #include <fmt/format.h>
-#include <infiniband/verbs.h>
 
 #include "collectors/ib/attributes.h"
+#include "collectors/ib/verbs_library.h"
 
 namespace weft::ib {
 
@@ -39,13 +42,16 @@ void speed_of(const ibv_port_attr& a, PortReport& r) {
 }  // namespace
 
 Result<std::vector<PortReport>> verbs_ports() {
+  auto lib = VerbsLibrary::open();
+  if (!lib) return lib.error();
+  const VerbsLibrary& v = *lib;
   int n = 0;
-  ibv_device** list = ibv_get_device_list(&n);
+  ibv_device** list = v.get_device_list(&n);
   if (!list) return make_error(fmt::format("ibv_get_device_list: {}", strerror(errno)));
   std::vector<PortReport> out;
   for (int i = 0; i < n; ++i) {
-    const std::string name = ibv_get_device_name(list[i]);
-    ibv_context* ctx = ibv_open_device(list[i]);
+    const std::string name = v.get_device_name(list[i]);
+    ibv_context* ctx = v.open_device(list[i]);
     if (!ctx) {
       PortReport r;
       r.device = name;
@@ -55,13 +61,13 @@ Result<std::vector<PortReport>> verbs_ports() {
       continue;
     }
     ibv_device_attr dev{};
-    if (int rc = ibv_query_device(ctx, &dev); rc != 0) {
+    if (int rc = v.query_device(ctx, &dev); rc != 0) {
       PortReport r;
       r.device = name;
       r.backend = "verbs";
       r.errors.push_back(fmt::format("ibv_query_device {}: {}", name, strerror(rc)));
       out.push_back(r);
-      ibv_close_device(ctx);
+      v.close_device(ctx);
       continue;
     }
     for (uint8_t p = 1; p <= dev.phys_port_cnt; ++p) {
@@ -71,7 +77,7 @@ Result<std::vector<PortReport>> verbs_ports() {
       r.backend = "verbs";
       r.node_guid = guid_string(be64toh(dev.node_guid));
       ibv_port_attr a{};
-      if (int rc = ibv_query_port(ctx, p, &a); rc != 0) {
+      if (int rc = v.query_port(ctx, p, &a); rc != 0) {
         r.errors.push_back(fmt::format("ibv_query_port {} {}: {}", name, p, strerror(rc)));
         out.push_back(r);
         continue;
@@ -83,7 +89,7 @@ Result<std::vector<PortReport>> verbs_ports() {
       r.sm_lid = a.sm_lid;
       speed_of(a, r);
       ibv_gid gid{};
-      if (ibv_query_gid(ctx, p, 0, &gid) == 0) {
+      if (v.query_gid(ctx, p, 0, &gid) == 0) {
         r.subnet_prefix = guid_string(be64toh(gid.global.subnet_prefix));
         r.port_guid = guid_string(be64toh(gid.global.interface_id));
       }
@@ -93,9 +99,24 @@ Result<std::vector<PortReport>> verbs_ports() {
       r.neighbor_reason = r.uplinks_reason = r.sm_reason = r.fabric_reason = r.counters_reason = why;
       out.push_back(r);
     }
-    ibv_close_device(ctx);
+    v.close_device(ctx);
   }
-  ibv_free_device_list(list);
+  v.free_device_list(list);
+  return out;
+}
+
+std::vector<std::string> verbs_device_names() {
+  const std::string root = "/sys/class/infiniband_verbs";
+  std::vector<std::string> out;
+  DIR* dir = opendir(root.c_str());
+  if (!dir) return out;
+  while (const dirent* e = readdir(dir)) {
+    if (std::strncmp(e->d_name, "uverbs", 6) != 0) continue;
+    std::ifstream in(root + "/" + e->d_name + "/ibdev");
+    std::string name;
+    if (in >> name) out.push_back(name);
+  }
+  closedir(dir);
   return out;
 }
 

@@ -1,10 +1,9 @@
 #include "collectors/load/duty_cycle.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 
 #include "collectors/load/counters.h"
+#include "common/log.h"
 
 namespace weft::load {
 
@@ -54,7 +53,7 @@ void DutyCycle::loop() {
     phase_start += period_;
     if (cv_.wait_until(lock, phase_start, [this] { return stopping_; })) break;
     if (auto st = on_(); !st) {
-      if (last_error_ != st.message()) spdlog::warn("load: switching the run-queue program on: {}", st.message());
+      if (last_error_ != st.message()) log::warn("load: switching the run-queue program on: {}", st.message());
       last_error_ = st.message();
       continue;
     }

@@ -9,8 +9,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include <spdlog/spdlog.h>
-
 #include "collectors/load/bpf_counters.h"
 #include "collectors/load/bpf_loader.h"
 #include "collectors/load/cgroup.h"
@@ -18,6 +16,7 @@
 #include "collectors/load/duty_cycle.h"
 #include "collectors/load/kallsyms.h"
 #include "collectors/load/procfs_parse.h"
+#include "common/log.h"
 #include "ebpf/load.skel.h"
 
 namespace weft::load {
@@ -181,7 +180,7 @@ Result<std::unique_ptr<EbpfPrograms>> attach_with_fallback(const std::string& cp
   }
   auto p = attach_programs(from, cpu, tick_fn, options, cpus);
   if (!p && from == "sched_info" && options.runq_method == Method::Auto && p.error().code != -EPERM) {
-    spdlog::warn("load: run-queue waits from sched_info refused ({}); using sched_wakeup programs", p.message());
+    log::warn("load: run-queue waits from sched_info refused ({}); using sched_wakeup programs", p.message());
     p = attach_programs("wakeup", cpu, tick_fn, options, cpus);
   }
   return p;
@@ -212,14 +211,14 @@ Result<std::unique_ptr<EbpfSource>> EbpfSource::create(const TextFiles& files, s
       auto fn = tick_preconditions(files, options);
       if (!fn) {
         p = fn.error();
-        if (methods.size() > 1) spdlog::info("load: CPU time from the tick unavailable: {}", p.message());
+        if (methods.size() > 1) log::info("load: CPU time from the tick unavailable: {}", p.message());
         continue;
       }
       tick_fn = *fn;
     }
     p = attach_with_fallback(cpu, tick_fn, options, *cpus);
     if (p || p.error().code == -EPERM) break;  // without permission no method will load
-    if (&cpu != &methods.back()) spdlog::warn("load: CPU time by {} unavailable: {}", cpu, p.message());
+    if (&cpu != &methods.back()) log::warn("load: CPU time by {} unavailable: {}", cpu, p.message());
   }
   if (!p) return p.error();
   return std::unique_ptr<EbpfSource>(

@@ -1,10 +1,11 @@
 #include "collectors/load/libbpf_log.h"
 
 #include <bpf/libbpf.h>
-#include <spdlog/spdlog.h>
 
 #include <cstdarg>
 #include <cstdio>
+
+#include "common/log.h"
 
 namespace weft::load {
 
@@ -24,9 +25,9 @@ int forward(enum libbpf_print_level level, const char* format, va_list args) {
   while (!text.empty() && text.back() == '\n') text.pop_back();
   if (active_capture) active_capture->add(level, text);
   if (level == LIBBPF_WARN) {
-    spdlog::warn("libbpf: {}", text);
+    log::warn("libbpf: {}", text);
   } else {
-    spdlog::debug("libbpf: {}", text);
+    log::debug("libbpf: {}", text);
   }
   return 0;
 }

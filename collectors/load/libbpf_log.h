@@ -1,5 +1,5 @@
 // libbpf prints through one process-wide callback with no user pointer. While a
-// LibbpfLogCapture lives, that output (the verifier's lines included) goes to spdlog
+// LibbpfLogCapture lives, that output (the verifier's lines included) goes to the log
 // and is kept so a failed load can report it. Not for concurrent use from two threads.
 #pragma once
 

@@ -1,8 +1,7 @@
 #include "collectors/load/sampler.h"
 
-#include <spdlog/spdlog.h>
-
 #include "collectors/load/histogram.h"
+#include "common/log.h"
 
 namespace weft::load {
 
@@ -48,7 +47,7 @@ void LoadSampler::take_reading() {
   auto r = source_->read();
   std::lock_guard lock(mu_);
   if (!r) {
-    if (last_error_ != r.message()) spdlog::warn("load sampler: {}", r.message());
+    if (last_error_ != r.message()) log::warn("load sampler: {}", r.message());
     last_error_ = r.message();
     return;
   }

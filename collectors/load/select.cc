@@ -1,9 +1,8 @@
 #include "collectors/load/select.h"
 
-#include <spdlog/spdlog.h>
-
 #include "collectors/load/cgroup.h"
 #include "collectors/load/procfs_source.h"
+#include "common/log.h"
 #ifdef WEFT_HAVE_BPF
 #include "collectors/load/ebpf_source.h"
 #endif
@@ -31,7 +30,7 @@ Result<SelectedSource> select_source(Backend backend, const SourceFactories& fac
     return SelectedSource{std::move(*e), reason};
   }
   if (backend == Backend::Ebpf) return e.error();
-  spdlog::warn("load: eBPF backend unavailable, using procfs: {}", e.message());
+  log::warn("load: eBPF backend unavailable, using procfs: {}", e.message());
   auto p = factories.procfs();
   if (!p) return wrap(p.error(), "procfs fallback (after: " + e.message() + ")");
   return SelectedSource{std::move(*p), "auto: eBPF unavailable (" + e.message() + "); using procfs"};

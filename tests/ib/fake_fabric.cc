@@ -182,7 +182,7 @@ Result<std::vector<LocalPort>> Devices::ports() {
     lp.port = h->port;
     lp.state = h->state;
     lp.phys_state = h->state >= 2 ? 5 : 2;
-    lp.link_layer = "InfiniBand";
+    lp.link_layer = h->link_layer;
     lp.lid = h->state == 4 ? h->lid : 0;
     lp.sm_lid = h->subnet && h->state >= 2 ? h->subnet->sm_lid : 0;
     lp.port_guid = h->port_guid;

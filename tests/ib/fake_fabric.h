@@ -30,6 +30,7 @@ struct Subnet {
 struct HostPort {
   std::string device = "mlx5_0";
   int port = 1;
+  std::string link_layer = "InfiniBand";  // "Ethernet": a RoCE port, listed but not probed by umad
   Subnet* subnet = nullptr;
   uint16_t lid = 10;
   uint64_t port_guid = 0x100;

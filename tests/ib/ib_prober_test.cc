@@ -1,6 +1,7 @@
 // The prober over a fake fabric (tests/ib/fake_fabric.h): what it reports, the fabric id
 // it keeps while no SM answers, two subnets on one node, bounded retries and deadlines,
 // and short or malformed replies that cost one port field, not the report.
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -160,6 +161,39 @@ TEST(IbProber, TwoSubnetsBothInPortsLabelsFollowTheComputeFabric) {
   EXPECT_EQ(s.leaf, guid_string(0x2000));
   EXPECT_EQ(s.spine, guid_string(0x3000));
   EXPECT_EQ(ib_labels(s).at("weft.dev/ib-fabric"), guid_string(0x2000));
+}
+
+// auto loads libibverbs only for what umad cannot see: a RoCE port, or a device umad
+// did not list; --ib-backend verbs always asks it, and so does auto when it cannot tell.
+TEST(IbProber, AutoAsksVerbsOnlyForWhatUmadCannotSee) {
+  World w;
+  using Names = std::vector<std::string>;
+  auto verbs_asked = [&](const fake::HostPort& host, std::optional<Names> verbs_devices, const std::string& backend) {
+    fake::HostPort h = host;
+    fake::Devices devices({&h});
+    bool asked = false;
+    Backends b;
+    b.umad = &devices;
+    b.verbs = [&]() -> Result<std::vector<PortReport>> {
+      asked = true;
+      return std::vector<PortReport>{};
+    };
+    if (verbs_devices) b.verbs_devices = [names = *verbs_devices] { return names; };
+    auto o = fast_options();
+    o.backend = backend;
+    std::map<std::string, std::string> last;
+    auto r = run_probe(o, b, last);
+    EXPECT_EQ(r.ports.size(), backend != "verbs" && h.link_layer == "InfiniBand" ? 1u : 0u);
+    return asked;
+  };
+  EXPECT_FALSE(verbs_asked(w.host, Names{"mlx5_0"}, "auto"));
+  EXPECT_FALSE(verbs_asked(w.host, Names{}, "auto"));
+  EXPECT_TRUE(verbs_asked(w.host, Names{"mlx5_0", "rxe0"}, "auto"));   // a device umad did not list
+  EXPECT_TRUE(verbs_asked(w.host, std::nullopt, "auto"));
+  EXPECT_TRUE(verbs_asked(w.host, Names{"mlx5_0"}, "verbs"));
+  fake::HostPort roce = w.host;
+  roce.link_layer = "Ethernet";
+  EXPECT_TRUE(verbs_asked(roce, Names{"mlx5_0"}, "auto"));
 }
 
 std::vector<MadRequest> three_requests() {
