@@ -72,10 +72,12 @@ std::string verbs_not_needed(const Backends& b, const std::optional<std::vector<
     if (lp.link_layer != "InfiniBand") return "";
     infiniband_devices.insert(lp.device);
   }
-  for (const auto& name : b.verbs_devices()) {
+  const auto names = b.verbs_devices();
+  if (names.empty()) return "not needed: no verbs device";
+  for (const auto& name : names) {
     if (!infiniband_devices.count(name)) return "";
   }
-  return "not needed: no RDMA device beyond the InfiniBand ones umad probed";
+  return "not needed: every verbs device is InfiniBand and umad probed it";
 }
 
 }  // namespace

@@ -119,7 +119,10 @@ class RealUmadDevices final : public UmadDevices {
       umad_ca_t ca{};
       int rc = umad_get_ca(names[i], &ca);
       if (rc < 0) {
-        log::warn("umad_get_ca {}: {}", names[i], strerror(-rc));
+        // ENOENT: gone since it was listed, or libibumad's default name ("mthca0") on a
+        // host with no RDMA device at all; either way, nothing to probe.
+        if (rc == -ENOENT) log::debug("umad_get_ca {}: {}", names[i], strerror(-rc));
+        else log::warn("umad_get_ca {}: {}", names[i], strerror(-rc));
         continue;
       }
       for (int p = 0; p < UMAD_CA_MAX_PORTS; ++p) {
