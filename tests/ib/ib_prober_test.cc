@@ -196,6 +196,46 @@ TEST(IbProber, AutoAsksVerbsOnlyForWhatUmadCannotSee) {
   EXPECT_TRUE(verbs_asked(roce, Names{"mlx5_0"}, "auto"));
 }
 
+// A RoCE port comes from verbs only: umad lists it as Ethernet and leaves it; alone it
+// makes the node rdma=roce with no fabric labels, beside an IB port the IB subnet wins.
+TEST(IbProber, RocePortsComeFromVerbsAndMakeTheNodeRoceOnlyWithoutIb) {
+  World w;
+  fake::HostPort roce{.device = "mlx5_1", .port = 1, .link_layer = "Ethernet"};
+  auto verbs_roce = []() -> Result<std::vector<PortReport>> {
+    PortReport p{.device = "mlx5_1", .port = 1, .backend = "verbs", .state = "ACTIVE", .phys_state = "LINKUP",
+                 .link_layer = "Ethernet", .rate_gbps = 100, .speed = "100GbE"};
+    return std::vector<PortReport>{p};
+  };
+  auto run = [&](std::vector<fake::HostPort*> hosts, std::vector<std::string> verbs_devices) {
+    fake::Devices devices(std::move(hosts));
+    Backends b;
+    b.umad = &devices;
+    b.verbs = verbs_roce;
+    b.verbs_devices = [verbs_devices] { return verbs_devices; };
+    auto o = fast_options();
+    o.backend = "auto";
+    std::map<std::string, std::string> last;
+    return run_probe(o, b, last);
+  };
+
+  auto only = run({&roce}, {"mlx5_1"});
+  ASSERT_EQ(only.ports.size(), 1u);
+  EXPECT_EQ(only.ports[0].backend, "verbs");
+  EXPECT_EQ(only.ports[0].backend_reason, "RoCE port: only verbs sees it");
+  EXPECT_EQ(only.rdma, "roce");
+  auto labels = ib_labels(only);
+  EXPECT_EQ(labels.at("weft.dev/rdma"), "roce");
+  EXPECT_FALSE(labels.count("weft.dev/ib-fabric"));
+  EXPECT_FALSE(labels.count("weft.dev/ib-rate-gbps"));
+  EXPECT_TRUE(has(only.backend_notes, "1 Ethernet port(s) left to verbs")) << all(only.backend_notes);
+
+  auto both = run({&w.host, &roce}, {"mlx5_0", "mlx5_1"});
+  ASSERT_EQ(both.ports.size(), 2u);
+  EXPECT_EQ(both.rdma, "ib");
+  EXPECT_EQ(both.compute_devices, std::vector<std::string>{"mlx5_0"});
+  EXPECT_EQ(ib_labels(both).at("weft.dev/ib-fabric"), guid_string(0x2000));
+}
+
 std::vector<MadRequest> three_requests() {
   std::vector<MadRequest> q;
   for (uint8_t port : {1, 2, 3}) q.push_back(*smp_get(MadDestination{{0, port}}, kAttrNodeInfo, 0));
