@@ -10,10 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "kube/time.h"
 
 namespace weft::descheduler {
 
-using TimePoint = std::chrono::system_clock::time_point;
+using kube::format_rfc3339;
+using kube::parse_rfc3339;
+using kube::TimePoint;
 
 struct LoadSample {
   double cpu = 0;      // busy ratio 0..1
@@ -33,10 +36,6 @@ struct LoadReport {
   std::string source_error;
   std::string source_name;   // "prometheus http://...", "file x.json", "annotations"
 };
-
-// RFC 3339 ("2026-11-23T03:00:00Z", "...+02:00", fractional seconds).
-Result<TimePoint> parse_rfc3339(const std::string& text);
-std::string format_rfc3339(TimePoint t);
 
 // {"nodes":[{"name","cpu","memory","at"}]}; "cpu_at"/"memory_at" override "at" for one
 // reading. An entry without cpu or memory (absent or null) leaves its node unknown

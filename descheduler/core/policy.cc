@@ -120,6 +120,22 @@ Status parse_priority_threshold(const Ctx& c, const json& v, const std::string& 
   return {};
 }
 
+// args.evictableNamespaces: {include: [...]} or {exclude: [...]}, not both.
+Status parse_evictable_namespaces(const Ctx& c, const json& args, const std::string& path, LoadAwareArgs& out) {
+  const json& en = field(args, "evictableNamespaces");
+  if (en.is_null()) return {};
+  const std::string at = join(path, "evictableNamespaces");
+  if (auto s = only_fields(c, en, at, {"include", "exclude"}); !s) return s;
+  auto inc = get_strings(c, field(en, "include"), at + ".include");
+  if (!inc) return inc.error();
+  auto exc = get_strings(c, field(en, "exclude"), at + ".exclude");
+  if (!exc) return exc.error();
+  if (!inc->empty() && !exc->empty()) return c.at(at, "set include or exclude, not both");
+  out.include_namespaces = *inc;
+  out.exclude_namespaces = *exc;
+  return {};
+}
+
 Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
   if (args.is_null()) return {};
   if (auto s = only_fields(c, args, path,
@@ -163,16 +179,7 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
     policy.node_selector = std::move(*ns);
   }
   // Some older policies put evictableNamespaces on the evictor; it means the same there.
-  const json& en = field(args, "evictableNamespaces");
-  if (!en.is_null()) {
-    if (auto s = only_fields(c, en, join(path, "evictableNamespaces"), {"include", "exclude"}); !s) return s;
-    auto inc = get_strings(c, field(en, "include"), join(path, "evictableNamespaces.include"));
-    if (!inc) return inc.error();
-    auto exc = get_strings(c, field(en, "exclude"), join(path, "evictableNamespaces.exclude"));
-    if (!exc) return exc.error();
-    policy.load_aware.include_namespaces = *inc;
-    policy.load_aware.exclude_namespaces = *exc;
-  }
+  if (auto s = parse_evictable_namespaces(c, args, path, policy.load_aware); !s) return s;
   for (const char* ignored : {"namespaceLabelSelector", "ignorePodsWithoutPDB"})
     if (!field(args, ignored).is_null())
       policy.warnings.push_back(join(path, ignored) + " is accepted but not acted on by weft-descheduler");
@@ -244,18 +251,7 @@ Status parse_load_aware(const Ctx& c, const json& args, const std::string& path,
   auto sel = get_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"));
   if (!sel) return sel.error();
   la.node_selector = std::move(*sel);
-  const json& en = field(args, "evictableNamespaces");
-  if (!en.is_null()) {
-    if (auto s = only_fields(c, en, join(path, "evictableNamespaces"), {"include", "exclude"}); !s) return s;
-    auto inc = get_strings(c, field(en, "include"), join(path, "evictableNamespaces.include"));
-    if (!inc) return inc.error();
-    auto exc = get_strings(c, field(en, "exclude"), join(path, "evictableNamespaces.exclude"));
-    if (!exc) return exc.error();
-    if (!inc->empty() && !exc->empty())
-      return c.at(join(path, "evictableNamespaces"), "set include or exclude, not both");
-    la.include_namespaces = *inc;
-    la.exclude_namespaces = *exc;
-  }
+  if (auto s = parse_evictable_namespaces(c, args, path, la); !s) return s;
   if (auto s = parse_metrics(c, field(args, "metrics"), join(path, "metrics"), la.metrics); !s) return s;
   if (!field(args, "duration").is_null()) {   // Volcano's name for the query window
     auto d = get_duration(c, field(args, "duration"), join(path, "duration"));

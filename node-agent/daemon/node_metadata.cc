@@ -1,10 +1,11 @@
 #include "node-agent/daemon/node_metadata.h"
 
 #include <cmath>
-#include <ctime>
 #include <regex>
 
 #include <fmt/format.h>
+
+#include "kube/time.h"
 
 namespace weft::agent {
 
@@ -52,50 +53,13 @@ NodeMetadata desired_ib_metadata(const IbSnapshot& ib, std::string* skipped) {
   return m;
 }
 
-std::string format_rfc3339(std::chrono::system_clock::time_point t) {
-  std::time_t secs = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text) {
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!end) return std::nullopt;
-  std::string rest(end);
-  // Fractions of a second are dropped; only UTC ("Z") is written by the agent, but an
-  // explicit offset is honoured.
-  size_t i = 0;
-  if (i < rest.size() && rest[i] == '.') {
-    ++i;
-    while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) ++i;
-  }
-  long offset = 0;
-  if (i < rest.size() && (rest[i] == 'Z' || rest[i] == 'z')) {
-    ++i;
-  } else if (i + 6 <= rest.size() && (rest[i] == '+' || rest[i] == '-') && rest[i + 3] == ':') {
-    int hh = std::atoi(rest.substr(i + 1, 2).c_str());
-    int mm = std::atoi(rest.substr(i + 4, 2).c_str());
-    offset = (rest[i] == '+' ? 1 : -1) * (hh * 3600 + mm * 60);
-    i += 6;
-  } else {
-    return std::nullopt;
-  }
-  if (i != rest.size()) return std::nullopt;
-  std::time_t secs = timegm(&tm) - offset;
-  return std::chrono::system_clock::from_time_t(secs);
-}
-
 std::string load_annotation(const LoadSnapshot& load, std::chrono::system_clock::time_point at) {
   nlohmann::json j = nlohmann::json::object();
   j["cpu"] = round2(load.cpu);
   j["memory"] = round2(load.memory);
   j["window_s"] = static_cast<long long>(std::llround(load.window_seconds));
   j["source"] = load.source;
-  j["at"] = format_rfc3339(at);
+  j["at"] = kube::format_rfc3339(at);
   return j.dump();
 }
 
@@ -106,7 +70,7 @@ std::optional<LoadValue> parse_load_annotation(const std::string& text) {
   if (cpu == j.end() || !cpu->is_number() || mem == j.end() || !mem->is_number() || at == j.end() ||
       !at->is_string())
     return std::nullopt;
-  auto t = parse_rfc3339(at->get<std::string>());
+  auto t = kube::parse_rfc3339(at->get<std::string>());
   if (!t) return std::nullopt;
   LoadValue v{cpu->get<double>(), mem->get<double>(), j.value("source", ""), *t};
   return v;

@@ -55,7 +55,5 @@ struct PatchInputs {
 nlohmann::json merge_patch_for(const nlohmann::json& node, const PatchInputs& in, std::string* why = nullptr);
 
 bool valid_label_value(const std::string& value);
-std::string format_rfc3339(std::chrono::system_clock::time_point t);
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text);
 
 }  // namespace weft::agent

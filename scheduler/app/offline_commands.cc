@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "kube/scenario.h"
+#include "kube/time.h"
 #include "scheduler/app/commands.h"
 #include "scheduler/core/simulation.h"
-#include "scheduler/core/time_format.h"
 #include "scheduler/core/topology.h"
 
 namespace weft::scheduler::app {
@@ -39,8 +39,8 @@ int simulate_main(const SimulateArgs& a) {
   if (!objects) return fail(objects.message());
   SimulationOptions opts{.max_cycles = a.max_cycles};
   if (!a.now.empty()) {
-    auto t = parse_rfc3339(a.now);
-    if (!t) return fail("--now: '" + a.now + "' is not an RFC 3339 time");
+    auto t = kube::parse_rfc3339(a.now);
+    if (!t) return fail("--now: " + t.message());
     opts.now = *t;
   }
   auto result = simulate(*objects, *config, opts);

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <regex>
 #include <set>
 
 #include "kube/objects.h"
-#include "scheduler/core/time_format.h"
+#include "kube/time.h"
 
 namespace weft::scheduler {
 namespace {
@@ -64,7 +63,9 @@ std::optional<NodeLoad> parse_load(const std::string& text) {
   l.memory = *memory;
   l.window_s = number("window_s").value_or(0.0);
   if (j.contains("source") && j["source"].is_string()) l.source = j["source"].get<std::string>();
-  if (j.contains("at") && j["at"].is_string()) l.at = parse_rfc3339(j["at"].get<std::string>());
+  if (j.contains("at") && j["at"].is_string()) {
+    if (auto t = kube::parse_rfc3339(j["at"].get<std::string>())) l.at = *t;
+  }
   return l;
 }
 

@@ -14,23 +14,6 @@
 namespace weft::descheduler {
 namespace {
 
-TEST(Load, Rfc3339) {
-  auto a = parse_rfc3339("2026-11-23T10:00:00Z");
-  auto b = parse_rfc3339("2026-11-23T12:00:00.500+02:00");
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(*b - *a).count(), 500);
-  EXPECT_EQ(format_rfc3339(*a), "2026-11-23T10:00:00Z");
-  EXPECT_FALSE(parse_rfc3339("2026-11-23 10:00").ok());
-  EXPECT_FALSE(parse_rfc3339("2026-11-23T10:00:00").ok());
-  auto c = parse_rfc3339("2026-11-23t09:30:00.25-00:30");
-  ASSERT_TRUE(c.ok()) << c.message();
-  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(*c - *a).count(), 250);
-  EXPECT_EQ(format_rfc3339(*parse_rfc3339("2024-02-29T23:59:59Z")), "2024-02-29T23:59:59Z");
-  for (const char* bad : {"2026-11-23T10:00:00Zx", "2026-13-01T00:00:00Z", "2026-11-23T10:00:00+2:00",
-                          "2026-11-23T10:00:00.Z", "26-11-23T10:00:00Z", "2026-11-23T24:00:00Z", ""})
-    EXPECT_FALSE(parse_rfc3339(bad).ok()) << "'" << bad << "'";
-}
-
 TEST(Load, File) {
   auto r = parse_load_file(R"({"nodes":[{"name":"n1","cpu":0.37,"memory":0.52,"at":"2026-11-23T10:00:00Z"},
                                          {"name":"n2","cpu":0.9,"memory":0.1}]})", "l.json");

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "scheduler/core/time_format.h"
+#include "kube/time.h"
 
 namespace weft::scheduler::testing {
 
@@ -127,7 +127,7 @@ ScenarioRun run_scenario(const std::string& name, const std::string& now) {
     config = *c;
   }
   SimulationOptions opts;
-  if (!now.empty()) opts.now = *parse_rfc3339(now);
+  if (!now.empty()) opts.now = kube::parse_rfc3339(now).value();
   auto r = simulate(*objects, config, opts);
   if (!r) throw std::runtime_error(r.message());
   return ScenarioRun{std::move(*r)};

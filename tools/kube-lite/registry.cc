@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <set>
 
 #include "kube/client/base64.h"
 #include "kube/objects.h"
 #include "kube/selector.h"
+#include "kube/time.h"
 #include "tools/kube-lite/disruption.h"
 #include "tools/kube-lite/patch.h"
 #include "tools/kube-lite/pod_defaults.h"
@@ -157,14 +157,7 @@ std::string Registry::new_uid() {
   return buf;
 }
 
-std::string Registry::now() const {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string Registry::now() const { return kube::format_rfc3339(std::chrono::system_clock::now()); }
 
 Reply Registry::get(const ResourceType& type, const std::string& ns, const std::string& name) {
   auto txn = store_.begin();

@@ -1,11 +1,12 @@
 #include "tools/node-runtime/pod_spec.h"
 
-#include <ctime>
+#include <chrono>
 
 #include <fmt/format.h>
 
 #include "kube/objects.h"
 #include "kube/quantity.h"
+#include "kube/time.h"
 
 namespace weft::noderuntime {
 
@@ -74,13 +75,6 @@ std::string pod_cgroup_name(const nlohmann::json& pod) {
   return "pod-" + weft::kube::namespace_of(pod) + "-" + weft::kube::name_of(pod);
 }
 
-std::string rfc3339_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string rfc3339_now() { return weft::kube::format_rfc3339(std::chrono::system_clock::now()); }
 
 }  // namespace weft::noderuntime

@@ -1,0 +1,39 @@
+// RFC 3339 timestamps (kube/time.h): what the API writes and what weft writes.
+#include <gtest/gtest.h>
+
+#include "kube/time.h"
+
+namespace weft::kube {
+namespace {
+
+TEST(Time, Rfc3339ParseAndFormat) {
+  auto a = parse_rfc3339("2026-11-23T10:00:00Z");
+  auto b = parse_rfc3339("2026-11-23T12:00:00.500+02:00");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(*b - *a).count(), 500);
+  EXPECT_EQ(format_rfc3339(*a), "2026-11-23T10:00:00Z");
+  EXPECT_FALSE(parse_rfc3339("2026-11-23 10:00").ok());
+  EXPECT_FALSE(parse_rfc3339("2026-11-23T10:00:00").ok());
+  auto c = parse_rfc3339("2026-11-23t09:30:00.25-00:30");
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(*c - *a).count(), 250);
+  EXPECT_EQ(format_rfc3339(*parse_rfc3339("2024-02-29T23:59:59Z")), "2024-02-29T23:59:59Z");
+  for (const char* bad : {"2026-11-23T10:00:00Zx", "2026-13-01T00:00:00Z", "2026-11-23T10:00:00+2:00",
+                          "2026-11-23T10:00:00.Z", "26-11-23T10:00:00Z", "2026-11-23T24:00:00Z", ""})
+    EXPECT_FALSE(parse_rfc3339(bad).ok()) << "'" << bad << "'";
+}
+
+// weft.dev/load annotations carry the agent's own stamps: UTC to the second.
+TEST(Time, FormatIsUtcToTheSecond) {
+  const auto t = std::chrono::system_clock::from_time_t(1'800'000'000);
+  EXPECT_EQ(format_rfc3339(t), "2027-01-15T08:00:00Z");
+  EXPECT_EQ(format_rfc3339(t + std::chrono::milliseconds(999)), "2027-01-15T08:00:00Z");
+  EXPECT_EQ(parse_rfc3339("2027-01-15T09:00:00+01:00").value(), t);
+  EXPECT_EQ(parse_rfc3339("2027-01-15T08:00:00.25Z").value(), t + std::chrono::milliseconds(250));
+  auto bad = parse_rfc3339("yesterday");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("'yesterday'"), std::string::npos) << bad.message();
+}
+
+}  // namespace
+}  // namespace weft::kube
