@@ -7,6 +7,7 @@
 
 #include "collectors/ib/prober.h"
 #include "collectors/ib/report.h"
+#include "common/keys.h"
 
 namespace weft::ib {
 
@@ -187,16 +188,16 @@ nlohmann::json ib_json(const IbReport& r) {
 
 std::map<std::string, std::string> ib_labels(const IbReport& r) {
   std::map<std::string, std::string> l;
-  l["weft.dev/rdma"] = r.rdma;
-  if (!r.fabric.empty()) l["weft.dev/ib-fabric"] = r.fabric;
-  if (!r.leaf.empty()) l["weft.dev/ib-leaf"] = r.leaf;
-  if (!r.spine.empty()) l["weft.dev/ib-spine"] = r.spine;
+  l[keys::kRdma] = r.rdma;
+  if (!r.fabric.empty()) l[keys::kFabric] = r.fabric;
+  if (!r.leaf.empty()) l[keys::kLeaf] = r.leaf;
+  if (!r.spine.empty()) l[keys::kSpine] = r.spine;
   double rate = 0;
   std::set<std::string> devs(r.compute_devices.begin(), r.compute_devices.end());
   for (const auto& p : r.ports) {
     if (p.infiniband() && p.active() && devs.count(p.device)) rate += p.rate_gbps;
   }
-  if (r.rdma == "ib") l["weft.dev/ib-rate-gbps"] = fmt::format("{}", rate);
+  if (r.rdma == "ib") l[keys::kRateGbps] = fmt::format("{}", rate);
   return l;
 }
 

@@ -43,11 +43,11 @@ Status add_node(Cluster& c, const json& obj, const std::string& where) {
   const json& conds = at_path(obj, {"status", "conditions"});
   n.ready = !conds.is_array() || conds.empty() || kube::node_ready(obj);
   n.unschedulable = kube::node_unschedulable(obj);
-  std::string load = kube::annotation(obj, kLoadAnnotation);
+  std::string load = kube::annotation(obj, keys::kLoadAnnotation);
   if (!load.empty()) {
     auto sample = parse_load_annotation(load);
     if (sample) n.annotated_load = *sample;
-    else n.annotation_error = "annotation " + std::string(kLoadAnnotation) + ": " + sample.message();
+    else n.annotation_error = "annotation " + std::string(keys::kLoadAnnotation) + ": " + sample.message();
   }
   c.node_index[n.name] = static_cast<int>(c.nodes.size());
   c.nodes.push_back(std::move(n));
@@ -78,7 +78,7 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where) {
       }
     }
   }
-  p.group = kube::annotation(obj, kGroupAnnotation);
+  p.group = kube::annotation(obj, keys::kGroupAnnotation);
   const json& phase = at_path(obj, {"status", "phase"});
   if (phase.is_string()) p.phase = phase.get<std::string>();
   const json& created = at_path(obj, {"metadata", "creationTimestamp"});
@@ -119,7 +119,7 @@ Status add_podgroup(Cluster& c, const json& obj, const std::string& where) {
       return make_error(where + ": spec.minMember must be a non-negative integer");
     g.min_member = min.get<int>();
   }
-  g.same_ib_cluster = kube::annotation(obj, kIbClusterAnnotation) == "same";
+  g.same_ib_cluster = kube::annotation(obj, keys::kIbClusterAnnotation) == "same";
   const json& nt = at_path(obj, {"spec", "networkTopology"});
   if (nt.is_object()) {
     std::string mode = nt.value("mode", "hard");
@@ -149,7 +149,7 @@ std::string PodInfo::workload() const {
 
 LoadReport load_from_annotations(const Cluster& cluster) {
   LoadReport report;
-  report.source_name = std::string("annotations ") + kLoadAnnotation;
+  report.source_name = std::string("annotations ") + keys::kLoadAnnotation;
   for (const auto& n : cluster.nodes) {
     if (n.annotated_load) report.nodes[n.name] = *n.annotated_load;
     else if (!n.annotation_error.empty()) report.invalid[n.name] = n.annotation_error;
@@ -163,12 +163,12 @@ const NodeInfo* Cluster::node(const std::string& name) const {
 }
 
 Status ClusterBuilder::add(const json& obj, const std::string& where) {
-  std::string arrival = kube::annotation(obj, kArrivalAnnotation, "0");
+  std::string arrival = kube::annotation(obj, keys::kArrivalAnnotation, "0");
   if (arrival != "0" && !arrival.empty()) {
     try {
       if (std::stoi(arrival) > 0) return {};
     } catch (const std::exception&) {
-      return make_error(where + ": annotation " + std::string(kArrivalAnnotation) + " '" + arrival + "' is not a number");
+      return make_error(where + ": annotation " + std::string(keys::kArrivalAnnotation) + " '" + arrival + "' is not a number");
     }
   }
   std::string kind = kube::kind_of(obj);

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/keys.h"
 #include "common/result.h"
 #include "descheduler/core/load.h"
 #include "kube/quantity.h"
@@ -21,14 +22,6 @@
 namespace weft::descheduler {
 
 // Label and annotation keys weft reads.
-inline constexpr const char* kLoadAnnotation = "weft.dev/load";
-inline constexpr const char* kFabricLabel = "weft.dev/ib-fabric";
-inline constexpr const char* kLeafLabel = "weft.dev/ib-leaf";
-inline constexpr const char* kSpineLabel = "weft.dev/ib-spine";
-inline constexpr const char* kRdmaLabel = "weft.dev/rdma";
-inline constexpr const char* kGroupAnnotation = "scheduling.k8s.io/group-name";
-inline constexpr const char* kIbClusterAnnotation = "weft.dev/ib-cluster";
-inline constexpr const char* kArrivalAnnotation = "weft.dev/arrival-cycle";
 inline constexpr const char* kEvictAnnotation = "descheduler.alpha.kubernetes.io/evict";
 
 struct NodeInfo {

@@ -27,17 +27,17 @@ bool DomainRule::allows(const NodeInfo& target) const {
 
 DomainRule domain_rule(const PodInfo& pod, const NodeInfo& source, const Cluster& cluster) {
   DomainRule rule;
-  bool source_on_ib = label_or_empty(source, kRdmaLabel) == "ib" || !label_or_empty(source, kFabricLabel).empty();
-  if (pod.requests_rdma && source_on_ib) require(rule, source, kFabricLabel);
+  bool source_on_ib = label_or_empty(source, keys::kRdma) == "ib" || !label_or_empty(source, keys::kFabric).empty();
+  if (pod.requests_rdma && source_on_ib) require(rule, source, keys::kFabric);
   if (pod.group.empty()) return rule;
   auto g = cluster.groups.find(pod.ns + "/" + pod.group);
   if (g == cluster.groups.end()) return rule;
-  if (g->second.same_ib_cluster) require(rule, source, kFabricLabel);
+  if (g->second.same_ib_cluster) require(rule, source, keys::kFabric);
   if (g->second.hard_tier) {
     int tier = *g->second.hard_tier;
-    if (tier <= 1) require(rule, source, kLeafLabel);
-    else if (tier == 2) require(rule, source, kSpineLabel);
-    else if (tier == 3) require(rule, source, kFabricLabel);
+    if (tier <= 1) require(rule, source, keys::kLeaf);
+    else if (tier == 2) require(rule, source, keys::kSpine);
+    else if (tier == 3) require(rule, source, keys::kFabric);
     // Tiers above the fabric span the whole cluster.
   }
   return rule;

@@ -11,7 +11,7 @@ namespace weft::agent {
 
 namespace {
 
-bool owned(const std::string& key) { return key.rfind(kOwnedPrefix, 0) == 0; }
+bool owned(const std::string& key) { return key.rfind(keys::kOwnedPrefix, 0) == 0; }
 
 double round2(double v) { return std::round(v * 100.0) / 100.0; }
 
@@ -44,11 +44,11 @@ NodeMetadata desired_ib_metadata(const IbSnapshot& ib, std::string* skipped) {
   for (const auto& [key, value] : ib.labels) {
     if (owned(key)) put(m.labels, key, value, skipped);
   }
-  if (!m.labels.count("weft.dev/rdma")) m.labels["weft.dev/rdma"] = ib.rdma.empty() ? "none" : ib.rdma;
+  if (!m.labels.count(keys::kRdma)) m.labels[keys::kRdma] = ib.rdma.empty() ? "none" : ib.rdma;
   if (!ib.ports.empty()) {
     nlohmann::json ports = nlohmann::json::array();
     for (const auto& p : ib.ports) ports.push_back(p.json);
-    m.annotations[kPortsAnnotation] = ports.dump();
+    m.annotations[keys::kPortsAnnotation] = ports.dump();
   }
   return m;
 }
@@ -118,13 +118,13 @@ nlohmann::json merge_patch_for(const nlohmann::json& node, const PatchInputs& in
   nlohmann::json annotation_patch = nlohmann::json::object();
   if (in.ib) {
     diff_map(labels, in.ib->labels, "", label_patch, why);
-    diff_map(annotations, in.ib->annotations, kLoadAnnotation, annotation_patch, why);
+    diff_map(annotations, in.ib->annotations, keys::kLoadAnnotation, annotation_patch, why);
   }
   if (in.load) {
-    auto it = annotations.find(kLoadAnnotation);
+    auto it = annotations.find(keys::kLoadAnnotation);
     if (load_needs_write(it == annotations.end() ? nlohmann::json() : *it, in)) {
-      annotation_patch[kLoadAnnotation] = *in.load;
-      if (why) *why += std::string(why->empty() ? "" : " ") + kLoadAnnotation;
+      annotation_patch[keys::kLoadAnnotation] = *in.load;
+      if (why) *why += std::string(why->empty() ? "" : " ") + keys::kLoadAnnotation;
     }
   }
   if (label_patch.empty() && annotation_patch.empty()) return nullptr;

@@ -9,13 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/keys.h"
 #include "node-agent/daemon/snapshot.h"
 
 namespace weft::agent {
 
-inline constexpr const char* kOwnedPrefix = "weft.dev/";
-inline constexpr const char* kLoadAnnotation = "weft.dev/load";
-inline constexpr const char* kPortsAnnotation = "weft.dev/ib-ports";
 
 struct NodeMetadata {
   std::map<std::string, std::string> labels;

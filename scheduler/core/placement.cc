@@ -291,7 +291,7 @@ bool place_job(SessionState& s, Job& job, const std::vector<int>& in) {
         what = "no single HyperNode of tier <= " +
                std::to_string(g->topology.highest_tier > 0 ? g->topology.highest_tier : s.topo().max_tier);
       else
-        what = "no single IB cluster (" + std::string(kFabricLabel) + ")";
+        what = "no single IB cluster (" + std::string(keys::kFabric) + ")";
       constraint_msg = "gang of " + std::to_string(std::max<size_t>(need, 1)) + " pods fits " + what +
                        (best_name.empty() ? std::string(" (no candidate domain)")
                                           : " (most room: " + best_name + " holds " + std::to_string(best_room) + ")");

@@ -18,14 +18,14 @@ struct SimObject {
 };
 
 Result<int> arrival_of(const kube::SourcedObject& so) {
-  std::string v = kube::annotation(so.object, kArrivalAnnotation);
+  std::string v = kube::annotation(so.object, keys::kArrivalAnnotation);
   if (v.empty()) {
     // Tolerate a number written without quotes.
     const json& md = so.object["metadata"];
-    if (md.contains("annotations") && md["annotations"].is_object() && md["annotations"].contains(kArrivalAnnotation)) {
-      const json& n = md["annotations"][kArrivalAnnotation];
+    if (md.contains("annotations") && md["annotations"].is_object() && md["annotations"].contains(keys::kArrivalAnnotation)) {
+      const json& n = md["annotations"][keys::kArrivalAnnotation];
       if (n.is_number_integer() && n.get<int>() >= 0) return n.get<int>();
-      return make_error(so.where() + ": metadata.annotations." + kArrivalAnnotation + ": " + n.dump() +
+      return make_error(so.where() + ": metadata.annotations." + keys::kArrivalAnnotation + ": " + n.dump() +
                         " is not a cycle number");
     }
     return 0;
@@ -36,7 +36,7 @@ Result<int> arrival_of(const kube::SourcedObject& so) {
     if (used == v.size() && n >= 0) return n;
   } catch (const std::exception&) {
   }
-  return make_error(so.where() + ": metadata.annotations." + kArrivalAnnotation + ": '" + v +
+  return make_error(so.where() + ": metadata.annotations." + keys::kArrivalAnnotation + ": '" + v +
                     "' is not a cycle number");
 }
 
@@ -140,7 +140,7 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
     for (const auto& [pk, pi] : pod_object) {
       const json& p = objects[pi].object;
       std::string ns = kube::namespace_of(p);
-      std::string group = kube::annotation(p, kGroupAnnotation);
+      std::string group = kube::annotation(p, keys::kGroupAnnotation);
       if (group.empty()) group = kube::annotation(p, "scheduling.volcano.sh/group-name");
       if (group.empty() || (ns.empty() ? "default" : ns) + "/" + group != key) continue;
       std::string phase = p.contains("status") && p["status"].is_object() ? p["status"].value("phase", "") : "";

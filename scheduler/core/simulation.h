@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/keys.h"
 #include "common/result.h"
 #include "kube/scenario.h"
 #include "scheduler/core/config.h"
@@ -16,7 +17,6 @@
 
 namespace weft::scheduler {
 
-inline constexpr const char* kArrivalAnnotation = "weft.dev/arrival-cycle";
 
 struct SimulationOptions {
   int max_cycles = 200;

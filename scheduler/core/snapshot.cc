@@ -81,7 +81,7 @@ Status add_node(Snapshot& s, const json& o, const std::string& where) {
   n.taints = std::move(*taints);
   n.ready = kube::node_ready(o);
   n.unschedulable = kube::node_unschedulable(o);
-  n.load = parse_load(kube::annotation(o, kLoadAnnotation));
+  n.load = parse_load(kube::annotation(o, keys::kLoadAnnotation));
   s.nodes.push_back(std::move(n));
   return {};
 }
@@ -92,7 +92,7 @@ Status add_pod(Snapshot& s, const json& o, const std::string& where) {
   if (p.namespace_name.empty()) p.namespace_name = "default";
   p.name = kube::name_of(o);
   p.key = p.namespace_name + "/" + p.name;
-  std::string group = kube::annotation(o, kGroupAnnotation);
+  std::string group = kube::annotation(o, keys::kGroupAnnotation);
   if (group.empty()) group = kube::annotation(o, "scheduling.volcano.sh/group-name");
   if (!group.empty()) p.group = p.namespace_name + "/" + group;
   std::string prefix = where.empty() ? "" : where + ": ";
@@ -157,9 +157,9 @@ Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
     if (*hi < 0) return field_error(where, "spec.networkTopology.highestTierAllowed", "negative");
     g.topology.highest_tier = *hi;
   }
-  std::string same = kube::annotation(o, kIbClusterAnnotation);
+  std::string same = kube::annotation(o, keys::kIbClusterAnnotation);
   if (!same.empty() && same != "same")
-    return field_error(where, std::string("metadata.annotations.") + kIbClusterAnnotation,
+    return field_error(where, std::string("metadata.annotations.") + keys::kIbClusterAnnotation,
                        "'" + same + "' is not 'same'");
   g.same_ib_cluster = same == "same";
   if (at(o, "status").is_object()) g.status = at(o, "status");

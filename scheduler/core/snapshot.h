@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/keys.h"
 #include "common/result.h"
 #include "kube/quantity.h"
 #include "kube/selector.h"
@@ -22,12 +23,6 @@ namespace weft::scheduler {
 using Clock = std::chrono::system_clock;
 using TimePoint = Clock::time_point;
 
-inline constexpr const char* kIbClusterAnnotation = "weft.dev/ib-cluster";   // "same"
-inline constexpr const char* kLoadAnnotation = "weft.dev/load";
-inline constexpr const char* kFabricLabel = "weft.dev/ib-fabric";
-inline constexpr const char* kSpineLabel = "weft.dev/ib-spine";
-inline constexpr const char* kLeafLabel = "weft.dev/ib-leaf";
-inline constexpr const char* kGroupAnnotation = "scheduling.k8s.io/group-name";
 inline constexpr const char* kDefaultQueue = "default";
 
 struct NodeLoad {

@@ -34,7 +34,7 @@ std::vector<Domain> derive(const Snapshot& s) {
     d.fabric = fabric;
     HyperNodeMember m;
     if (tier == 1) {
-      kube::Labels want{{kFabricLabel, fabric}, {label, value}};
+      kube::Labels want{{keys::kFabric, fabric}, {label, value}};
       json sel = {{"matchLabels", want}};
       m.labels = *kube::LabelSelector::from_json(sel);
     }
@@ -44,12 +44,12 @@ std::vector<Domain> derive(const Snapshot& s) {
   };
   for (size_t i = 0; i < s.nodes.size(); ++i) {
     const auto& n = s.nodes[i];
-    std::string fabric = label_or(n, kFabricLabel);
+    std::string fabric = label_or(n, keys::kFabric);
     if (fabric.empty()) continue;
-    std::string spine = label_or(n, kSpineLabel), leaf = label_or(n, kLeafLabel);
-    int f = get(3, fabric, fabric, "fabric-", kFabricLabel);
-    int sp = spine.empty() ? -1 : get(2, fabric, spine, "spine-", kSpineLabel);
-    int lf = leaf.empty() ? -1 : get(1, fabric, leaf, "leaf-", kLeafLabel);
+    std::string spine = label_or(n, keys::kSpine), leaf = label_or(n, keys::kLeaf);
+    int f = get(3, fabric, fabric, "fabric-", keys::kFabric);
+    int sp = spine.empty() ? -1 : get(2, fabric, spine, "spine-", keys::kSpine);
+    int lf = leaf.empty() ? -1 : get(1, fabric, leaf, "leaf-", keys::kLeaf);
     for (int d : {f, sp, lf})
       if (d >= 0) out[d].nodes.push_back(static_cast<int>(i));
     // Parents: leaf -> spine (or fabric), spine -> fabric; the first node seen decides.
@@ -153,7 +153,7 @@ Topology build_topology(const Snapshot& s) {
     bool mixed = false;
     for (int n : d.nodes) {
       t.node_domains[n].push_back(static_cast<int>(i));
-      auto it = s.nodes[n].labels.find(kFabricLabel);
+      auto it = s.nodes[n].labels.find(keys::kFabric);
       std::string f = it == s.nodes[n].labels.end() ? "" : it->second;
       if (f.empty() || (!fabric.empty() && f != fabric)) mixed = true;
       fabric = f;
@@ -162,7 +162,7 @@ Topology build_topology(const Snapshot& s) {
   }
   std::map<std::string, std::vector<int>> fabrics;
   for (size_t i = 0; i < s.nodes.size(); ++i) {
-    auto it = s.nodes[i].labels.find(kFabricLabel);
+    auto it = s.nodes[i].labels.find(keys::kFabric);
     if (it != s.nodes[i].labels.end() && !it->second.empty()) fabrics[it->second].push_back(static_cast<int>(i));
   }
   t.fabrics.assign(fabrics.begin(), fabrics.end());

@@ -28,7 +28,7 @@ TEST(NodeMetadata, LabelsFromTheProbeAndEveryPortInTheAnnotation) {
   EXPECT_EQ(m.labels["weft.dev/ib-leaf"], "0x0000000000000a01");
   EXPECT_EQ(m.labels["weft.dev/ib-spine"], "0x0000000000000b01");
   EXPECT_EQ(m.labels["weft.dev/ib-rate-gbps"], "200");
-  auto ports = nlohmann::json::parse(m.annotations[kPortsAnnotation]);
+  auto ports = nlohmann::json::parse(m.annotations[keys::kPortsAnnotation]);
   ASSERT_EQ(ports.size(), 3u);
   EXPECT_EQ(ports[2]["state"], "DOWN");
 }
@@ -82,7 +82,7 @@ TEST(NodeMetadata, NoIbProbeYetTouchesNoIbKey) {
 
 TEST(NodeMetadata, LoadAnnotationOnlyOnBigChangeOrHeartbeat) {
   const auto t0 = std::chrono::system_clock::from_time_t(1'800'000'000);
-  auto node = node_with({}, {{kLoadAnnotation, load_annotation(make_load(0.30, 0.50), t0)}});
+  auto node = node_with({}, {{keys::kLoadAnnotation, load_annotation(make_load(0.30, 0.50), t0)}});
   PatchInputs in;
   in.heartbeat = 60s;
   // Small move, within the heartbeat: nothing.
@@ -93,13 +93,13 @@ TEST(NodeMetadata, LoadAnnotationOnlyOnBigChangeOrHeartbeat) {
   in.load = load_annotation(make_load(0.36, 0.50), t0 + 10s);
   auto p = merge_patch_for(node, in);
   ASSERT_FALSE(p.is_null());
-  EXPECT_EQ(parse_load_annotation(p["metadata"]["annotations"][kLoadAnnotation])->cpu, 0.36);
+  EXPECT_EQ(parse_load_annotation(p["metadata"]["annotations"][keys::kLoadAnnotation])->cpu, 0.36);
   // Small move, but the heartbeat has passed: written.
   in.load = load_annotation(make_load(0.31, 0.50), t0 + 61s);
   in.load_at = t0 + 61s;
   EXPECT_FALSE(merge_patch_for(node, in).is_null());
   // A broken annotation is replaced.
-  auto broken = node_with({}, {{kLoadAnnotation, "{not json"}});
+  auto broken = node_with({}, {{keys::kLoadAnnotation, "{not json"}});
   in.load_at = t0 + 1s;
   EXPECT_FALSE(merge_patch_for(broken, in).is_null());
 }

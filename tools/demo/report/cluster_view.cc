@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/keys.h"
 #include "kube/objects.h"
 
 namespace weft::demo {
@@ -10,7 +11,7 @@ namespace weft::demo {
 namespace {
 
 std::optional<double> load_cpu(const nlohmann::json& node) {
-  const std::string text = weft::kube::annotation(node, "weft.dev/load");
+  const std::string text = weft::kube::annotation(node, weft::keys::kLoadAnnotation);
   if (text.empty()) return std::nullopt;
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.contains("cpu") || !j["cpu"].is_number()) return std::nullopt;
@@ -44,9 +45,9 @@ Result<ClusterView> read_cluster(const nlohmann::json& nodes, const nlohmann::js
   for (const auto& n : items_of(nodes)) {
     NodeView node;
     node.name = weft::kube::name_of(n);
-    node.fabric = weft::kube::label(n, "weft.dev/ib-fabric");
-    node.leaf = weft::kube::label(n, "weft.dev/ib-leaf");
-    node.spine = weft::kube::label(n, "weft.dev/ib-spine");
+    node.fabric = weft::kube::label(n, weft::keys::kFabric);
+    node.leaf = weft::kube::label(n, weft::keys::kLeaf);
+    node.spine = weft::kube::label(n, weft::keys::kSpine);
     node.cpu = load_cpu(n);
     node.control_plane = has_no_schedule_taint(n);
     v.nodes[node.name] = node;
@@ -56,7 +57,7 @@ Result<ClusterView> read_cluster(const nlohmann::json& nodes, const nlohmann::js
     job.name = weft::kube::name_of(g);
     const auto& spec = g.value("spec", nlohmann::json::object());
     job.min_member = spec.value("minMember", 1);
-    job.same_cluster = weft::kube::annotation(g, "weft.dev/ib-cluster") == "same";
+    job.same_cluster = weft::kube::annotation(g, weft::keys::kIbClusterAnnotation) == "same";
     const auto& topo = spec.value("networkTopology", nlohmann::json::object());
     if (topo.value("mode", "") == "hard") job.hard_tier = topo.value("highestTierAllowed", 1);
     job.kind = job.hard_tier ? "hard-tier gang" : "gang";
