@@ -77,8 +77,7 @@ const volatile bool busy_from_switch = true;
  * tick_sched_timer before 6.9), set before load from kallsyms; 0 leaves weft_tick idle. */
 const volatile __u64 tick_fn = 0;
 
-/* Sampled mode: the sample period; the cpu-clock event does not fire while the CPU
- * sleeps, so at most two periods since the last sample count as busy. */
+/* Sampled mode: the sample period, the busy time one sample stands for. */
 const volatile __u64 sample_period_ns = 0;
 extern unsigned int CONFIG_HZ __kconfig __weak;
 
@@ -291,33 +290,26 @@ int BPF_PROG(weft_sched_switch, bool preempt, struct task_struct *prev, struct t
   return 0;
 }
 
-/* Sampled busy time: on each cpu-clock sample the interval since the previous sample
- * on this CPU goes to what that sample saw (busy or idle, and its cgroups), and this
- * sample's view is kept for the next interval; the reader adds the still-open one. The
- * interval is the measured time between samples, so a late or missed sample (interrupts
- * off, a stolen vCPU) does not lose time. Runs in hard-irq context on its CPU, never
- * inside sched_switch (which runs with interrupts off). */
+/* Sampled busy time: every cpu-clock sample that finds a task other than the idle task
+ * running adds one sample period to the CPU and to that task's watched cgroups, like the
+ * tick below at its own rate. (Timing the interval between samples instead misreads an
+ * idle CPU: the event is rarely delivered there, so the gap after the last busy sample
+ * would count as busy; a cap on it is biased whenever the load comes in bursts.) Nothing
+ * stays open for the reader to add. Runs in hard-irq context on its CPU, never inside
+ * sched_switch (which runs with interrupts off). */
 SEC("perf_event")
 int weft_cpu_sample(void *ctx) {
   __u32 zero = 0;
   struct weft_cpu_stats *st = bpf_map_lookup_elem(&cpu_stats, &zero);
   if (!st) return 0;
-  __u64 now = bpf_ktime_get_ns();
   __u32 pid = (__u32)bpf_get_current_pid_tgid();
   st->seq++;
   barrier();
-  if (st->last_switch_ns && st->running && now > st->last_switch_ns) {
-    __u64 delta = now - st->last_switch_ns;
-    if (sample_period_ns && delta > 2 * sample_period_ns) delta = 2 * sample_period_ns;
-    st->busy_ns += delta;
-    add_cgroup_time(st, delta);
-  }
-  st->last_switch_ns = now;
-  st->running = pid != 0;
-  if (pid)
+  if (pid) {
     find_slots(st, (struct task_struct *)bpf_get_current_task());
-  else
-    st->nslots = 0;
+    st->busy_ns += sample_period_ns;
+    add_cgroup_time(st, sample_period_ns);
+  }
   st->samples++;
   barrier();
   st->seq++;

@@ -1,7 +1,5 @@
 #include "collectors/load/bpf_counters.h"
 
-#include <algorithm>
-
 namespace weft::load {
 
 namespace {
@@ -9,12 +7,11 @@ namespace {
 // Time the task on this CPU has run since its switch-in, not yet added by the program.
 // now_ns is CLOCK_MONOTONIC; when the program times switches by the rq clock, the
 // latest calibration pair maps it onto that clock.
-uint64_t open_interval_ns(const weft_cpu_stats& s, int64_t now_ns, uint64_t cap_ns) {
+uint64_t open_interval_ns(const weft_cpu_stats& s, int64_t now_ns) {
   if (!s.running || s.last_switch_ns == 0) return 0;
   auto now = static_cast<uint64_t>(now_ns);
   if (s.calib_mono_ns) now = now - s.calib_mono_ns + s.calib_rq_ns;
-  const uint64_t open = now > s.last_switch_ns ? now - s.last_switch_ns : 0;
-  return cap_ns ? std::min(open, cap_ns) : open;
+  return now > s.last_switch_ns ? now - s.last_switch_ns : 0;
 }
 
 bool slot_applies(const weft_cpu_stats& s, uint32_t slot) {
@@ -35,14 +32,13 @@ bool same_generation(const std::vector<weft_cpu_stats>& first, const std::vector
 }
 
 void fill_counters(const std::vector<weft_cpu_stats>& stats, const std::vector<int>& online,
-                   const std::map<std::string, WatchedCgroupValues>& cgroups, int64_t now_ns, LoadCounters& out,
-                   uint64_t open_cap_ns) {
+                   const std::map<std::string, WatchedCgroupValues>& cgroups, int64_t now_ns, LoadCounters& out) {
   out.at_ns = now_ns;
   out.cpus.clear();
   for (int cpu : online) {
     if (cpu < 0 || static_cast<size_t>(cpu) >= stats.size()) continue;
     const auto& s = stats[static_cast<size_t>(cpu)];
-    out.cpus.push_back({cpu, s.busy_ns + open_interval_ns(s, now_ns, open_cap_ns), static_cast<uint64_t>(now_ns)});
+    out.cpus.push_back({cpu, s.busy_ns + open_interval_ns(s, now_ns), static_cast<uint64_t>(now_ns)});
   }
 
   std::vector<uint64_t> runq(WEFT_RUNQ_BUCKETS, 0);
@@ -61,8 +57,7 @@ void fill_counters(const std::vector<weft_cpu_stats>& stats, const std::vector<i
     uint64_t total = 0;
     for (size_t cpu = 0; cpu < values.per_cpu_ns.size(); cpu++) {
       total += values.per_cpu_ns[cpu];
-      if (cpu < stats.size() && slot_applies(stats[cpu], values.slot))
-        total += open_interval_ns(stats[cpu], now_ns, open_cap_ns);
+      if (cpu < stats.size() && slot_applies(stats[cpu], values.slot)) total += open_interval_ns(stats[cpu], now_ns);
     }
     out.cgroup_busy_ns[path] = total;
   }

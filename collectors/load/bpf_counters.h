@@ -25,11 +25,7 @@ bool same_generation(const std::vector<weft_cpu_stats>& first, const std::vector
 
 // stats: one entry per possible CPU (index = CPU id); online: the CPUs to report;
 // now_ns: CLOCK_MONOTONIC (bpf_ktime_get_ns's clock) taken after `stats` was copied.
-// open_cap_ns: the most of a still-open busy interval to count (0: all of it). The
-// sampled mode caps it as its program does: a cpu-clock sample fires only on a running
-// CPU, so a long gap since a busy sample is mostly idle.
 void fill_counters(const std::vector<weft_cpu_stats>& stats, const std::vector<int>& online,
-                   const std::map<std::string, WatchedCgroupValues>& cgroups, int64_t now_ns, LoadCounters& out,
-                   uint64_t open_cap_ns = 0);
+                   const std::map<std::string, WatchedCgroupValues>& cgroups, int64_t now_ns, LoadCounters& out);
 
 }  // namespace weft::load

@@ -29,9 +29,9 @@ struct EbpfOptions {
   //    the tick function's address (kallsyms), CONFIG_HZ (kernel config) and no
   //    nohz_full CPUs.
   //  - Sampled: a per-CPU software cpu-clock perf event at sample_hz runs a program that
-  //    looks at the current task; its own timer interrupts.
+  //    looks at the current task: one sample period busy when it is not the idle task.
   //  - Switch: exact, timed at every sched_switch, run-queue waits recorded always.
-  //  - Auto: Tick, else Sampled, else Switch.
+  //  - Auto: Tick, else Switch (Sampled only when asked, for its own interrupts).
   // In Tick and Sampled, run-queue waits (sched_info method) are recorded only runq_on
   // out of every runq_period, and nothing runs per switch otherwise.
   enum class CpuMethod { Auto, Tick, Sampled, Switch };

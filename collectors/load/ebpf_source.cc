@@ -328,15 +328,11 @@ Result<LoadCounters> EbpfSource::read() {
       break;
     }
   }
-  // As the sample program caps each interval (ebpf/load.bpf.c: sample_period_ns).
-  uint64_t open_cap_ns = 0;
-  if (programs_->cpu == "sampled" && programs_->sample_hz > 0)
-    open_cap_ns = 2000000000ULL / static_cast<uint64_t>(programs_->sample_hz);
   if (clean) {
-    fill_counters(first, *online, cgroups, now, c, open_cap_ns);
+    fill_counters(first, *online, cgroups, now, c);
   } else {
     // Switching too often to get an unchanged pair: the latest copy, timed after it.
-    fill_counters(second, *online, cgroups, monotonic_now_ns(), c, open_cap_ns);
+    fill_counters(second, *online, cgroups, monotonic_now_ns(), c);
   }
   if (!options_.runq_latency) {
     c.runq_buckets.reset();

@@ -41,20 +41,6 @@ TEST(BpfCounters, OpenIntervalOnTheRqClockIsMappedFromMonotonic) {
   EXPECT_EQ(c.cgroup_busy_ns.at("/a"), 10u + 600u);
 }
 
-// The sampled mode: a cpu-clock sample fires only on a running CPU, so of a long gap
-// since a busy sample only the cap (two sample periods) counts, for the CPU and its
-// cgroups alike, as the program counts it when the next sample comes.
-TEST(BpfCounters, SampledModeCapsTheOpenInterval) {
-  std::vector<weft_cpu_stats> s = {stats(70, 400, true, {2}), stats(10, 900, true)};
-  std::map<std::string, WatchedCgroupValues> cg;
-  cg["/a"] = {2, {5, 0}};
-  LoadCounters c;
-  fill_counters(s, {0, 1}, cg, 1000, c, 200);
-  EXPECT_EQ(c.cpus[0].busy_ns, 70u + 200u);   // 600 open, capped
-  EXPECT_EQ(c.cpus[1].busy_ns, 10u + 100u);   // under the cap: all of it
-  EXPECT_EQ(c.cgroup_busy_ns.at("/a"), 5u + 200u);
-}
-
 TEST(BpfCounters, NoSwitchSeenYetCountsNothing) {
   std::vector<weft_cpu_stats> s = {stats(0, 0, true)};
   LoadCounters c;

@@ -147,9 +147,9 @@ TEST(BpfPrograms, SwitchOutOfATaskWhoseSwitchInWasNotSeenIsCountedAsBusy) {
 }
 
 // The sample program on every online CPU's cpu-clock event: a CPU kept busy by a pinned
-// thread is sampled at about the asked rate and reads (almost) all busy. (An idle CPU is
-// hardly sampled at all, a few times a second here: the event fires only on a running
-// CPU, which is why each interval since a busy sample counts at most two periods.)
+// thread is sampled at about the asked rate and reads (almost) all busy, one period per
+// sample. (An idle CPU is hardly sampled at all, a few times a second here, which is why
+// a sample stands for one period rather than for the time since the previous one.)
 TEST(BpfPrograms, CpuClockSamplesABusyCpuAtItsRateAndReadsItBusy) {
   WEFT_SKIP_UNLESS(weft::testing::need_root());
   LoadedSkeleton s(true);
