@@ -1,7 +1,5 @@
 #include "collectors/ib/verbs_library.h"
 
-#include <dlfcn.h>
-
 #include <cstring>
 #include <string>
 
@@ -33,7 +31,7 @@ Result<VerbsLibrary> VerbsLibrary::open() {
     return make_error(std::string("cannot load ") + kLibrary + ": " + (why ? why : "unknown dlopen error"));
   }
   VerbsLibrary lib;
-  lib.handle_ = handle;
+  lib.handle_.reset(handle);
   for (auto step : {resolve(handle, "ibv_get_device_list", lib.get_device_list),
                     resolve(handle, "ibv_free_device_list", lib.free_device_list),
                     resolve(handle, "ibv_get_device_name", lib.get_device_name),
@@ -45,23 +43,6 @@ Result<VerbsLibrary> VerbsLibrary::open() {
     if (!step) return step.error();
   }
   return lib;
-}
-
-VerbsLibrary::VerbsLibrary(VerbsLibrary&& other) noexcept
-    : get_device_list(other.get_device_list),
-      free_device_list(other.free_device_list),
-      get_device_name(other.get_device_name),
-      open_device(other.open_device),
-      close_device(other.close_device),
-      query_device(other.query_device),
-      query_gid(other.query_gid),
-      handle_(other.handle_),
-      legacy_query_port_(other.legacy_query_port_) {
-  other.handle_ = nullptr;
-}
-
-VerbsLibrary::~VerbsLibrary() {
-  if (handle_) dlclose(handle_);
 }
 
 int VerbsLibrary::query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr) const {

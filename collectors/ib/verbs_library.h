@@ -3,7 +3,10 @@
 // the dynamic loader), though only RoCE ports and umad-less hosts need verbs.
 #pragma once
 
+#include <dlfcn.h>
 #include <infiniband/verbs.h>
+
+#include <memory>
 
 #include "common/result.h"
 
@@ -13,11 +16,6 @@ class VerbsLibrary {
  public:
   // dlopen("libibverbs.so.1"); the error names the library and dlerror().
   static Result<VerbsLibrary> open();
-  VerbsLibrary(VerbsLibrary&& other) noexcept;
-  VerbsLibrary& operator=(VerbsLibrary&&) = delete;
-  VerbsLibrary(const VerbsLibrary&) = delete;
-  VerbsLibrary& operator=(const VerbsLibrary&) = delete;
-  ~VerbsLibrary();
 
   ibv_device** (*get_device_list)(int* num_devices) = nullptr;
   void (*free_device_list)(ibv_device** list) = nullptr;
@@ -32,7 +30,7 @@ class VerbsLibrary {
 
  private:
   VerbsLibrary() = default;
-  void* handle_ = nullptr;
+  std::unique_ptr<void, int (*)(void*)> handle_{nullptr, dlclose};
   int (*legacy_query_port_)(ibv_context* context, uint8_t port, ibv_port_attr* attr) = nullptr;
 };
 

@@ -21,7 +21,7 @@
 
 namespace weft::descheduler {
 
-// Label and annotation keys weft reads.
+// The descheduler's own opt-in annotation (weft's keys are in common/keys.h).
 inline constexpr const char* kEvictAnnotation = "descheduler.alpha.kubernetes.io/evict";
 
 struct NodeInfo {

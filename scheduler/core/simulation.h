@@ -17,7 +17,6 @@
 
 namespace weft::scheduler {
 
-
 struct SimulationOptions {
   int max_cycles = 200;
   TimePoint now = Clock::now();
