@@ -51,4 +51,11 @@ int StopSignal::wait() {
   return signal_.load();
 }
 
+void StopSignal::reset_in_child() {
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, nullptr);
+  std::signal(SIGPIPE, SIG_DFL);
+}
+
 }  // namespace weft

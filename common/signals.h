@@ -32,6 +32,10 @@ class StopSignal {
   // Blocks until stopped; returns signal().
   int wait();
 
+  // In a forked child before exec: the blocked signals and ignored SIGPIPE would be
+  // inherited by the new program, so unblock and restore them (async-signal-safe).
+  static void reset_in_child();
+
  private:
   sigset_t set_{};
   std::atomic<bool> stopped_{false};

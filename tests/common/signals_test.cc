@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <pthread.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -60,6 +61,26 @@ TEST(StopSignal, DestroyedWithoutSignalThenReused) {
   EXPECT_FALSE(second.stopped());
   ::kill(::getpid(), SIGTERM);
   EXPECT_EQ(second.wait(), SIGTERM);
+}
+
+// A child started while a StopSignal exists gets default signal handling back, so a
+// program it execs dies on SIGTERM.
+TEST(StopSignal, ChildGetsDefaultsBack) {
+  StopSignal stop;
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    StopSignal::reset_in_child();
+    ::execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(100ms);
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_FALSE(stop.stopped());
 }
 
 }  // namespace
