@@ -1,4 +1,4 @@
-// kube-lite: the Kubernetes API stand-in for tests and the demo (DESIGN.md).
+// kube-lite: the Kubernetes API stand-in for tests and the demo (README.md here).
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
