@@ -1,4 +1,4 @@
-#include "collectors/load/libbpf_log.h"
+#include "collectors/load/ebpf/libbpf_log.h"
 
 #include <bpf/libbpf.h>
 

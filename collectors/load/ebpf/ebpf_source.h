@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/load/ebpf_options.h"
+#include "collectors/load/ebpf/ebpf_options.h"
 #include "collectors/load/source.h"
 #include "collectors/load/text_files.h"
 

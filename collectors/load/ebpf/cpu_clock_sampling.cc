@@ -1,4 +1,4 @@
-#include "collectors/load/cpu_clock_sampling.h"
+#include "collectors/load/ebpf/cpu_clock_sampling.h"
 
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "collectors/load/libbpf_log.h"
+#include "collectors/load/ebpf/libbpf_log.h"
 
 namespace weft::load {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/agent/fakes.h"
+#include "tests/node-agent/fakes.h"
 
 namespace weft::agent {
 namespace {

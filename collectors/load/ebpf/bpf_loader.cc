@@ -1,10 +1,10 @@
-#include "collectors/load/bpf_loader.h"
+#include "collectors/load/ebpf/bpf_loader.h"
 
 #include <bpf/libbpf.h>
 
 #include <cstring>
 
-#include "collectors/load/libbpf_log.h"
+#include "collectors/load/ebpf/libbpf_log.h"
 
 namespace weft::load {
 

@@ -14,8 +14,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "tests/agent/api_proxy.h"
-#include "tests/agent/discovery_stub.h"
+#include "tests/node-agent/api_proxy.h"
+#include "tests/node-agent/discovery_stub.h"
 #include "tests/support/kube_lite.h"
 #include "tests/support/process.h"
 

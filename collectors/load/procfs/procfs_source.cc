@@ -1,4 +1,4 @@
-#include "collectors/load/procfs_source.h"
+#include "collectors/load/procfs/procfs_source.h"
 
 #include <unistd.h>
 

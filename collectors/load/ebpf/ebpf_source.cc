@@ -1,4 +1,4 @@
-#include "collectors/load/ebpf_source.h"
+#include "collectors/load/ebpf/ebpf_source.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -9,12 +9,12 @@
 #include <cerrno>
 #include <cstring>
 
-#include "collectors/load/bpf_counters.h"
-#include "collectors/load/bpf_loader.h"
+#include "collectors/load/ebpf/bpf_counters.h"
+#include "collectors/load/ebpf/bpf_loader.h"
 #include "collectors/load/cgroup.h"
-#include "collectors/load/cpu_clock_sampling.h"
-#include "collectors/load/duty_cycle.h"
-#include "collectors/load/kallsyms.h"
+#include "collectors/load/ebpf/cpu_clock_sampling.h"
+#include "collectors/load/ebpf/duty_cycle.h"
+#include "collectors/load/ebpf/kallsyms.h"
 #include "collectors/load/procfs_parse.h"
 #include "common/log.h"
 #include "ebpf/load.skel.h"

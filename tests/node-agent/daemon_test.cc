@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "node-agent/daemon/http_server.h"
-#include "tests/agent/fakes.h"
+#include "tests/node-agent/fakes.h"
 #include "tests/support/process.h"
 
 namespace weft::agent {

@@ -8,7 +8,7 @@
 
 #include "node-agent/daemon/duration.h"
 #include "node-agent/daemon/http_server.h"
-#include "tests/agent/fakes.h"
+#include "tests/node-agent/fakes.h"
 #include "tests/support/process.h"
 
 namespace weft::agent {
