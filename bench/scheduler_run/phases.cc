@@ -152,6 +152,7 @@ SchedulerRun run_scheduler(const Binaries& bin, const ClusterShape& shape, const
   o.argv = {bin.scheduler, "run", "--kubeconfig", api.kubeconfig(), "--period", "100ms",
             "--bind-concurrency", std::to_string(concurrency)};
   o.keep_stdin_open = false;
+  o.log_file = dir + "/scheduler-" + (gang_size ? "gangs" : "jobs") + "-c" + std::to_string(concurrency) + ".log";
   testing::Process scheduler(o);
   if (!scheduler.wait_for_line(std::regex("caches synced"), 300s)) {
     out.error = "scheduler did not sync: " + scheduler.output();

@@ -60,6 +60,19 @@ json scheduler_projection(const std::string& kind) {
   return nullptr;
 }
 
+void to_cached_form(json& object, const std::string& api_version, const std::string& kind) {
+  static const json pod = scheduler_projection("Pod"), node = scheduler_projection("Node");
+  kube::strip_managed_fields(object);
+  if (kind == "Pod") kube::project(object, pod);
+  if (kind == "Node") kube::project(object, node);
+  if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
+    if (auto a = m->find("annotations"); a != m->end() && a->is_object())
+      a->erase("kubectl.kubernetes.io/last-applied-configuration");
+  }
+  object["apiVersion"] = api_version;
+  object["kind"] = kind;
+}
+
 ClusterCache::ClusterCache(kube::Client& client) : client_(client) {}
 
 ClusterCache::~ClusterCache() { stop(); }
@@ -79,14 +92,8 @@ Status ClusterCache::start() {
     }
     kube::InformerOptions options;
     options.compact = true;
-    options.transform = [api_version = kind.api_version, kind_name = kind.kind,
-                         keep = scheduler_projection(kind.kind)](json& object) {
-      kube::strip_managed_fields(object);
-      if (!keep.is_null()) kube::project(object, keep);
-      if (auto m = object.find("metadata"); m != object.end() && m->contains("annotations"))
-        (*m)["annotations"].erase("kubectl.kubernetes.io/last-applied-configuration");
-      object["apiVersion"] = api_version;
-      object["kind"] = kind_name;
+    options.transform = [api_version = kind.api_version, kind_name = kind.kind](json& object) {
+      to_cached_form(object, api_version, kind_name);
     };
     auto informer = std::make_unique<kube::Informer>(client_, kind.ref, "", options);
     informer->start();

@@ -40,6 +40,9 @@ std::vector<WatchedKind> watched_kinds();
 // What the cache keeps of an object of this kind (a kube::project() tree; null: all of
 // it but managedFields).
 nlohmann::json scheduler_projection(const std::string& kind);
+// What the informer keeps of an object: projected, managedFields and kubectl's
+// last-applied copy dropped, apiVersion and kind set.
+void to_cached_form(nlohmann::json& object, const std::string& api_version, const std::string& kind);
 
 class ClusterCache {
  public:
