@@ -31,6 +31,11 @@ struct Live {
   Placement placement;
 };
 
+const BindingDecision& find_decision(const GlobalDecisions& d, const std::string& key) {
+  return *std::lower_bound(d.bindings.begin(), d.bindings.end(), key,
+                           [](const BindingDecision& b, const std::string& k) { return b.key < k; });
+}
+
 class Dispatcher {
  public:
   explicit Dispatcher(const GlobalState& s) : s_(s) {}
@@ -226,6 +231,7 @@ class Dispatcher {
     l.holding = true;
     kube::add_to(allocated_[l.info->gang.queue], l.info->gang.total);
     l.decision.action = Action::Dispatch;
+    order_.push_back(l.info->key);
     l.decision.suspended = false;
     l.decision.clusters = {{m.name(), l.info->gang.replicas}};
     l.decision.reason_code = "Dispatched";
@@ -428,6 +434,8 @@ class Dispatcher {
       d.queues.push_back({name, allocated_[name], deserved_[name]});
     }
     for (const auto& [name, m] : members_) d.stats.sessions += m->sessions();
+    for (const auto& key : order_)
+      if (!find_decision(d, key).suspended) d.dispatch_order.push_back(key);
     return d;
   }
 
@@ -437,6 +445,7 @@ class Dispatcher {
   std::map<std::string, kube::ResourceList> allocated_, deserved_;
   std::map<std::string, std::vector<size_t>> pending_;
   std::string preempt_note_;
+  std::vector<std::string> order_;
 };
 
 }  // namespace

@@ -38,6 +38,7 @@ struct DispatchStats {
 struct GlobalDecisions {
   std::vector<BindingDecision> bindings;   // one per binding, sorted by key
   std::vector<QueueReport> queues;
+  std::vector<std::string> dispatch_order;   // keys of the dispatched bindings, as decided
   DispatchStats stats;
 };
 
