@@ -63,14 +63,16 @@ TEST(DomainSearch, TakesFreeRoomFirstThenTheCheapestNodes) {
   options[1] = {{0, Cost{}, {}}, {1, Cost{2, 0, 0}, {10, 11}}};
   options[2] = {{0, Cost{}, {}}, {1, Cost{1, 0, 0}, {20}}};
   options[3] = {{0, Cost{}, {}}, {1, Cost{1, 7, 0}, {30}}, {2, Cost{3, 0, 0}, {30, 31, 32}}};
-  DomainPlan p = cheapest_in_domain({0, 1, 2, 3}, options, 3);
+  DomainSearch search;
+  OptionsOf of = [&](int n) -> const std::vector<Option>& { return options[static_cast<size_t>(n)]; };
+  DomainPlan p = search.cheapest({0, 1, 2, 3}, of, 3);
   ASSERT_TRUE(p.found());
   EXPECT_EQ(p.cost.pods, 2);   // node 0 free, node 2 (1 pod), node 3 (1 pod)
   EXPECT_EQ(p.cost.priority, 7);
   std::vector<std::pair<int, int>> want{{0, 0}, {2, 1}, {3, 1}};
   EXPECT_EQ(p.picks, want);
-  EXPECT_FALSE(cheapest_in_domain({0, 1}, options, 3).found());
-  EXPECT_EQ(cheapest_in_domain({0}, options, 1).cost.pods, 0);
+  EXPECT_FALSE(search.cheapest({0, 1}, of, 3).found());
+  EXPECT_EQ(search.cheapest({0}, of, 1).cost.pods, 0);
 }
 
 }  // namespace

@@ -41,6 +41,7 @@ class Defragmenter {
   Outcome run() {
     index();
     std::vector<Gang> all = gangs();
+    for (const Gang& g : all) max_need_ = std::max(max_need_, g.group->min_member - static_cast<int>(g.bound.size()));
     mark_gang_hosts(all);
     for (Gang& g : all) help(g);
     return std::move(out_);
@@ -77,11 +78,20 @@ class Defragmenter {
       const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(d->second)];
       movable_[p] = !pod.terminating && ev_.blocker(dp).empty() && !cooling_down(dp);
     }
+    kube::ReservedRooms reserved;
     for (const auto& [gang, r] : w_.reservations) {
       auto g = s_.podgroups.find(gang);
       bool satisfied = g == s_.podgroups.end() || bound_in_group_[gang] >= g->second.min_member;
-      reserved_.add(gang, r, satisfied, opt_.now);
+      reserved.add(gang, r, satisfied, opt_.now);
     }
+    held_ = std::move(reserved);
+    reserved_holder_.assign(N, nullptr);
+    for (size_t n = 0; n < N; ++n) reserved_holder_[n] = held_.holder(s_.nodes[n].name);
+    taken_.assign(N, 0);
+    for (size_t p = 0; p < s_.pods.size(); ++p)
+      if (movable_[p]) priorities_.push_back(s_.pods[p].priority);
+    std::sort(priorities_.begin(), priorities_.end());
+    priorities_.erase(std::unique(priorities_.begin(), priorities_.end()), priorities_.end());
     budgets();
   }
 
@@ -225,40 +235,63 @@ class Defragmenter {
     return true;
   }
 
+  // Options per node are shared by the gangs of one shape, filter signature and priority
+  // band (the same pods are movable for them), and recomputed only where a commit changed
+  // the node. A gang's own bound pods and the victims a repair took out make gang-local
+  // options on their nodes.
+  struct OptionCache {
+    std::vector<std::vector<Option>> options;
+    std::vector<char> fresh;
+  };
+
   struct Search {
     const Gang* gang = nullptr;
     std::vector<int> pods;          // the pending pods to make room for
     Request shape;
+    OptionCache* cache = nullptr;
     std::set<int> excluded;         // victims taken out by repairs
-    std::vector<std::vector<Option>> options;
-    std::vector<bool> computed;
+    std::map<int, std::vector<Option>> local;
   };
 
-  const std::vector<Option>& options_on(Search& s, int node) {
+  std::string cache_key(const Search& s) const {
+    std::string key;
+    for (int64_t v : s.shape) key += std::to_string(v) + ",";
+    std::set<std::string> signatures;
+    for (int p : s.pods) signatures.insert(s_.pods[static_cast<size_t>(p)].filter_signature);
+    for (const auto& sig : signatures) key += "|" + sig;
+    auto band = std::lower_bound(priorities_.begin(), priorities_.end(), s.gang->priority) - priorities_.begin();
+    return key + "|" + std::to_string(band);
+  }
+
+  std::vector<Option> compute_options(const Search& s, int node, bool gang_local) const {
     size_t n = static_cast<size_t>(node);
-    if (s.computed[n]) return s.options[n];
-    s.computed[n] = true;
-    const std::string* holder = reserved_.holder(s_.nodes[n].name);
-    if ((holder && *holder != s.gang->group->key) || taken_.count(node) || !node_takes(node, s.pods)) return s.options[n];
+    if (!node_takes(node, s.pods)) return {};
     std::vector<Movable> mv;
     for (int p : node_pods_[n]) {
       size_t pi = static_cast<size_t>(p);
       const auto& pod = s_.pods[pi];
-      if (!movable_[pi] || evicted_[pi] || s.excluded.count(p) || pod.priority >= s.gang->priority ||
-          pod.group == s.gang->group->key || !budget_left(p))
-        continue;
+      if (!movable_[pi] || evicted_[pi] || pod.priority >= s.gang->priority || !budget_left(p)) continue;
+      if (gang_local && (s.excluded.count(p) || pod.group == s.gang->group->key)) continue;
       mv.push_back({p, cap_.request(p), Cost{1, pod.priority, cap_.share(p, node)}});
     }
     Request free(static_cast<size_t>(cap_.dims()));
     for (int d = 0; d < cap_.dims(); ++d) free[static_cast<size_t>(d)] = cap_.free(node, d);
-    int cap = static_cast<int>(s.pods.size());
-    s.options[n] = node_options(free, s.shape, mv, cap, args_.max_evictions_per_gang);
-    return s.options[n];
+    return node_options(free, s.shape, mv, max_need_, args_.max_evictions_per_gang);
   }
 
-  void forget_node(Search& s, int node) {
-    s.computed[static_cast<size_t>(node)] = false;
-    s.options[static_cast<size_t>(node)].clear();
+  const std::vector<Option>& options_on(Search& s, int node) {
+    size_t n = static_cast<size_t>(node);
+    if (taken_[n] || (reserved_holder_[n] && *reserved_holder_[n] != s.gang->group->key)) return no_options_;
+    if (auto it = s.local.find(node); it != s.local.end()) return it->second;
+    if (!s.cache->fresh[n]) {
+      s.cache->options[n] = compute_options(s, node, false);
+      s.cache->fresh[n] = 1;
+    }
+    return s.cache->options[n];
+  }
+
+  void changed(int node) {
+    for (auto& [key, c] : caches_) c.fresh[static_cast<size_t>(node)] = 0;
   }
 
   void unhelped(const Gang& g, const std::string& reason, const std::string& detail) {
@@ -290,14 +323,19 @@ class Defragmenter {
     s.pods.assign(g.pending.begin(), g.pending.begin() + need);
     s.shape = cap_.request(s.pods.front());
     for (int p : s.pods) s.shape = Capacity::max_of(s.shape, cap_.request(p));
-    s.options.resize(s_.nodes.size());
-    s.computed.assign(s_.nodes.size(), false);
+    OptionCache& cache = caches_[cache_key(s)];
+    if (cache.options.empty()) {
+      cache.options.resize(s_.nodes.size());
+      cache.fresh.assign(s_.nodes.size(), 0);
+    }
+    s.cache = &cache;
+    for (int p : g.bound) s.local[pod_node_[static_cast<size_t>(p)]] = compute_options(s, pod_node_[static_cast<size_t>(p)], true);
+    OptionsOf options_of = [&](int n) -> const std::vector<Option>& { return options_on(s, n); };
     for (int round = 0; round <= kMaxRepairs; ++round) {
       DomainPlan best;
       const DomainRef* where = nullptr;
       for (const auto& d : doms) {
-        for (int n : *d.nodes) options_on(s, n);
-        DomainPlan p = cheapest_in_domain(*d.nodes, s.options, need);
+        DomainPlan p = search_.cheapest(*d.nodes, options_of, need);
         if (p.found() && (!where || p.cost < best.cost || (!(best.cost < p.cost) && d.tier < where->tier))) {
           best = std::move(p);
           where = &d;
@@ -326,13 +364,13 @@ class Defragmenter {
       }
       std::vector<int> victims;
       for (const auto& [node, o] : best.picks)
-        for (int v : s.options[static_cast<size_t>(node)][static_cast<size_t>(o)].victims) victims.push_back(v);
+        for (int v : options_on(s, node)[static_cast<size_t>(o)].victims) victims.push_back(v);
       int bad = over_budget(victims);
       std::vector<std::pair<int, int>> moves;   // (victim, target)
       if (bad < 0) bad = place_victims(victims, *where->nodes, moves);
       if (bad >= 0) {
         s.excluded.insert(bad);
-        forget_node(s, pod_node_[static_cast<size_t>(bad)]);
+        s.local[pod_node_[static_cast<size_t>(bad)]] = compute_options(s, pod_node_[static_cast<size_t>(bad)], true);
         continue;
       }
       commit(s, *where, best, moves);
@@ -381,17 +419,22 @@ class Defragmenter {
     return -1;
   }
 
-  int target_for(int victim, const std::vector<int>& domain) const {
+  int target_for(int victim, const std::vector<int>& domain) {
     const auto& pod = s_.pods[static_cast<size_t>(victim)];
     int source = pod_node_[static_cast<size_t>(victim)];
     const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(desched_pod_[static_cast<size_t>(victim)])];
     const NodeInfo* dsrc = desched_node_[static_cast<size_t>(source)];
     DomainRule rule = dsrc ? domain_rule(dp, *dsrc, w_.cluster) : DomainRule{};
     const Request& req = cap_.request(victim);
+    const size_t N = s_.nodes.size();
     for (int pass = 0; pass < 2; ++pass)
-      for (size_t n = 0; n < s_.nodes.size(); ++n) {
+      // Next fit: each pass resumes where its last target was found.
+      for (size_t i = 0; i < N; ++i) {
+        size_t n = (cursor_[pass] + i) % N;
         if (hosts_gang_[n] != (pass == 1)) continue;
-        if (fits_victim(pod, static_cast<int>(n), source, domain, rule, req)) return static_cast<int>(n);
+        if (!fits_victim(pod, static_cast<int>(n), source, domain, rule, req)) continue;
+        cursor_[pass] = n;
+        return static_cast<int>(n);
       }
     return -1;
   }
@@ -401,7 +444,7 @@ class Defragmenter {
     const size_t n = static_cast<size_t>(ni);
     const auto& node = s_.nodes[n];
     if (ni == source || std::binary_search(domain.begin(), domain.end(), ni)) return false;
-    if (!node.ready || node.unschedulable || taken_.count(ni) || reserved_.holder(node.name)) return false;
+    if (!node.ready || node.unschedulable || taken_[n] || reserved_holder_[n]) return false;
     if (!cap_.fits(ni, req)) return false;
     if (!rule.unconstrained() && (!desched_node_[n] || !rule.allows(*desched_node_[n]))) return false;
     if (kube::first_untolerated_hard_taint(node.taints, pod.tolerations)) return false;
@@ -409,13 +452,27 @@ class Defragmenter {
     return true;
   }
 
-  void commit(const Search& s, const DomainRef& d, const DomainPlan& plan, const std::vector<std::pair<int, int>>& moves) {
+  void commit(Search& s, const DomainRef& d, const DomainPlan& plan, const std::vector<std::pair<int, int>>& moves) {
     GangRoom room;
     room.gang = s.gang->group->key;
     room.reservation.domain = d.name;
     room.reservation.expires =
         opt_.now + std::chrono::duration_cast<TimePoint::duration>(args_.reservation_ttl);
+    // The gang's pods take the room they were planned on; those nodes are its alone.
+    int left = static_cast<int>(s.pods.size());
+    for (const auto& [node, o] : plan.picks) {
+      int k = std::min(left, options_on(s, node)[static_cast<size_t>(o)].slots);
+      for (int i = 0; i < k; ++i) cap_.take(node, s.shape);
+      left -= k;
+      room.reservation.nodes.push_back(s_.nodes[static_cast<size_t>(node)].name);
+    }
+    for (const auto& [node, o] : plan.picks) {
+      taken_[static_cast<size_t>(node)] = 1;
+      changed(node);
+    }
+    std::sort(room.reservation.nodes.begin(), room.reservation.nodes.end());
     const std::string reason = "defragment: gang " + room.gang + " into " + d.name;
+    bool budget_ran_out = false;
     for (const auto& [v, t] : moves) {
       size_t vi = static_cast<size_t>(v);
       int from = pod_node_[vi];
@@ -424,7 +481,9 @@ class Defragmenter {
       evicted_[vi] = true;
       cap_.give(from, cap_.request(v));
       cap_.take(t, cap_.request(v));
-      for (const auto& k : pod_budgets_[vi]) --left_[k];
+      changed(from);
+      changed(t);
+      for (const auto& k : pod_budgets_[vi]) budget_ran_out |= --left_[k] == 0;
       if (total_left_) --*total_left_;
       auto value = [&](const char* r) {
         auto it = pod.request.find(r);
@@ -434,16 +493,10 @@ class Defragmenter {
                                 s_.nodes[static_cast<size_t>(t)].name, reason, dp.workload(), value("cpu"),
                                 value("memory")});
     }
-    // The gang's pods take the room they were planned on; those nodes are its alone.
-    int left = static_cast<int>(s.pods.size());
-    for (const auto& [node, o] : plan.picks) {
-      int k = std::min(left, s.options[static_cast<size_t>(node)][static_cast<size_t>(o)].slots);
-      for (int i = 0; i < k; ++i) cap_.take(node, s.shape);
-      left -= k;
-      taken_.insert(node);
-      room.reservation.nodes.push_back(s_.nodes[static_cast<size_t>(node)].name);
-    }
-    std::sort(room.reservation.nodes.begin(), room.reservation.nodes.end());
+    // Pods whose budget ran out are no longer movable anywhere.
+    if (budget_ran_out)
+      for (size_t p = 0; p < s_.pods.size(); ++p)
+        if (movable_[p] && !evicted_[p] && !budget_left(static_cast<int>(p))) changed(pod_node_[p]);
     out_.rooms.push_back(std::move(room));
   }
 
@@ -462,8 +515,15 @@ class Defragmenter {
   std::vector<int> desched_pod_, pod_node_;
   std::vector<bool> movable_, evicted_, hosts_gang_;
   std::unordered_map<std::string, int> bound_in_group_;
-  kube::ReservedRooms reserved_;
-  std::set<int> taken_;   // nodes given to a gang this cycle
+  kube::ReservedRooms held_;
+  std::vector<char> taken_;                             // per node: given to a gang this cycle
+  std::vector<const std::string*> reserved_holder_;     // per node: the gang an earlier cycle reserved it for
+  std::vector<int32_t> priorities_;                     // distinct priorities of movable pods, ascending
+  int max_need_ = 1;
+  std::map<std::string, OptionCache> caches_;
+  std::vector<Option> no_options_;
+  DomainSearch search_;
+  size_t cursor_[2] = {0, 0};
   std::vector<std::vector<std::string>> pod_budgets_;
   std::map<std::string, int> left_;
   std::optional<int> total_left_;

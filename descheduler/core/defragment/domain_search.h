@@ -2,6 +2,7 @@
 // pods fit (a knapsack over slot counts, exact over the given options).
 #pragma once
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -15,7 +16,19 @@ struct DomainPlan {
   bool found() const { return cost.finite(); }
 };
 
-// options[node]: that node's options (empty: the gang cannot use it). need >= 1.
-DomainPlan cheapest_in_domain(const std::vector<int>& nodes, const std::vector<std::vector<Option>>& options, int need);
+// A node's options (empty: the gang cannot use it).
+using OptionsOf = std::function<const std::vector<Option>&(int node)>;
+
+// Keeps its tables between calls: one search runs per domain, thousands per cycle.
+class DomainSearch {
+ public:
+  // need >= 1.
+  DomainPlan cheapest(const std::vector<int>& nodes, const OptionsOf& options_of, int need);
+
+ private:
+  std::vector<int> useful_;
+  std::vector<Cost> dp_, next_;
+  std::vector<int> took_, from_;
+};
 
 }  // namespace weft::descheduler::defragment
