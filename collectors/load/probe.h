@@ -1,4 +1,4 @@
-// One-shot load measurement for `weft-agent probe`: the DESIGN.md "load" object.
+// One-shot load measurement for `weft-agent probe`: the probe JSON's "load" object (docs/contracts.md).
 #pragma once
 
 #include <nlohmann/json.hpp>
