@@ -1,6 +1,7 @@
 // The reservation annotation both sides read: format, parse, errors, expiry.
 #include <gtest/gtest.h>
 
+#include "descheduler/core/defragment/world.h"
 #include "kube/reservation.h"
 
 namespace weft::kube {
@@ -47,3 +48,22 @@ TEST(Reservation, FirstGangKeepsANodeTwoAnnotationsClaim) {
 
 }  // namespace
 }  // namespace weft::kube
+
+namespace weft::descheduler::defragment {
+namespace {
+
+TEST(Reservation, ABadAnnotationIsAnErrorNamingThePodGroup) {
+  nlohmann::json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                       {"kind", "PodGroup"},
+                       {"metadata", {{"name", "train"}, {"namespace", "ml"},
+                                     {"annotations", {{"weft.dev/reserved-room", R"({"domain":"d"})"}}}}},
+                       {"spec", {{"minMember", 2}}}};
+  auto w = world_from_objects({{pg, "s.yaml", 3}}, kube::TimePoint{});
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.message(),
+            "s.yaml: document 3 (PodGroup ml/train): annotation weft.dev/reserved-room: nodes: must be a non-empty "
+            "list of node names");
+}
+
+}  // namespace
+}  // namespace weft::descheduler::defragment

@@ -37,8 +37,21 @@ struct World {
   std::map<std::string, kube::Reservation> reservations;   // PodGroup key -> its annotation
 };
 
-// Objects that arrive later (weft.dev/arrival-cycle > 0) are left out, as both planners do.
-// Errors name the object and field.
+// Built object by object, so a caller can stream the API's lists. Objects that arrive
+// later (weft.dev/arrival-cycle > 0) are left out, as both planners do. Kinds neither
+// side reads are skipped. Errors name `where` and the field.
+class WorldBuilder {
+ public:
+  Status add(const nlohmann::json& object, const std::string& where);
+  void reserve_pods(size_t pods) { cluster_.reserve_pods(pods); }
+  World finish(TimePoint now);
+
+ private:
+  World world_;
+  scheduler::SnapshotBuilder snapshot_;
+  ClusterBuilder cluster_;
+};
+
 Result<World> world_from_objects(const std::vector<kube::SourcedObject>& objects, TimePoint now);
 
 }  // namespace weft::descheduler::defragment
