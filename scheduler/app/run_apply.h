@@ -49,6 +49,7 @@ struct ApplyReport {
   std::vector<StatusWrite> status_written;
   int status_failed = 0;
   int events_recorded = 0;
+  int events_failed = 0;                      // not recorded (the event queue was full)
   int errors = 0;                             // API calls that failed
   bool stopped = false;                       // may_write turned false half-way
 };

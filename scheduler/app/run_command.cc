@@ -189,9 +189,11 @@ void log_cycle(int n, const CycleSummary& s) {
   auto level = busy ? spdlog::level::info : spdlog::level::debug;
   spdlog::log(level,
               "cycle {}: {} pods ({} pending), bound {}, bind failed {}, rolled back {}, evicted {}, "
-              "status writes {}, unschedulable {}, events {}, API errors {}, {:.3f}s",
+              "status writes {}, unschedulable {}, events {} ({} not queued), API errors {}, {:.3f}s "
+              "(snapshot {:.3f}s, decide {:.3f}s, apply {:.3f}s)",
               n, s.pods, s.pending, s.bound, s.bind_failed, s.rolled_back, s.evicted, s.status_written,
-              s.unschedulable, s.events, s.errors, s.seconds);
+              s.unschedulable, s.events, s.events_failed, s.errors, s.seconds, s.snapshot_seconds, s.decide_seconds,
+              s.apply_seconds);
 }
 
 }  // namespace
@@ -281,10 +283,10 @@ int run_scheduler(const RunOptions& o) {
   DecisionApplier applier(writer, apply_options);
   SessionOptions session;
   session.scheduler_names = {o.scheduler_name};
-  SchedulerLoop loop(cache, applier, *config, session);
+  SchedulerLoop loop(cache, applier, *config, session, /*pipelined=*/o.bind_concurrency > 1);
 
   int exit_code = 0;
-  int cycles = 0;
+  int cycles = 0, logged = 0;   // cycles decided; cycles whose decisions were applied
   bool announced_sync = false;
   while (!stop.stopped()) {
     if (lost) {
@@ -301,11 +303,13 @@ int run_scheduler(const RunOptions& o) {
       announced_sync = true;
     }
     const auto started = std::chrono::steady_clock::now();
-    log_cycle(++cycles, loop.run_cycle());
+    ++cycles;
+    if (auto done = loop.run_cycle(); done.complete) log_cycle(++logged, done);
     if (o.cycles > 0 && cycles >= o.cycles) break;
     auto left = timings->period - std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
     if (left.count() > 0) stop.sleep(left, [&] { return lost.load(); });
   }
+  if (auto done = loop.finish(); done.complete) log_cycle(++logged, done);
   if (elector) {
     elector->stop();
     election.join();
