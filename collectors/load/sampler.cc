@@ -87,4 +87,15 @@ std::string LoadSampler::last_error() const {
   return last_error_;
 }
 
+Result<std::unique_ptr<LoadMonitor>> start_load_monitor(const MonitorOptions& options, std::string* why) {
+  auto backend = parse_backend(options.backend);
+  if (!backend) return backend.error();
+  auto selected = select_source(*backend, host_factories());
+  if (!selected) return selected.error();
+  if (why) *why = selected->reason;
+  auto sampler = std::make_unique<LoadSampler>(std::move(*selected), options.sampling);
+  if (auto s = sampler->start(); !s) return s.error();
+  return std::unique_ptr<LoadMonitor>(std::move(sampler));
+}
+
 }  // namespace weft::load

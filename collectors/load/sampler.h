@@ -13,31 +13,15 @@
 #include <thread>
 #include <vector>
 
+#include "collectors/load/load.h"
 #include "collectors/load/select.h"
-#include "collectors/load/window.h"
 
 namespace weft::load {
 
-struct SamplerOptions {
-  std::chrono::milliseconds period{1000};
-  std::chrono::milliseconds window{60000};
-};
-
-struct LoadSummary {
-  std::string source;         // "ebpf" or "procfs"
-  std::string source_reason;
-  LoadWindow window;          // CPU, cgroups, runq quantiles, reclaim over the last window
-  double memory_avg = 0;      // memory used ratio averaged over the window's readings
-  std::vector<uint64_t> runq_buckets_total;           // since start, log2(ns) buckets; empty for procfs
-  std::optional<double> runq_sum_seconds_total;       // since start, exact sum of those waits
-  std::optional<double> reclaim_stall_seconds_total;  // since start
-  std::chrono::system_clock::time_point at;
-};
-
-class LoadSampler {
+class LoadSampler : public LoadMonitor {
  public:
   LoadSampler(SelectedSource selected, SamplerOptions options);
-  ~LoadSampler();
+  ~LoadSampler() override;
   LoadSampler(const LoadSampler&) = delete;
   LoadSampler& operator=(const LoadSampler&) = delete;
 
@@ -46,15 +30,10 @@ class LoadSampler {
   // Takes the first reading (errors are returned) and starts the sampling thread.
   Status start();
   void stop();
-  // nullopt until two readings exist.
-  std::optional<LoadSummary> summary() const;
-  // The last read error, "" when the last read worked.
-  std::string last_error() const;
+  std::optional<LoadSummary> summary() const override;
+  std::string last_error() const override;
 
  private:
-  struct Reading {
-    LoadCounters counters;
-  };
   void loop();
   void take_reading();
 

@@ -1,10 +1,10 @@
 #include "collectors/load/select.h"
 
 #include "collectors/load/cgroup.h"
-#include "collectors/load/procfs_source.h"
+#include "collectors/load/procfs/procfs_source.h"
 #include "common/log.h"
 #ifdef WEFT_HAVE_BPF
-#include "collectors/load/ebpf_source.h"
+#include "collectors/load/ebpf/ebpf_source.h"
 #endif
 
 namespace weft::load {

@@ -1,6 +1,5 @@
 #include "node-agent/daemon/collector_sources.h"
 
-#include "collectors/load/select.h"
 #include "node-agent/daemon/ib_adapter.h"
 #include "node-agent/daemon/load_adapter.h"
 
@@ -17,17 +16,13 @@ Result<std::unique_ptr<IbSource>> make_ib_source(const std::string& backend, std
 
 Result<std::unique_ptr<LoadSource>> make_load_source(const std::string& backend, std::chrono::milliseconds period,
                                                      std::chrono::milliseconds window, std::string* why) {
-  auto parsed = weft::load::parse_backend(backend);
-  if (!parsed) return parsed.error();
-  auto selected = weft::load::select_source(*parsed, weft::load::host_factories());
-  if (!selected) return selected.error();
-  if (why) *why = selected->reason;
-  weft::load::SamplerOptions options;
-  options.period = period;
-  options.window = window;
-  auto source = CollectorLoadSource::start(std::move(selected.value()), options);
-  if (!source) return source.error();
-  return std::unique_ptr<LoadSource>(std::move(source.value()));
+  weft::load::MonitorOptions options;
+  options.backend = backend;
+  options.sampling.period = period;
+  options.sampling.window = window;
+  auto monitor = weft::load::start_load_monitor(options, why);
+  if (!monitor) return monitor.error();
+  return std::unique_ptr<LoadSource>(std::make_unique<CollectorLoadSource>(std::move(monitor.value()), period));
 }
 
 }  // namespace weft::agent

@@ -2,8 +2,6 @@
 
 #include <thread>
 
-#include "collectors/load/histogram.h"
-#include "collectors/load/probe.h"
 
 namespace weft::agent {
 
@@ -45,13 +43,6 @@ LoadSnapshot snapshot_from_summary(const weft::load::LoadSummary& s) {
   out.json = weft::load::window_json(s.window, s.source, s.source_reason, "");
   out.json["memory"] = out.memory;
   return out;
-}
-
-Result<std::unique_ptr<CollectorLoadSource>> CollectorLoadSource::start(weft::load::SelectedSource selected,
-                                                                         weft::load::SamplerOptions options) {
-  auto sampler = std::make_unique<weft::load::LoadSampler>(std::move(selected), options);
-  if (auto s = sampler->start(); !s) return s.error();
-  return std::unique_ptr<CollectorLoadSource>(new CollectorLoadSource(std::move(sampler), options.period));
 }
 
 Result<LoadSnapshot> CollectorLoadSource::sample() {

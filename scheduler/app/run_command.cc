@@ -53,6 +53,15 @@ void app::add_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   run->add_option("--kube-api-qps", o.kube_api_qps, "client-side request rate limit")->capture_default_str();
   run->add_option("--kube-api-burst", o.kube_api_burst, "client-side burst")->capture_default_str();
+  run->add_option("--bind-concurrency", o.bind_concurrency,
+                  "bindings, evictions and status writes in flight together (1: one at a time)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  run->add_option("--event-qps", o.event_qps, "request rate limit of the separate Event client")->capture_default_str();
+  run->add_option("--event-burst", o.event_burst, "burst of the Event client")->capture_default_str();
+  run->add_option("--event-queue", o.event_queue, "Events waiting to be posted; beyond this they are dropped")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   run->add_option("--log-level", o.log_level, "trace|debug|info|warn|error")->capture_default_str();
   run->callback([options, &exit_code] { exit_code = run_scheduler(*options); });
 }
@@ -217,9 +226,15 @@ int run_scheduler(const RunOptions& o) {
   best_effort_options.timeout = milliseconds(5000);
   best_effort_options.backoff.max = milliseconds(1000);
   auto best_effort = kube::Client::from_config(*api_config, best_effort_options);
-  if (!client || !best_effort) {
-    spdlog::error("run: {}: {}", api_config->source, (client ? best_effort.message() : client.message()));
-    return 2;
+  kube::ClientOptions event_options = best_effort_options;
+  event_options.qps = o.event_qps;
+  event_options.burst = o.event_burst;
+  auto event_client = kube::Client::from_config(*api_config, event_options);
+  for (const auto* c : {&client, &best_effort, &event_client}) {
+    if (!*c) {
+      spdlog::error("run: {}: {}", api_config->source, c->message());
+      return 2;
+    }
   }
   kube::Client& api = **client;
   if (auto probe = api.list_page(kube::resources::nodes(), "", kube::ListOptions{.limit = 1}); !probe) {
@@ -256,8 +271,12 @@ int run_scheduler(const RunOptions& o) {
     });
   }
 
-  KubeSchedulerApi writer(api, **best_effort, "weft-scheduler", o.identity.empty() ? default_identity() : o.identity);
+  kube::EventRecorder event_poster(**event_client, "weft-scheduler",
+                                   o.identity.empty() ? default_identity() : o.identity);
+  kube::AsyncEventRecorder events(event_poster, o.event_queue);
+  KubeSchedulerApi writer(api, **best_effort, events);
   ApplyOptions apply_options;
+  apply_options.concurrency = o.bind_concurrency;
   apply_options.may_write = [&] { return leading.load() && (!elector || elector->is_leader()); };
   DecisionApplier applier(writer, apply_options);
   SessionOptions session;
@@ -292,6 +311,9 @@ int run_scheduler(const RunOptions& o) {
     election.join();
   }
   cache.stop();
+  events.close(events.drain_timeout);
+  if (auto n = events.counts(); n.dropped || n.failed)
+    spdlog::warn("events: {} posted, {} failed, {} dropped (queue full)", n.posted, n.failed, n.dropped);
   spdlog::info("stopped after {} cycle(s)", cycles);
   return exit_code;
 }

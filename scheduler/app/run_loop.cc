@@ -10,18 +10,31 @@ namespace weft::scheduler {
 
 using nlohmann::json;
 
+namespace {
+
+// What the applier reads of an object (uids for bindings, Event references): not the
+// whole object, which the snapshot has taken in already.
+json reference_of(const json& object) {
+  json meta = json::object();
+  const json& m = object["metadata"];
+  for (const char* k : {"name", "namespace", "uid", "resourceVersion"})
+    if (auto it = m.find(k); it != m.end()) meta[k] = *it;
+  return {{"apiVersion", object.value("apiVersion", "")}, {"kind", object.value("kind", "")}, {"metadata", meta}};
+}
+
+}  // namespace
+
 SchedulerLoop::SchedulerLoop(ClusterCache& cache, DecisionApplier& applier, Config config, SessionOptions session)
     : cache_(cache), applier_(applier), config_(std::move(config)), session_(std::move(session)) {}
 
 CycleSummary SchedulerLoop::run_cycle() {
   const auto start = std::chrono::steady_clock::now();
   CycleSummary sum;
-  std::vector<json> objects = cache_.snapshot();
   SnapshotBuilder builder;
   ObjectIndex index;
   std::map<std::string, std::string> versions;   // PodGroup key -> cached resourceVersion
   std::map<std::string, std::string> still_bad;
-  for (auto& object : objects) {
+  cache_.visit([&](json& object) {
     const std::string kind = kube::kind_of(object), key = kube::key_of(object);
     const std::string version = object["metadata"].value("resourceVersion", "");
     if (auto s = builder.add(object, kind + " " + key); !s) {
@@ -30,11 +43,11 @@ CycleSummary SchedulerLoop::run_cycle() {
       ++sum.skipped_objects;
       still_bad[key] = version;
       if (bad_objects_[key] != version) spdlog::warn("skipping {} {}: {}", kind, key, s.message());
-      continue;
+      return;
     }
     if (kind == "PodGroup") versions[key] = version;
-    index.emplace(object_index_key(kind, key), std::move(object));
-  }
+    index.emplace(object_index_key(kind, key), reference_of(object));
+  });
   bad_objects_ = std::move(still_bad);
   Snapshot snap = builder.build(Clock::now());
   Decisions decisions = run_session(snap, config_, session_);
