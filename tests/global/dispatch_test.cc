@@ -103,6 +103,21 @@ TEST(GlobalDispatch, FairShareBetweenTwoQueuesFollowsTheirWeights) {
   EXPECT_NE(find(d, "ml/light-39-job").reason.find("deserved share"), std::string::npos) << find(d, "ml/light-39-job").reason;
 }
 
+TEST(GlobalDispatch, SpecDeservedIsTheShareOutright) {
+  std::vector<json> o;
+  add_member(o, "m1", 8);
+  add_member(o, "m2", 8);   // 128 GPUs
+  o.push_back(queue("fixed", 1));
+  o.back()["spec"]["deserved"] = {{"nvidia.com/gpu", "16"}};
+  o.push_back(queue("rest", 1));
+  int clock = 0;
+  add_jobs(o, "fixed", 40, clock);
+  add_jobs(o, "rest", 40, clock);
+  GlobalDecisions d = decide(o);
+  EXPECT_EQ(allocated_gpus(d, "fixed"), 16);
+  EXPECT_EQ(allocated_gpus(d, "rest"), 112);
+}
+
 TEST(GlobalDispatch, FairShareConvergesOverCyclesAsJobsFinish) {
   // Each cycle the dispatched jobs of the previous one finish; the split stays 1:3.
   int clock = 0;

@@ -93,3 +93,33 @@ TEST(GlobalObjects, PlacementFieldsAreCheckedNotIgnored) {
 
 }  // namespace
 }  // namespace weft::scheduler::global::testing
+
+namespace weft::scheduler::global::testing {
+namespace {
+
+// What `global simulate` prints for tests/global/scenarios/fragmented.yaml.
+TEST(GlobalSimulateJson, OneEntryPerBindingAndQueue) {
+  auto objects = kube::load_objects_file(std::string(WEFT_SOURCE_DIR) + "/tests/global/scenarios/fragmented.yaml");
+  ASSERT_TRUE(objects) << objects.message();
+  GlobalBuilder builder;
+  for (const auto& so : *objects) ASSERT_TRUE(builder.add(so.object, so.where()));
+  auto state = builder.build();
+  ASSERT_TRUE(state) << state.message();
+  json out = decisions_json(dispatch(*state));
+  ASSERT_EQ(out["bindings"].size(), 2u);
+  const json& big = out["bindings"][0];
+  EXPECT_EQ(big["name"], "ml/big-job");
+  EXPECT_EQ(big["queue"], "research");
+  EXPECT_EQ(big["suspended"], true);
+  EXPECT_EQ(big["clusters"], json::array());
+  EXPECT_EQ(big["reason"].get<std::string>().rfind("fragmentation: ", 0), 0u);
+  EXPECT_EQ(out["bindings"][1]["clusters"], json::parse(R"([{"name": "m1", "replicas": 4}])"));
+  EXPECT_EQ(out["bindings"][1]["suspended"], false);
+  ASSERT_EQ(out["queues"].size(), 2u);
+  EXPECT_EQ(out["queues"][1]["name"], "research");
+  EXPECT_EQ(out["queues"][1]["allocated"]["nvidia.com/gpu"], 16);
+  EXPECT_EQ(out["queues"][1]["deserved"]["nvidia.com/gpu"], 32);
+}
+
+}  // namespace
+}  // namespace weft::scheduler::global::testing

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "kube/scenario.h"
+#include "scheduler/global/app/global_run.h"
 
 #include "scheduler/global/core/dispatch.h"
 
@@ -42,6 +43,7 @@ void add_global_command(CLI::App& app, int& exit_code) {
   sim->add_option("FILE", *file, "YAML documents or a JSON List")->required();
   sim->add_option("--output", *output, "json")->check(CLI::IsMember({"json"}));
   sim->callback([file, &exit_code] { exit_code = simulate_main(*file); });
+  add_global_run_command(*global, exit_code);
 
 }
 

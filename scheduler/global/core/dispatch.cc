@@ -185,7 +185,10 @@ class Dispatcher {
       std::vector<std::pair<double, MemberState*>> fit;
       for (auto& [name, m] : members_) {
         const MemberCluster& c = s_.clusters.at(name);
-        if (!b.affinity_groups.empty() && !b.affinity_groups[g].matches(c)) continue;
+        if (!b.affinity_groups.empty() && !b.affinity_groups[g].matches(c)) {
+          if (b.affinity_groups.size() == 1) why.push_back(name + ": not selected by spec.placement.clusterAffinity");
+          continue;
+        }
         if (!c.ready) {
           why.push_back(name + ": NotReady (" + c.not_ready + ")");
           continue;
@@ -246,6 +249,13 @@ class Dispatcher {
     if (b.min_groups > 1)
       return stay(l, "SpreadConstraints", "placement.spreadConstraints asks for " + std::to_string(b.min_groups) +
                                               " clusters; a gang goes whole to one member cluster");
+    if (eligible(b).empty()) {
+      std::vector<std::string> why;
+      candidates(b, why);
+      std::string detail;
+      for (const auto& w : why) detail += (detail.empty() ? "" : "; ") + w;
+      return stay(l, "NoClusterFit", "no member cluster may take it: " + (detail.empty() ? "no Cluster objects" : detail));
+    }
     if (auto over = over_capability(q, allocated_[q], b.gang.total); !over.empty()) {
       if (preempt(l)) return;
       return stay(l, "QueueCapability", "queue " + q + " at its capability (" + over + ")" +

@@ -28,9 +28,15 @@ std::map<std::string, kube::ResourceList> deserved_shares(const std::map<std::st
   for (const auto& [r, amount] : total) {
     if (r == "pods") continue;
     std::map<std::string, double> d;
+    std::set<std::string> fixed;   // spec.deserved states the share outright
     double given = 0;
     for (const auto& [name, q] : queues) {
       double g = q.info ? std::min(get(q.info->guarantee, r), limit_of(q, r)) : 0;
+      if (q.info && q.info->deserved.count(r)) {
+        g = get(q.info->deserved, r);
+        if (q.info->capability.count(r)) g = std::min(g, get(q.info->capability, r));
+        fixed.insert(name);
+      }
       d[name] = g;
       given += g;
     }
@@ -39,12 +45,12 @@ std::map<std::string, kube::ResourceList> deserved_shares(const std::map<std::st
     for (int round = 0; round < 64 && remaining > 0.5; ++round) {
       double weights = 0;
       for (const auto& [name, q] : queues)
-        if (d[name] < limit_of(q, r)) weights += q.info ? q.info->weight : 1;
+        if (!fixed.count(name) && d[name] < limit_of(q, r)) weights += q.info ? q.info->weight : 1;
       if (weights <= 0) break;
       double handed = 0;
       for (const auto& [name, q] : queues) {
         double limit = limit_of(q, r);
-        if (d[name] >= limit) continue;
+        if (fixed.count(name) || d[name] >= limit) continue;
         double add = std::min(remaining * (q.info ? q.info->weight : 1) / weights, limit - d[name]);
         d[name] += add;
         handed += add;

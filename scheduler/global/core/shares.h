@@ -1,6 +1,7 @@
 // Deserved shares of the queues over the summed usable capacity of the members: weights
 // fill the capacity in rounds, each queue capped by its capability and by what it asks
-// for (allocated + suspended bindings), guarantee first. Values in milli units.
+// for (allocated + suspended bindings), guarantee first; a resource in spec.deserved is
+// that queue's share outright (capped by capability). Values in milli units.
 #pragma once
 
 #include <map>
