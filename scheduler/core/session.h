@@ -61,7 +61,8 @@ struct Event {
 struct QueueShare {
   std::string name;
   double weight = 1;
-  kube::ResourceList deserved, allocated;
+  kube::ResourceList deserved, allocated;   // milli units, saturating at int64 (use the _units below)
+  std::map<std::string, double> deserved_units, allocated_units;   // milli units, exact at any cluster size
 };
 
 struct Decisions {

@@ -1,6 +1,6 @@
 // PodGroup status: written only when phase, counts or the condition change, never for a
 // PodGroup without pods. Unschedulable jobs get a condition and an Event naming the filter.
-#include "scheduler/core/session_state.h"
+#include "scheduler/core/framework/session.h"
 
 namespace weft::scheduler {
 namespace {
@@ -26,7 +26,7 @@ json comparable(const json& status) {
 
 }  // namespace
 
-void write_statuses(SessionState& s) {
+void write_statuses(Session& s) {
   for (const Job& j : s.jobs) {
     std::optional<std::pair<std::string, std::string>> why = j.unschedulable;
     if (!j.blocked.empty()) why = {j.blocked_reason, j.blocked};
