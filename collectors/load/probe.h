@@ -1,4 +1,5 @@
-// probe_load() with the backends passed in, so tests can use fakes (load.h has the rest).
+// probe_load() with the backends passed in, so tests can use fakes (load.h has the rest);
+// its JSON is the probe's "load" object (docs/contracts.md).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -32,6 +32,10 @@ void CancelToken::set_interrupt(std::function<void()> interrupt) {
 
 namespace {
 
+// Enough kept-alive connections for a scheduler writing bindings with --bind-concurrency
+// 64 without reconnecting; idle ones beyond this are closed.
+constexpr size_t kMaxIdleConnections = 64;
+
 std::string openssl_error() {
   unsigned long e = ERR_get_error();
   if (e == 0) return "unknown OpenSSL error";
@@ -242,7 +246,7 @@ class HttpTransport : public Transport {
 
   void release(std::shared_ptr<httplib::ClientImpl> cli) {
     std::lock_guard lock(pool_mu_);
-    if (idle_.size() < 8) idle_.push_back(std::move(cli));
+    if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(cli));
   }
 
   ServerAddress server_;

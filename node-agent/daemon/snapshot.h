@@ -1,6 +1,6 @@
 // What the daemon knows about its machine at one moment: the IB view (from
 // collectors/ib) and the load summary (from collectors/load), in the shapes of the
-// probe JSON of DESIGN.md. Adapters fill these from the collectors' own types.
+// probe JSON of docs/contracts.md. Adapters fill these from the collectors' own types.
 #pragma once
 
 #include <chrono>

@@ -25,6 +25,10 @@ ResourceTypes::ResourceTypes() {
   add({0, "scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", false, true, true, {"q", "queue-v1beta1"},
        {}});
   add({0, "topology.volcano.sh", "v1alpha1", "hypernodes", "hypernode", "HyperNode", false, true, true, {"hn"}, {}});
+  // Karmada's control plane (weft-scheduler global) and the Volcano Job it dispatches.
+  add({0, "cluster.karmada.io", "v1alpha1", "clusters", "cluster", "Cluster", false, true, true, {}, {}});
+  add({0, "work.karmada.io", "v1alpha2", "resourcebindings", "resourcebinding", "ResourceBinding", true, true, true, {"rb"}, {}});
+  add({0, "batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, true, true, {"vcjob", "vj"}, {}});
 }
 
 const ResourceType* ResourceTypes::find(const std::string& group, const std::string& version,
