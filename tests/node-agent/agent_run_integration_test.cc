@@ -3,6 +3,9 @@
 // the agents, promtool on /metrics, and API faults through a switchable proxy.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -14,6 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/load/pod_group.h"
 #include "tests/node-agent/api_proxy.h"
 #include "tests/node-agent/discovery_stub.h"
 #include "tests/support/kube_lite.h"
@@ -371,6 +375,8 @@ TEST(AgentRun, LabelsTokensPrometheusOnAnIbsimFabric) {
 
 // One Node "solo" in kube-lite, reached through a fault proxy in the given mode, and a
 // kubeconfig for the agent that points at the proxy.
+// The agents behind it run with --no-pod-metrics: the proxy is for short calls, and a
+// watch of pods would hold it (and its shutdown) for minutes.
 struct SoloApi {
   TempDir dir;
   std::unique_ptr<KubeLite> api;
@@ -389,6 +395,109 @@ struct SoloApi {
   }
 };
 
+// The value of one series in a /metrics text, or nullopt when it is not there.
+std::optional<double> series_value(const std::string& metrics, const std::string& series) {
+  std::istringstream in(metrics);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  }
+  return std::nullopt;
+}
+
+std::string pod_series(const std::string& metric, const std::string& ns, const std::string& pod) {
+  return metric + "{namespace=\"" + ns + "\",pod=\"" + pod + "\"}";
+}
+
+// Real pods' groups laid out as kubelet's cgroupfs driver does, one burning a CPU with
+// 64 MiB touched and one sleeping, named by pods in kube-lite (one bound elsewhere):
+// the agent, with a token that may only read pods, publishes each pod's usage under
+// its namespace and name, and drops a pod's series when its group goes and when the
+// pod leaves the API.
+TEST(AgentRun, PodUsageSeriesFollowThePodsOnTheNode) {
+  WEFT_SKIP_UNLESS(need_agent());
+  WEFT_SKIP_UNLESS(KubeLite::need());
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  auto mounts = weft::load::testing::cgroup_mounts();
+  if (mounts.v2.empty()) GTEST_SKIP() << "no cgroup2 file system mounted";
+  TempDir dir;
+  weft::testing::write_file(dir.file("nodes.yaml"), node_yaml("solo") + "---\n" + node_yaml("other"));
+  json tokens = json::parse(tokens_json({"solo"}));
+  tokens[0]["rules"].push_back({{"verbs", {"get", "list", "watch"}}, {"apiGroups", {""}}, {"resources", {"pods"}}});
+  weft::testing::write_file(dir.file("tokens.json"), tokens.dump(2));
+  KubeLite api({.state = dir.file("nodes.yaml"), .tokens = dir.file("tokens.json")});
+  ASSERT_EQ(api.error(), "");
+  auto admin = api.client_for_token("admin");
+  auto make_pod = [&](const std::string& ns, const std::string& name, const std::string& node) {
+    json p = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}, {"namespace", ns}}},
+              {"spec", {{"nodeName", node}, {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
+    auto made = admin->create(weft::kube::resources::pods(), ns, p);
+    EXPECT_TRUE(made) << made.message();
+    return made ? made->at("metadata").value("uid", "") : std::string();
+  };
+  ASSERT_TRUE(admin->create(weft::kube::resources::namespaces(), "",
+                            {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "team-a"}}}}));
+  const std::string burner = make_pod("team-a", "burner", "solo");
+  const std::string sleeper = make_pod("default", "sleeper", "solo");
+  const std::string elsewhere = make_pod("default", "elsewhere", "other");
+  ASSERT_FALSE(burner.empty() || sleeper.empty() || elsewhere.empty());
+
+  weft::load::testing::CgroupTree tree(mounts, "weft-agent-pods-" + std::to_string(getpid()));
+  const std::string burner_group = "kubepods/burstable/pod" + burner;
+  const std::string sleeper_group = "kubepods/besteffort/pod" + sleeper;
+  // A group for the pod on the other node: found here, but not this node's pod.
+  const std::string stray_group = "kubepods/pod" + elsewhere;
+  ASSERT_TRUE(tree.make(burner_group) && tree.make(sleeper_group) && tree.make(stray_group)) << tree.error();
+  weft::load::testing::PodProcess burn(tree.v2(burner_group), tree.memory_v1(burner_group), true, 64);
+  auto sleep = std::make_unique<weft::load::testing::PodProcess>(tree.v2(sleeper_group),
+                                                                  tree.memory_v1(sleeper_group), false, 1);
+  ASSERT_EQ(burn.error(), "");
+  ASSERT_EQ(sleep->error(), "");
+
+  Agent a = start_agent("solo", api.kubeconfig_for_token("agent-solo", "solo"), {},
+                        {"--ib-backend", "verbs", "--pod-cgroup-root", tree.v2("kubepods")});
+  const std::string burner_cpu = pod_series("weft_pod_cpu_usage_cores", "team-a", "burner");
+  const std::string sleeper_cpu = pod_series("weft_pod_cpu_usage_cores", "default", "sleeper");
+  std::string metrics;
+  ASSERT_TRUE(eventually(
+      [&] {
+        metrics = weft::testing::http_get(a.url("/metrics")).second;
+        return series_value(metrics, burner_cpu).value_or(0) > 0.2 && series_value(metrics, sleeper_cpu);
+      },
+      30s))
+      << metrics << a.process->output();
+  std::printf("burning pod %.3f cores, sleeping pod %.4f cores\n", *series_value(metrics, burner_cpu),
+              *series_value(metrics, sleeper_cpu));
+  EXPECT_LT(*series_value(metrics, sleeper_cpu), 0.02);
+  EXPECT_EQ(metrics.find("pod=\"elsewhere\""), std::string::npos);
+  if (tree.has_memory()) {
+    auto mem = series_value(metrics, pod_series("weft_pod_memory_usage_bytes", "team-a", "burner"));
+    ASSERT_TRUE(mem) << metrics;
+    EXPECT_GE(*mem, 16.0 * 1048576);
+    EXPECT_LE(*mem, 80.0 * 1048576);
+  }
+  // The sleeping pod's group goes (its pod is still in the API): its series go.
+  sleep.reset();
+  ASSERT_EQ(rmdir(tree.v2(sleeper_group).c_str()), 0) << std::strerror(errno);
+  EXPECT_TRUE(eventually(
+      [&] {
+        metrics = weft::testing::http_get(a.url("/metrics")).second;
+        return !series_value(metrics, sleeper_cpu) && series_value(metrics, burner_cpu);
+      },
+      10s))
+      << metrics;
+  // The burning pod leaves the API (its group lingers): its series go too.
+  ASSERT_TRUE(admin->remove(weft::kube::resources::pods(), "team-a", "burner"));
+  EXPECT_TRUE(eventually(
+      [&] {
+        metrics = weft::testing::http_get(a.url("/metrics")).second;
+        return metrics.find("weft_pod_") == std::string::npos;
+      },
+      10s))
+      << metrics;
+  EXPECT_TRUE(a.process->running()) << a.process->output();
+}
+
 // For a minute the API answers 500 (30 s) and then nothing at all (30 s); the agent
 // keeps running and backs off (a bounded number of attempts, no busy loop), and once
 // the API is back the labels converge.
@@ -402,7 +511,7 @@ TEST(AgentRun, ApiErrorsThenRecoveryConverges) {
   const std::string& kubeconfig = solo.kubeconfig;
 
   // No HCA here (verbs finds none): the agent publishes weft.dev/rdma=none and the load.
-  Agent a = start_agent("solo", kubeconfig, {}, {"--ib-backend", "verbs"});
+  Agent a = start_agent("solo", kubeconfig, {}, {"--ib-backend", "verbs", "--no-pod-metrics"});
   ASSERT_TRUE(eventually([&] { return proxy.failed() >= 3; }, 15s)) << a.process->output();
   std::this_thread::sleep_for(30s);
   // Exponential backoff from 0.5 s: ~7 publish attempts in 35 s, each a read and the
@@ -445,7 +554,7 @@ TEST(AgentRun, SigtermDuringAPatchExitsWithinFiveSeconds) {
   auto& proxy = *solo.proxy;
   const std::string& kubeconfig = solo.kubeconfig;
 
-  Agent a = start_agent("solo", kubeconfig, {}, {"--ib-backend", "verbs"});
+  Agent a = start_agent("solo", kubeconfig, {}, {"--ib-backend", "verbs", "--no-pod-metrics"});
   ASSERT_TRUE(eventually([&] { return proxy.held_patches() >= 1; }, 15s)) << a.process->output();
   const auto start = std::chrono::steady_clock::now();
   ::kill(a.process->pid(), SIGTERM);
