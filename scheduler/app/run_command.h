@@ -27,6 +27,7 @@ struct RunOptions {
   double kube_api_qps = 50;
   int kube_api_burst = 100;
   std::string log_level = "info";
+  std::string metrics_listen;           // host:port for /metrics, /healthz, /readyz; "" = off
 };
 
 // Runs until --cycles are done or SIGTERM/SIGINT; returns the process exit code

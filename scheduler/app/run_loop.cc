@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "kube/objects.h"
+#include "scheduler/app/run_metrics.h"
 
 namespace weft::scheduler {
 
@@ -58,6 +59,7 @@ CycleSummary SchedulerLoop::run_cycle() {
   sum.events = report.events_recorded;
   sum.errors = report.errors;
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (metrics_) metrics_->observe_cycle(snap, decisions, report, index, sum.seconds, std::chrono::system_clock::now());
   return sum;
 }
 

@@ -14,6 +14,8 @@
 
 namespace weft::scheduler {
 
+class RunMetrics;
+
 struct CycleSummary {
   size_t pods = 0, pending = 0, bound = 0, bind_failed = 0, rolled_back = 0, evicted = 0;
   size_t status_written = 0, unschedulable = 0, events = 0, errors = 0, skipped_objects = 0;
@@ -24,6 +26,7 @@ class SchedulerLoop {
  public:
   SchedulerLoop(ClusterCache& cache, DecisionApplier& applier, Config config, SessionOptions session);
   CycleSummary run_cycle();
+  void set_metrics(RunMetrics* metrics) { metrics_ = metrics; }
 
  private:
   ClusterCache& cache_;
@@ -31,6 +34,7 @@ class SchedulerLoop {
   Config config_;
   SessionOptions session_;
   std::map<std::string, std::string> bad_objects_;   // key -> version already warned about
+  RunMetrics* metrics_ = nullptr;
 };
 
 }  // namespace weft::scheduler
