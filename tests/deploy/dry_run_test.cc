@@ -31,7 +31,7 @@ class DeployDryRun : public ::testing::Test {
 };
 
 TEST_F(DeployDryRun, EveryObjectPassesTheServersStrictFieldValidation) {
-  for (const char* dir : {"deploy/overlays/prometheus-operator", "deploy/overlays/rdma-shared-device",
+  for (const char* dir : {"deploy", "deploy/overlays/prometheus-operator", "deploy/overlays/rdma-shared-device",
                           "deploy/descheduler/interval"}) {
     Rendered r = kustomize(source_path(dir));
     ASSERT_EQ(r.error, "");

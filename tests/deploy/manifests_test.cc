@@ -84,6 +84,34 @@ TEST_F(Deploy, ConfigMapAndLeaseRulesNameTheObjectsTheyReach) {
   EXPECT_EQ(rules, 3);   // descheduler: state ConfigMap and Lease; scheduler: Lease
 }
 
+// The Leases and the state ConfigMap are named through the pod's own namespace (the
+// downward API), so an overlay's `namespace:` moves the objects and the flags together.
+TEST_F(Deploy, OwnObjectsAreNamedThroughThePodsNamespace) {
+  TempDir dir("deploy-own-ns");
+  write_overlay(dir.file("ops"), {"deploy/descheduler", "deploy/scheduler"}, "namespace: ops\n");
+  for (const std::string& where : {dir.file("ops"), source_path("deploy/descheduler/interval")}) {
+    Rendered r = kustomize(where);
+    ASSERT_EQ(r.error, "");
+    int flags = 0;
+    for (const auto& [name, c] : containers(r)) {
+      std::string pod_namespace_from;
+      for (const auto& e : c["env"])
+        if (e["name"].as<std::string>() == "POD_NAMESPACE")
+          pod_namespace_from = e["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>("");
+      for (const auto& a : c["args"]) {
+        const std::string arg = a.as<std::string>();
+        for (const char* flag : {"--lease=", "--state-configmap=", "--lease-namespace="}) {
+          if (arg.rfind(flag, 0) != 0) continue;
+          ++flags;
+          EXPECT_EQ(arg.find("$(POD_NAMESPACE)"), std::string(flag).size()) << name << ": " << arg;
+          EXPECT_EQ(pod_namespace_from, "metadata.namespace") << name;
+        }
+      }
+    }
+    EXPECT_EQ(flags, where == dir.file("ops") ? 2 : 1) << where;
+  }
+}
+
 // The agent gets and merge-patches its own Node and reads pods; it never lists or watches
 // nodes (node-agent/daemon/kube_node_api.cc is its only Node access).
 TEST_F(Deploy, AgentRoleHoldsOnlyTheVerbsTheAgentUses) {
