@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <thread>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/deploy/render.h"
@@ -21,7 +23,8 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const std::string kImageName = "localhost/weft-image-test";
+// Per process, so that two test runs on one machine do not remove each other's image.
+const std::string kImageName = "localhost/weft-image-test-" + std::to_string(getpid());
 
 std::pair<int, std::string> buildah(std::vector<std::string> args, std::chrono::milliseconds timeout = 120s) {
   args.insert(args.begin(), {"buildah", "--storage-driver", "vfs"});
