@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   using namespace weft::descheduler;
   CLI::App app{"weft-descheduler: evicts pods from hot nodes so the scheduler re-places them on cool ones"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", WEFT_VERSION);
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error")->default_val("info");
 

@@ -19,7 +19,6 @@
 
 #include "tests/load/pod_group.h"
 #include "tests/node-agent/api_proxy.h"
-#include "tests/node-agent/discovery_stub.h"
 #include "tests/support/kube_lite.h"
 #include "tests/support/process.h"
 
@@ -172,27 +171,6 @@ Agent start_agent(const std::string& node, const std::string& kubeconfig, std::m
 json get_node(weft::kube::Client& client, const std::string& name) {
   auto n = client.get(weft::kube::resources::nodes(), "", name);
   return n ? n.value() : json();
-}
-
-// The scrape config with each kubernetes_sd_configs block replaced by an empty static one.
-std::string without_kubernetes_sd(const std::string& config) {
-  std::istringstream in(config);
-  std::string line, out;
-  size_t block_indent = std::string::npos;
-  while (std::getline(in, line)) {
-    const size_t indent = line.find_first_not_of(' ');
-    if (block_indent != std::string::npos && indent != std::string::npos &&
-        (indent > block_indent || (indent == block_indent && line.compare(indent, 2, "- ") == 0)))
-      continue;
-    block_indent = std::string::npos;
-    if (indent != std::string::npos && line.compare(indent, std::string::npos, "kubernetes_sd_configs:") == 0) {
-      block_indent = indent;
-      out += std::string(indent, ' ') + "static_configs: []\n";
-      continue;
-    }
-    out += line + "\n";
-  }
-  return out;
 }
 
 std::map<std::string, std::string> weft_labels(const json& node) {
@@ -566,91 +544,6 @@ TEST(AgentRun, SigtermDuringAPatchExitsWithinFiveSeconds) {
   auto n = get_node(api.client(), "solo");
   EXPECT_EQ(n["metadata"]["labels"]["weft.dev/ib-spine"], "0xstale");   // untouched: the patch never landed
   EXPECT_FALSE(n["metadata"]["annotations"].contains("weft.dev/load"));
-}
-
-// deploy/ renders with kustomize, and every object is accepted: server-side dry run
-// against kube-lite for the kinds it serves, client-side for the rest.
-TEST(Deploy, KustomizeRendersAndEveryObjectPassesDryRun) {
-  WEFT_SKIP_UNLESS(weft::testing::need_tools({"kubectl"}));
-  WEFT_SKIP_UNLESS(KubeLite::need());
-  KubeLite api;
-  ASSERT_EQ(api.error(), "");
-  auto [code, rendered] = api.kubectl({"kustomize", weft::testing::source_path("deploy")});
-  ASSERT_EQ(code, 0) << rendered;
-  TempDir dir;
-  // Split the rendered stream into one file per object.
-  std::vector<std::string> docs;
-  std::string current;
-  std::istringstream in(rendered);
-  for (std::string line; std::getline(in, line);) {
-    if (line == "---") {
-      docs.push_back(current);
-      current.clear();
-    } else {
-      current += line + "\n";
-    }
-  }
-  docs.push_back(current);
-  std::set<std::string> kinds;
-  // Namespaced objects need their namespace on the server, as on a real one.
-  auto ns = api.client().create(weft::kube::resources::namespaces(), "",
-                                json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "weft-system"}}}});
-  ASSERT_TRUE(ns.ok()) << ns.message();
-  testing::DiscoveryStub stub;
-  weft::testing::write_file(dir.file("stub.kubeconfig"),
-                            "apiVersion: v1\nkind: Config\ncurrent-context: stub\nclusters:\n- name: stub\n  cluster:\n"
-                            "    server: " + stub.url() + "\nusers:\n- name: stub\n  user: {}\ncontexts:\n- name: stub\n"
-                            "  context: {cluster: stub, user: stub}\n");
-  int applied = 0, on_server = 0;
-  for (size_t i = 0; i < docs.size(); ++i) {
-    std::smatch kind_m, version_m;
-    if (!std::regex_search(docs[i], kind_m, std::regex("(^|\n)kind: (\\S+)"))) continue;
-    std::regex_search(docs[i], version_m, std::regex("(^|\n)apiVersion: (\\S+)"));
-    const std::string kind = kind_m[2], version = version_m[2];
-    kinds.insert(kind);
-    const std::string file = dir.file("obj" + std::to_string(i) + ".yaml");
-    weft::testing::write_file(file, docs[i]);
-    // Server-side first; a kind kube-lite does not serve is checked client-side.
-    auto [rc, out] = api.kubectl({"apply", "--dry-run=server", "-f", file});
-    std::string how = "server";
-    static const std::regex not_served("no matches for kind|could not find the requested resource|"
-                                       "doesn't have a resource type|ensure CRDs are installed");
-    if (rc != 0 && std::regex_search(out, not_served)) {
-      // kubectl maps the kind through discovery even for a client-side dry run: ask the stub.
-      std::tie(rc, out) = weft::testing::run_command({"kubectl", "--kubeconfig", dir.file("stub.kubeconfig"),
-                                                      "--cache-dir", dir.file("stub-cache"), "apply",
-                                                      "--dry-run=client", "--validate=false", "-f", file});
-      how = "client";
-    } else {
-      ++on_server;
-    }
-    EXPECT_EQ(rc, 0) << kind << " " << version << " (" << how << "):\n" << out << "\n" << docs[i];
-    ++applied;
-  }
-  for (const char* k : {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet",
-                        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "PodMonitor", "ConfigMap"})
-    EXPECT_TRUE(kinds.count(k)) << k << " missing from deploy/";
-  EXPECT_GE(applied, 9);
-  // The plain Prometheus scrape config in its ConfigMap is a valid Prometheus config.
-  if (weft::testing::need_tools({"promtool"}).empty()) {
-    auto [rc, config] = api.kubectl({"apply", "--dry-run=client", "--validate=false", "-f",
-                                     weft::testing::source_path("deploy/agent/prometheus-scrape-config.yaml"), "-o",
-                                     "jsonpath={.data.weft-agent-scrape-config\\.yaml}"});
-    ASSERT_EQ(rc, 0) << config;
-    EXPECT_NE(config.find("kubernetes_sd_configs"), std::string::npos) << config;
-    weft::testing::write_file(dir.file("scrape.yml"), config);
-    auto [check_rc, out] = weft::testing::run_command({"promtool", "check", "config", dir.file("scrape.yml")});
-    if (check_rc != 0 && out.find("field kubernetes_sd_configs not found") != std::string::npos) {
-      // Debian's Prometheus is built without Kubernetes service discovery: check everything
-      // else (jobs, relabelling) with the discovery block swapped for an empty static one.
-      std::cout << "promtool here lacks kubernetes_sd; checking the rest of the scrape config\n";
-      config = without_kubernetes_sd(config);
-      weft::testing::write_file(dir.file("scrape.yml"), config);
-      std::tie(check_rc, out) = weft::testing::run_command({"promtool", "check", "config", dir.file("scrape.yml")});
-    }
-    EXPECT_EQ(check_rc, 0) << out;
-  }
-  EXPECT_GE(on_server, 3);   // Namespace, ServiceAccount, ... are served by kube-lite
 }
 
 }  // namespace
