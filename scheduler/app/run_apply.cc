@@ -46,6 +46,14 @@ DecisionApplier::DecisionApplier(SchedulerApi& api, ApplyOptions options) : api_
   if (!options_.may_write) options_.may_write = [] { return true; };
 }
 
+std::vector<std::string> DecisionApplier::remembered_objects() {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [pod, uid] : evicting_) out.push_back(object_index_key("Pod", pod));
+  for (const auto& [key, what] : last_event_) out.push_back(key);
+  return out;
+}
+
 bool DecisionApplier::writable(ApplyReport& report) {
   std::lock_guard lock(mu_);
   if (report.stopped) return false;

@@ -62,6 +62,34 @@ void SchedulerLoop::assume(const Cycle& c) {
   }
 }
 
+void SchedulerLoop::keep_for_apply(Cycle& c) {
+  std::set<std::string> pods, groups, keys;
+  for (const auto& b : c.decisions.bindings) pods.insert(b.pod);
+  for (const auto& e : c.decisions.evictions) pods.insert(e.pod);
+  for (const auto& w : c.decisions.status_writes) groups.insert(w.podgroup);
+  for (const auto& e : c.decisions.events) {
+    if (e.kind == "Pod") pods.insert(e.object);
+    if (e.kind == "PodGroup") groups.insert(e.object);
+    keys.insert(object_index_key(e.kind, e.object));
+  }
+  for (const auto& p : c.snap.pods)
+    if (pods.count(p.key) && !p.group.empty()) groups.insert(p.group);
+  std::vector<PodInfo> kept;
+  for (auto& p : c.snap.pods) {
+    if (!pods.count(p.key) && !groups.count(p.group)) continue;
+    keys.insert(object_index_key("Pod", p.key));
+    kept.push_back(std::move(p));
+  }
+  c.snap.pods = std::move(kept);
+  c.snap.nodes = {};
+  for (const auto& g : groups) keys.insert(object_index_key("PodGroup", g));
+  for (auto& k : applier_.remembered_objects()) keys.insert(std::move(k));
+  ObjectIndex index;
+  for (const auto& k : keys)
+    if (auto it = c.index.find(k); it != c.index.end()) index.emplace(k, std::move(it->second));
+  c.index = std::move(index);
+}
+
 void SchedulerLoop::take_in(Cycle& c, const ApplyReport& report) {
   CycleSummary& sum = c.summary;
   std::set<std::string> bound, written;
@@ -129,6 +157,7 @@ CycleSummary SchedulerLoop::run_cycle() {
   sum.unschedulable = c.decisions.unschedulable.size();
 
   if (!pipelined_) {
+    keep_for_apply(c);
     const auto apply_start = std::chrono::steady_clock::now();
     ApplyReport report = applier_.apply(c.decisions, c.snap, c.index);
     sum.apply_seconds = seconds_since(apply_start);
@@ -136,6 +165,7 @@ CycleSummary SchedulerLoop::run_cycle() {
     return sum;
   }
   CycleSummary previous = finish();
+  keep_for_apply(c);
   assume(c);
   in_flight_ = std::move(cycle);
   applying_ = std::thread([this, &c] {

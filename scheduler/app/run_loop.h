@@ -48,6 +48,9 @@ class SchedulerLoop {
  private:
   struct Cycle;
   void assume(const Cycle& c);
+  // Drops what the applier does not read of the cycle's snapshot and index, so a cycle
+  // being applied does not hold a second copy of the cluster beside the next one's.
+  void keep_for_apply(Cycle& c);
   void take_in(Cycle& c, const ApplyReport& report);
 
   ClusterCache& cache_;
