@@ -82,17 +82,23 @@ TEST(GlobalDispatch, CapacityOfEachMemberHoldsExactly) {
   EXPECT_EQ(d.stats.suspended, 4);
 }
 
-TEST(GlobalDispatch, FairShareBetweenTwoQueuesFollowsTheirWeights) {
+// Two members of 8 GPU nodes (128 GPUs), 40 one-pod 8-GPU jobs in each queue, the
+// first queue's jobs older (FIFO alone would give it everything).
+GlobalDecisions two_queues(json first, json second) {
   std::vector<json> o;
   add_member(o, "m1", 8);
-  add_member(o, "m2", 8);   // 128 GPUs
-  o.push_back(queue("light", 1));
-  o.push_back(queue("heavy", 3));
+  add_member(o, "m2", 8);
+  const std::string a = first["metadata"]["name"], b = second["metadata"]["name"];
+  o.push_back(std::move(first));
+  o.push_back(std::move(second));
   int clock = 0;
-  // Light's jobs are older: FIFO alone would give it everything.
-  add_jobs(o, "light", 40, clock);
-  add_jobs(o, "heavy", 40, clock);
-  GlobalDecisions d = decide(o);
+  add_jobs(o, a, 40, clock);
+  add_jobs(o, b, 40, clock);
+  return decide(o);
+}
+
+TEST(GlobalDispatch, FairShareBetweenTwoQueuesFollowsTheirWeights) {
+  GlobalDecisions d = two_queues(queue("light", 1), queue("heavy", 3));
   EXPECT_EQ(allocated_gpus(d, "light"), 32);
   EXPECT_EQ(allocated_gpus(d, "heavy"), 96);
   for (const auto& q : d.queues) {
@@ -104,16 +110,9 @@ TEST(GlobalDispatch, FairShareBetweenTwoQueuesFollowsTheirWeights) {
 }
 
 TEST(GlobalDispatch, SpecDeservedIsTheShareOutright) {
-  std::vector<json> o;
-  add_member(o, "m1", 8);
-  add_member(o, "m2", 8);   // 128 GPUs
-  o.push_back(queue("fixed", 1));
-  o.back()["spec"]["deserved"] = {{"nvidia.com/gpu", "16"}};
-  o.push_back(queue("rest", 1));
-  int clock = 0;
-  add_jobs(o, "fixed", 40, clock);
-  add_jobs(o, "rest", 40, clock);
-  GlobalDecisions d = decide(o);
+  json fixed = queue("fixed", 1);
+  fixed["spec"]["deserved"] = {{"nvidia.com/gpu", "16"}};
+  GlobalDecisions d = two_queues(fixed, queue("rest", 1));
   EXPECT_EQ(allocated_gpus(d, "fixed"), 16);
   EXPECT_EQ(allocated_gpus(d, "rest"), 112);
 }

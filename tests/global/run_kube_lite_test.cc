@@ -179,5 +179,55 @@ TEST(GlobalRun, DispatchesWhatReallyFitsAndTheMembersBindIt) {
   EXPECT_EQ(get_binding(cp, "train-a-job")["spec"]["clusters"][0]["name"], where["train-a"]);
 }
 
+TEST(GlobalRun, PreemptionAcrossClustersTakesBackWhatTheGangNeeds) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  TempDir dir("weft-global");
+  std::vector<json> cp_objects = {cluster("m1"), cluster("m2"), queue("team", 1, 24), priority_class("low", 1),
+                                  priority_class("high", 100)};
+  // Three one-pod jobs hold the queue's 24 GPUs: low-a on m1, low-b and low-c fill m2.
+  const std::vector<std::pair<std::string, std::string>> low = {{"low-a", "m1"}, {"low-b", "m2"}, {"low-c", "m2"}};
+  std::vector<json> m1_objects = {member_node("a1"), member_node("a2")};
+  std::vector<json> m2_objects = {member_node("b1"), member_node("b2")};
+  for (size_t i = 0; i < low.size(); ++i) {
+    cp_objects.push_back(vcjob("ml", low[i].first, "team", 1, 8, "low"));
+    cp_objects.push_back(binding("ml", low[i].first, 1, "2026-01-01T00:00:0" + std::to_string(i) + "Z", low[i].second));
+    json pod = job_pod("", "ml", low[i].first, 0, low[i].second == "m1" ? "a1" : (i == 1 ? "b1" : "b2"), 8);
+    pod["metadata"].erase("annotations");
+    (low[i].second == "m1" ? m1_objects : m2_objects).push_back(pod);
+  }
+  cp_objects.push_back(vcjob("ml", "urgent", "team", 2, 8, "high"));
+  cp_objects.push_back(binding("ml", "urgent", 2, "2026-01-01T00:00:09Z"));
+  KubeLite cp({.state = state_file(dir, "cp.json", cp_objects)});
+  KubeLite m1({.state = state_file(dir, "m1.json", m1_objects)});
+  KubeLite m2({.state = state_file(dir, "m2.json", m2_objects)});
+  ASSERT_EQ(cp.error() + m1.error() + m2.error(), "");
+
+  auto [code, out] = run_global(cp, m1, m2);
+  ASSERT_EQ(code, 0) << out;
+  json urgent = get_binding(cp, "urgent-job");
+  EXPECT_EQ(urgent["spec"]["suspension"]["scheduling"], false) << urgent.dump();
+  ASSERT_EQ(urgent["spec"]["clusters"].size(), 1u) << urgent.dump();
+  // Two victims either way; on m2 they are the newer jobs.
+  EXPECT_EQ(urgent["spec"]["clusters"][0], json::parse(R"({"name": "m2", "replicas": 2})"));
+  for (const char* name : {"low-b-job", "low-c-job"}) {
+    json b = get_binding(cp, name);
+    EXPECT_EQ(b["spec"]["suspension"]["scheduling"], true) << b.dump();
+    EXPECT_EQ(b["spec"]["clusters"], json::array()) << b.dump();
+    // Taken back in the first cycle (an Event says so); waiting for the queue in the next.
+    EXPECT_EQ(dispatched_condition(b).value("reason", ""), "QueueCapability") << b.dump();
+    auto events = cp.client().list(kube::resources::events(), "ml");
+    ASSERT_TRUE(events);
+    int preempted = 0;
+    for (const auto& e : events->items)
+      if (e["involvedObject"].value("name", "") == name && e.value("reason", "") == "Preempted" &&
+          e.value("message", "").find("taken back for ml/urgent-job (priority 100 > 1)") != std::string::npos)
+        ++preempted;
+    EXPECT_EQ(preempted, 1) << name;
+  }
+  json kept = get_binding(cp, "low-a-job");
+  EXPECT_EQ(kept["spec"]["suspension"]["scheduling"], false);
+  EXPECT_EQ(kept["spec"]["clusters"][0]["name"], "m1");
+}
+
 }  // namespace
 }  // namespace weft::scheduler::global::testing

@@ -37,12 +37,14 @@ int simulate_main(const std::string& file) {
 void add_global_command(CLI::App& app, int& exit_code) {
   CLI::App* global = app.add_subcommand("global", "Dispatch Karmada ResourceBindings to member clusters by queue");
   global->require_subcommand(1);
-  auto file = std::make_shared<std::string>();
-  auto output = std::make_shared<std::string>("json");
+  struct Args {
+    std::string file, output = "json";
+  };
+  auto args = std::make_shared<Args>();   // the options write into it: the callback keeps it alive
   CLI::App* sim = global->add_subcommand("simulate", "Decide over one file of control-plane and member objects");
-  sim->add_option("FILE", *file, "YAML documents or a JSON List")->required();
-  sim->add_option("--output", *output, "json")->check(CLI::IsMember({"json"}));
-  sim->callback([file, &exit_code] { exit_code = simulate_main(*file); });
+  sim->add_option("FILE", args->file, "YAML documents or a JSON List")->required();
+  sim->add_option("--output", args->output, "json (the only format)")->check(CLI::IsMember({"json"}));
+  sim->callback([args, &exit_code] { exit_code = simulate_main(args->file); });
   add_global_run_command(*global, exit_code);
 
 }

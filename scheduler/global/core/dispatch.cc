@@ -193,6 +193,10 @@ class Dispatcher {
           why.push_back(name + ": NotReady (" + c.not_ready + ")");
           continue;
         }
+        if (s_.members.at(name).nodes.empty()) {
+          why.push_back(name + ": no Nodes known (no member objects; in run mode no --member for it)");
+          continue;
+        }
         if (auto t = kube::first_untolerated_hard_taint(c.taints, b.cluster_tolerations)) {
           why.push_back(name + ": untolerated taint " + t->key + ":" + t->effect);
           continue;

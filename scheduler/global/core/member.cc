@@ -13,6 +13,18 @@ bool control_plane(const NodeInfo& n) {
   return false;
 }
 
+// Room for `request` and one more pod (a node that does not state "pods" has no such limit).
+bool may_hold(const NodeInfo& n, const kube::ResourceList& request) {
+  auto pods = n.allocatable.find("pods");
+  if (pods != n.allocatable.end() && pods->second < 1000) return false;
+  for (const auto& [r, v] : request) {
+    if (v <= 0 || r == "pods") continue;
+    auto it = n.allocatable.find(r);
+    if (it == n.allocatable.end() || it->second < v) return false;
+  }
+  return true;
+}
+
 // Feasibility only: the gang rule, predicates and the topology tiers, with the core's
 // best-fit node order. No queues of the member (the global queues decide), no load.
 Config fit_config() {
@@ -29,12 +41,11 @@ MemberState::MemberState(std::string name, const Snapshot& member) : name_(std::
   snap_.hypernodes = member.hypernodes;
   snap_.now = member.now;
   snap_.queues[kDefaultQueue] = QueueInfo{.name = kDefaultQueue};
-  std::map<std::string, size_t> index;
-  for (size_t i = 0; i < snap_.nodes.size(); ++i) index[snap_.nodes[i].name] = i;
+  for (size_t i = 0; i < snap_.nodes.size(); ++i) node_index_[snap_.nodes[i].name] = static_cast<int>(i);
   for (const auto& p : member.pods) {
     if (!p.bound()) continue;
-    auto it = index.find(p.node);
-    if (it == index.end()) continue;
+    auto it = node_index_.find(p.node);
+    if (it == node_index_.end()) continue;
     NodeInfo& n = snap_.nodes[it->second];
     kube::subtract_from(n.allocatable, p.request);
     if (n.allocatable.count("pods")) n.allocatable["pods"] -= 1000;
@@ -64,19 +75,31 @@ FitResult MemberState::fit(const Gang& gang) {
   g.priority = gang.priority;
   g.topology = gang.topology;
   g.same_ib_cluster = gang.same_ib_cluster;
-  snap_.pods = gang.pods;
-  std::sort(snap_.pods.begin(), snap_.pods.end(), [](const PodInfo& a, const PodInfo& b) { return a.key < b.key; });
-  snap_.podgroups = {{group, g}};
+  // The session sees only nodes that could hold the gang's smallest pod: the others
+  // cannot take any of it, and the core's per-session work grows with the nodes.
+  kube::ResourceList smallest = gang.pods.front().request;
+  for (const auto& p : gang.pods)
+    for (auto& [r, v] : smallest) {
+      auto it = p.request.find(r);
+      v = std::min(v, it == p.request.end() ? 0 : it->second);
+    }
+  Snapshot session;
+  session.hypernodes = snap_.hypernodes;
+  session.queues = snap_.queues;
+  session.now = snap_.now;
+  for (const auto& n : snap_.nodes) {
+    if (!n.ready || n.unschedulable) continue;
+    if (may_hold(n, smallest)) session.nodes.push_back(n);
+  }
+  session.pods = gang.pods;
+  std::sort(session.pods.begin(), session.pods.end(), [](const PodInfo& a, const PodInfo& b) { return a.key < b.key; });
+  session.podgroups = {{group, g}};
   ++sessions_;
-  Decisions d = run_session(snap_, config_);
-  snap_.pods.clear();
-  snap_.podgroups.clear();
+  Decisions d = run_session(session, config_);
   if (d.bindings.size() == gang.pods.size()) {
     std::map<std::string, const PodInfo*> by_key;
     for (const auto& p : gang.pods) by_key[p.key] = &p;
-    std::map<std::string, int> index;
-    for (size_t i = 0; i < snap_.nodes.size(); ++i) index[snap_.nodes[i].name] = static_cast<int>(i);
-    for (const auto& b : d.bindings) r.placement.nodes.push_back({index.at(b.node), by_key.at(b.pod)->request});
+    for (const auto& b : d.bindings) r.placement.nodes.push_back({node_index_.at(b.node), by_key.at(b.pod)->request});
     r.fits = true;
     return r;
   }

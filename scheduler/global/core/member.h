@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "scheduler/core/config.h"
@@ -50,6 +51,7 @@ class MemberState {
   Config config_;
   kube::ResourceList free_, usable_;
   std::vector<bool> takes_work_;
+  std::unordered_map<std::string, int> node_index_;
   std::map<std::string, std::string> misfits_;
   int sessions_ = 0;
 };
