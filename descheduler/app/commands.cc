@@ -53,9 +53,9 @@ Result<Policy> read_policy(const std::string& path, const PrometheusAuthFlags& f
 }
 
 Result<Seconds> duration_flag(const std::string& flag, const std::string& text) {
-  auto d = parse_duration(text);
+  auto d = kube::parse_duration_at_least(text, kube::Duration::zero());
   if (!d) return make_error(flag + ": " + d.message());
-  return d;
+  return to_seconds(*d);
 }
 
 Status print_plan(const Plan& plan, const std::string& output) {

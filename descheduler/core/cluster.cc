@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "kube/load_annotation.h"
 #include "kube/objects.h"
+#include "kube/podgroup.h"
 
 namespace weft::descheduler {
 namespace {
@@ -45,9 +47,18 @@ Status add_node(Cluster& c, const json& obj, const std::string& where) {
   n.unschedulable = kube::node_unschedulable(obj);
   std::string load = kube::annotation(obj, keys::kLoadAnnotation);
   if (!load.empty()) {
-    auto sample = parse_load_annotation(load);
-    if (sample) n.annotated_load = *sample;
-    else n.annotation_error = "annotation " + std::string(keys::kLoadAnnotation) + ": " + sample.message();
+    auto decoded = kube::decode_load_annotation(load);
+    if (decoded) {
+      LoadSample s;
+      s.cpu = decoded->cpu;
+      s.memory = decoded->memory;
+      s.cpu_at = decoded->cpu_at;
+      s.memory_at = decoded->memory_at;
+      s.source = decoded->source.empty() ? "annotation" : decoded->source;
+      n.annotated_load = s;
+    } else {
+      n.annotation_error = "annotation " + std::string(keys::kLoadAnnotation) + ": " + decoded.message();
+    }
   }
   c.node_index[n.name] = static_cast<int>(c.nodes.size());
   c.nodes.push_back(std::move(n));
@@ -124,30 +135,20 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where) {
 }
 
 Status add_podgroup(Cluster& c, const json& obj, const std::string& where) {
+  auto spec = kube::parse_podgroup(obj);
+  if (!spec) return wrap(spec.error(), where);
   PodGroupInfo g;
-  const json& min = at_path(obj, {"spec", "minMember"});
-  if (!min.is_null()) {
-    if (!min.is_number_integer() || min.get<int64_t>() < 0)
-      return make_error(where + ": spec.minMember must be a non-negative integer");
-    g.min_member = min.get<int>();
+  g.min_member = spec->min_member;
+  g.same_ib_cluster = spec->same_ib_cluster;
+  const auto& nt = spec->network_topology;
+  if (nt && nt->mode == kube::PodGroupNetworkTopology::Mode::Hard) {
+    // A tier given by name (a HyperNode tier weft cannot map to its labels) or tier 0
+    // keeps the pod in its leaf: the strictest reading never leaves the domain.
+    g.hard_tier = nt->highest_tier_allowed && *nt->highest_tier_allowed >= 1 && nt->highest_tier_name.empty()
+                      ? *nt->highest_tier_allowed
+                      : 1;
   }
-  g.same_ib_cluster = kube::annotation(obj, keys::kIbClusterAnnotation) == "same";
-  const json& nt = at_path(obj, {"spec", "networkTopology"});
-  if (nt.is_object()) {
-    std::string mode = nt.value("mode", "hard");
-    if (mode != "hard" && mode != "soft")
-      return make_error(where + ": spec.networkTopology.mode '" + mode + "' is not hard or soft");
-    int tier = 1;
-    if (nt.contains("highestTierAllowed")) {
-      const json& t = nt["highestTierAllowed"];
-      if (!t.is_number_integer() || t.get<int64_t>() < 1)
-        return make_error(where + ": spec.networkTopology.highestTierAllowed must be an integer >= 1");
-      tier = t.get<int>();
-    }
-    if (mode == "hard") g.hard_tier = tier;
-  }
-  std::string ns = kube::namespace_of(obj);
-  c.groups[(ns.empty() ? "default" : ns) + "/" + kube::name_of(obj)] = g;
+  c.groups[spec->key()] = g;
   return {};
 }
 

@@ -145,42 +145,6 @@ Result<LoadReport> parse_load_file(const std::string& text, const std::string& f
   return report;
 }
 
-Result<LoadSample> parse_load_annotation(const std::string& text) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return make_error(std::string("not JSON: ") + e.what());
-  }
-  if (!doc.is_object()) return make_error("not a JSON object");
-  LoadSample s;
-  for (const char* key : {"cpu", "memory"}) {
-    if (!doc.contains(key) || doc[key].is_null()) return make_error(std::string(key) + " is missing");
-    if (auto p = ratio_problem(doc[key]); !p.empty()) return make_error(std::string(key) + " " + p);
-  }
-  s.cpu = doc["cpu"].get<double>();
-  s.memory = doc["memory"].get<double>();
-  s.source = doc.contains("source") && doc["source"].is_string() ? doc["source"].get<std::string>() : "annotation";
-  auto time_of = [&](const char* key) -> Result<std::optional<TimePoint>> {
-    if (!doc.contains(key) || doc[key].is_null()) return std::optional<TimePoint>{};
-    if (!doc[key].is_string()) return make_error(std::string(key) + " must be an RFC 3339 time");
-    auto t = parse_rfc3339(doc[key].get<std::string>());
-    if (!t) return make_error(std::string(key) + ": " + t.message());
-    return std::optional<TimePoint>{*t};
-  };
-  auto at = time_of("at");
-  auto cpu_at = time_of("cpu_at");
-  auto memory_at = time_of("memory_at");
-  for (const auto* r : {&at, &cpu_at, &memory_at})
-    if (!*r) return r->error();
-  s.cpu_at = cpu_at->has_value() ? *cpu_at : *at;
-  s.memory_at = memory_at->has_value() ? *memory_at : *at;
-  // An annotation without a time cannot be judged fresh.
-  if (!s.cpu_at) return make_error("at is missing (cpu has no measurement time)");
-  if (!s.memory_at) return make_error("at is missing (memory has no measurement time)");
-  return s;
-}
-
 Result<PromVector> parse_prometheus_vector(const std::string& body, const std::vector<std::string>& labels) {
   PromVector out;
   std::string problem;

@@ -12,9 +12,18 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "kube/duration.h"
 #include "kube/time.h"
 
 namespace weft::descheduler {
+
+// Durations in policies and flags are Go durations (kube/duration.h); the descheduler
+// computes with fractional seconds.
+using Seconds = std::chrono::duration<double>;
+inline Seconds to_seconds(kube::Duration d) { return Seconds(kube::to_seconds(d)); }
+inline std::string format_duration(Seconds s) {
+  return kube::format_duration(std::chrono::duration_cast<kube::Duration>(s));
+}
 
 using kube::format_rfc3339;
 using kube::parse_rfc3339;
@@ -62,10 +71,6 @@ struct LoadReport {
 // bytes, either may be absent. Malformed values are errors naming the file and the entry.
 // Pod entries are read one at a time, so 100,000 of them never exist as one JSON tree.
 Result<LoadReport> parse_load_file(const std::string& text, const std::string& file);
-
-// The weft.dev/load annotation: {"cpu","memory","window_s","source","at"}, optional
-// "cpu_at"/"memory_at" as in the file. Both readings and a time are required.
-Result<LoadSample> parse_load_annotation(const std::string& text);
 
 // A Prometheus /api/v1/query response with resultType vector: key -> (value, time), the
 // key being the values of `labels` joined by '/' ("node-1", "team-a/pod-7"). Series

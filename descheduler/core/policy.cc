@@ -74,9 +74,9 @@ Result<Seconds> get_duration(const Ctx& c, const json& v, const std::string& pat
     return Seconds(v.get<double>());
   }
   if (!v.is_string()) return c.at(path, "must be a duration such as 5m");
-  auto d = parse_duration(v.get<std::string>());
+  auto d = kube::parse_duration_at_least(v.get<std::string>(), kube::Duration::zero());
   if (!d) return c.at(path, d.message());
-  return *d;
+  return to_seconds(*d);
 }
 
 const json& field(const json& obj, const char* key) {

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
-#include "descheduler/core/duration.h"
+#include "descheduler/core/load.h"
 #include "kube/selector.h"
 
 namespace weft::descheduler {

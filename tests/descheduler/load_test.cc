@@ -52,21 +52,26 @@ TEST(Load, File) {
 }
 
 TEST(Load, Annotation) {
-  auto s = parse_load_annotation(R"({"cpu":0.37,"memory":0.52,"window_s":60,"source":"ebpf","at":"2026-11-23T10:00:00Z"})");
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(s->source, "ebpf");
-  EXPECT_FALSE(parse_load_annotation(R"({"cpu":0.37,"memory":0.52})").ok());   // no time: cannot be judged fresh
-  EXPECT_FALSE(parse_load_annotation("garbage").ok());
-  auto no_memory = parse_load_annotation(R"({"cpu":0.37,"at":"2026-11-23T10:00:00Z"})");
-  ASSERT_FALSE(no_memory.ok());
-  EXPECT_NE(no_memory.message().find("memory"), std::string::npos) << no_memory.message();
-  // memory_at alone is not enough: cpu needs a time too.
-  EXPECT_FALSE(parse_load_annotation(R"({"cpu":0.37,"memory":0.52,"memory_at":"2026-11-23T10:00:00Z"})").ok());
-  auto split = parse_load_annotation(
-      R"({"cpu":0.37,"memory":0.52,"at":"2026-11-23T10:00:00Z","memory_at":"2026-11-23T09:00:00Z"})");
-  ASSERT_TRUE(split.ok()) << split.message();
-  EXPECT_EQ(format_rfc3339(*split->cpu_at), "2026-11-23T10:00:00Z");
-  EXPECT_EQ(format_rfc3339(*split->memory_at), "2026-11-23T09:00:00Z");
+  // The shared codec (kube/load_annotation.h) decodes; a node whose annotation does not
+  // decode is invalid (unknown), with the reason.
+  auto via_node = [](const std::string& text) {
+    test::json n = test::node("n");
+    n["metadata"]["annotations"] = {{"weft.dev/load", text}};
+    return load_from_annotations(test::build({n}));
+  };
+  LoadReport s = via_node(R"({"cpu":0.37,"memory":0.52,"window_s":60,"source":"ebpf","at":"2026-11-23T10:00:00Z"})");
+  ASSERT_TRUE(s.nodes.count("n"));
+  EXPECT_EQ(s.nodes.at("n").source, "ebpf");
+  EXPECT_TRUE(via_node(R"({"cpu":0.37,"memory":0.52})").invalid.count("n"));   // no time: cannot be judged fresh
+  EXPECT_TRUE(via_node("garbage").invalid.count("n"));
+  LoadReport no_memory = via_node(R"({"cpu":0.37,"at":"2026-11-23T10:00:00Z"})");
+  ASSERT_TRUE(no_memory.invalid.count("n"));
+  EXPECT_NE(no_memory.invalid.at("n").find("memory"), std::string::npos) << no_memory.invalid.at("n");
+  LoadReport split = via_node(
+      R"({"cpu":0.37,"memory":0.52,"cpu_at":"2026-11-23T10:00:00Z","memory_at":"2026-11-23T09:00:00Z"})");
+  ASSERT_TRUE(split.nodes.count("n")) << split.invalid["n"];
+  EXPECT_EQ(format_rfc3339(*split.nodes.at("n").cpu_at), "2026-11-23T10:00:00Z");
+  EXPECT_EQ(format_rfc3339(*split.nodes.at("n").memory_at), "2026-11-23T09:00:00Z");
 
   using test::json;
   json good = test::node("a");
