@@ -418,6 +418,13 @@ Result<std::map<std::string, PluginSet>> parse_plugins(const Ctx& c, const json&
   return out;
 }
 
+// Running a policy with a plugin left out would do less than its author asked for.
+std::string not_implemented(const std::string& plugin) {
+  return "plugin " + plugin + " is not implemented by weft-descheduler (it implements LoadAware and "
+         "LowNodeUtilization under balance, and DefaultEvictor's args); remove it or run the Kubernetes "
+         "descheduler for it";
+}
+
 }  // namespace
 
 Result<Policy> parse_policy(const json& doc, const std::string& name) {
@@ -444,10 +451,13 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     if (!v) return v.error();
     *l.into = *v;
   }
-  for (const char* ignored : {"evictionFailureEventNotification", "gracePeriodSeconds", "metricsCollector",
-                              "metricsProviders", "prometheus"})
-    if (!field(doc, ignored).is_null())
-      policy.warnings.push_back(std::string(ignored) + " is accepted but not acted on (LoadAware.metrics sets the source)");
+  // Accepting these and going on without them would mislead: the metrics source is
+  // LoadAware.metrics, evictions use each pod's own grace period, failures are logged.
+  for (const char* unsupported : {"evictionFailureEventNotification", "gracePeriodSeconds", "metricsCollector",
+                                  "metricsProviders", "prometheus"})
+    if (!field(doc, unsupported).is_null())
+      return c.at(unsupported, "is not supported by weft-descheduler (set the metrics source in LoadAware.metrics; "
+                               "evictions use each pod's own grace period)");
 
   const json& profiles = field(doc, "profiles");
   if (!profiles.is_array() || profiles.empty()) return c.at("profiles", "must be a non-empty list");
@@ -466,10 +476,8 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     std::string balance;
     if (plugins->count("balance")) {
       for (const auto& name : plugins->at("balance").enabled) {
-        if (name != "LoadAware" && name != "LowNodeUtilization") {
-          policy.warnings.push_back(p + ".plugins.balance: plugin " + name + " is not implemented by weft-descheduler; ignored");
-          continue;
-        }
+        if (name != "LoadAware" && name != "LowNodeUtilization")
+          return c.at(p + ".plugins.balance", not_implemented(name));
         if (!balance.empty()) return c.at(p + ".plugins.balance", "enables both LoadAware and LowNodeUtilization; use one");
         balance = name;
       }
@@ -477,7 +485,11 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     for (const auto& point : {"deschedule", "presort", "sort"})
       if (plugins->count(point))
         for (const auto& other : plugins->at(point).enabled)
-          policy.warnings.push_back(p + ".plugins." + point + ": plugin " + other + " is not implemented by weft-descheduler; ignored");
+          return c.at(p + ".plugins." + point, not_implemented(other));
+    for (const auto& point : {"filter", "preEvictionFilter"})
+      if (plugins->count(point))
+        for (const auto& other : plugins->at(point).enabled)
+          if (other != "DefaultEvictor") return c.at(p + ".plugins." + point, not_implemented(other));
     const json* load_aware_args = nullptr;
     const json* evictor_args = nullptr;
     std::string la_path, ev_path;
@@ -501,7 +513,7 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
       } else if (pname->empty()) {
         return c.at(q + ".name", "is required");
       } else {
-        policy.warnings.push_back(q + ": plugin " + *pname + " is not implemented by weft-descheduler; ignored");
+        return c.at(q + ".name", not_implemented(*pname));
       }
     }
     bool active = !balance.empty() && (has_plugins || load_aware_args);
