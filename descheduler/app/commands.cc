@@ -247,7 +247,9 @@ int run_interval(const RunFlags& f, Prepared& p) {
 int plan_command(const PlanFlags& f) {
   auto policy = read_policy(f.policy, f.prometheus);
   if (!policy) return fail(policy.message());
-  auto spec = parse_load_spec(f.load);
+  if (f.load.empty() && !policy->load_aware.requests_only)
+    return fail("--load is required (prometheus=URL, file=F or annotations) for a LoadAware policy");
+  auto spec = f.load.empty() ? load_spec_from_policy(*policy) : parse_load_spec(f.load);
   if (!spec) return fail(spec.message());
   if (f.output != "json" && f.output != "table") return fail("--output '" + f.output + "': use json or table");
   PlanOptions options;

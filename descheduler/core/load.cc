@@ -77,32 +77,55 @@ Status add_file_node(const json& e, const std::string& where0, LoadReport& repor
   return {};
 }
 
-Status add_file_pod(const json& e, const std::string& where0, LoadReport& report,
-                    const std::function<Error(const std::string&, const std::string&)>& bad) {
-  std::string where = where0;
-  if (!e.is_object()) return bad(where, "must be a mapping");
-  for (const char* key : {"namespace", "name"})
-    if (!e.contains(key) || !e[key].is_string() || e[key].get<std::string>().empty())
-      return bad(where + "." + key, "must be a non-empty string");
-  std::string key = e["namespace"].get<std::string>() + "/" + e["name"].get<std::string>();
-  where += " (" + key + ")";
-  for (const auto& [k, _] : e.items())
-    if (k != "namespace" && k != "name" && k != "cpu" && k != "memory" && k != "at" && k != "cpu_at" && k != "memory_at")
-      return bad(where + "." + k, "unknown field");
-  if (report.pods.count(key)) return bad(where, "pod listed twice");
+// A pod entry in one pass over its fields: there may be 100,000 of them. Pods of one
+// scrape share their time, so the last time text is parsed once.
+struct TimeCache {
+  std::string text;
+  TimePoint at;
+};
+
+Status add_file_pod(const json& e, size_t index, LoadReport& report,
+                    const std::function<Error(const std::string&, const std::string&)>& bad, TimeCache& times) {
+  auto where = [&](const std::string& key) {
+    std::string w = "pods[" + std::to_string(index) + "]";
+    if (e.is_object() && e.contains("namespace") && e.contains("name") && e["namespace"].is_string() &&
+        e["name"].is_string())
+      w += " (" + e["namespace"].get<std::string>() + "/" + e["name"].get<std::string>() + ")";
+    return key.empty() ? w : w + "." + key;
+  };
+  if (!e.is_object()) return bad(where(""), "must be a mapping");
+  const std::string* ns = nullptr;
+  const std::string* name = nullptr;
   PodUsage u;
-  for (auto [k, into] : {std::pair{"cpu", &u.cpu_cores}, std::pair{"memory", &u.memory_bytes}}) {
-    if (!e.contains(k) || e[k].is_null()) continue;
-    if (!e[k].is_number() || !std::isfinite(e[k].get<double>()) || e[k].get<double>() < 0)
-      return bad(where + "." + k, std::string("must be a non-negative number (") + (*k == 'c' ? "cores" : "bytes") + ")");
-    *into = e[k].get<double>();
-  }
   std::optional<TimePoint> at;
-  for (auto [k, into] : {std::pair{"at", &at}, std::pair{"cpu_at", &u.cpu_at}, std::pair{"memory_at", &u.memory_at}})
-    if (auto st = parse_time(e, k, *into, bad, where); !st) return st.error();
+  for (const auto& [k, v] : e.items()) {
+    if (k == "namespace" || k == "name") {
+      if (!v.is_string() || v.get_ref<const std::string&>().empty()) return bad(where(k), "must be a non-empty string");
+      (k == "name" ? name : ns) = &v.get_ref<const std::string&>();
+    } else if (k == "cpu" || k == "memory") {
+      if (v.is_null()) continue;
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+        return bad(where(k), std::string("must be a non-negative number (") + (k == "cpu" ? "cores" : "bytes") + ")");
+      (k == "cpu" ? u.cpu_cores : u.memory_bytes) = v.get<double>();
+    } else if (k == "at" || k == "cpu_at" || k == "memory_at") {
+      if (v.is_null()) continue;
+      if (!v.is_string()) return bad(where(k), "must be an RFC 3339 time");
+      const std::string& text = v.get_ref<const std::string&>();
+      if (text != times.text) {
+        auto t = parse_rfc3339(text);
+        if (!t) return bad(where(k), t.message());
+        times = {text, *t};
+      }
+      (k == "at" ? at : k == "cpu_at" ? u.cpu_at : u.memory_at) = times.at;
+    } else {
+      return bad(where(k), "unknown field");
+    }
+  }
+  if (!ns) return bad(where("namespace"), "must be a non-empty string");
+  if (!name) return bad(where("name"), "must be a non-empty string");
   if (!u.cpu_at) u.cpu_at = at;
   if (!u.memory_at) u.memory_at = at;
-  report.pods[key] = u;
+  if (!report.pods.emplace(*ns + "/" + *name, u).second) return bad(where(""), "pod listed twice");
   return {};
 }
 
@@ -119,6 +142,7 @@ Result<LoadReport> parse_load_file(const std::string& text, const std::string& f
   size_t index[2] = {0, 0};
   bool seen[2] = {false, false};
   Status failed;
+  TimeCache times;
   json doc;
   try {
     doc = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
@@ -130,8 +154,10 @@ Result<LoadReport> parse_load_file(const std::string& text, const std::string& f
       bool element_end = depth == 2 && (event == json::parse_event_t::object_end || event == json::parse_event_t::value);
       if (!element_end || (list != "nodes" && list != "pods")) return true;
       int which = list == "nodes" ? 0 : 1;
-      std::string where = list + "[" + std::to_string(index[which]++) + "]";
-      if (failed) failed = which == 0 ? add_file_node(parsed, where, report, bad) : add_file_pod(parsed, where, report, bad);
+      size_t at = index[which]++;
+      if (failed)
+        failed = which == 0 ? add_file_node(parsed, "nodes[" + std::to_string(at) + "]", report, bad)
+                            : add_file_pod(parsed, at, report, bad, times);
       return false;
     });
   } catch (const json::parse_error& e) {
