@@ -1,5 +1,6 @@
 #include "kube/client/events.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -51,11 +52,75 @@ json EventRecorder::build(const json& involved, const std::string& type, const s
               {"count", 1}};
 }
 
+Result<json> EventRecorder::post(const json& event) {
+  return client_.create(resources::events(), event["metadata"].value("namespace", "default"), event);
+}
+
 Result<json> EventRecorder::record(const json& involved, const std::string& type, const std::string& reason,
                                    const std::string& message) {
-  json event = build(involved, type, reason, message);
-  std::string ns = event["metadata"]["namespace"];
-  return client_.create(resources::events(), ns, event);
+  return post(build(involved, type, reason, message));
+}
+
+AsyncEventRecorder::AsyncEventRecorder(EventRecorder& recorder, size_t capacity, int workers)
+    : recorder_(recorder), capacity_(capacity) {
+  for (int i = 0; i < std::max(workers, 1); ++i) workers_.emplace_back([this] { work(); });
+}
+
+AsyncEventRecorder::~AsyncEventRecorder() { close(drain_timeout); }
+
+void AsyncEventRecorder::close(Millis timeout) {
+  flush(timeout);
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    counts_.dropped += queue_.size();
+    queue_.clear();
+  }
+  ready_.notify_all();
+  for (auto& t : workers_)
+    if (t.joinable()) t.join();
+}
+
+bool AsyncEventRecorder::record(const json& involved, const std::string& type, const std::string& reason,
+                                const std::string& message) {
+  json event = recorder_.build(involved, type, reason, message);
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || queue_.size() >= capacity_) {
+      ++counts_.dropped;
+      return false;
+    }
+    queue_.push_back(std::move(event));
+  }
+  ready_.notify_one();
+  return true;
+}
+
+bool AsyncEventRecorder::flush(Millis timeout) {
+  std::unique_lock lock(mu_);
+  return idle_.wait_for(lock, timeout, [this] { return queue_.empty() && posting_ == 0; });
+}
+
+AsyncEventRecorder::Counts AsyncEventRecorder::counts() const {
+  std::lock_guard lock(mu_);
+  return counts_;
+}
+
+void AsyncEventRecorder::work() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;   // stopping with nothing left
+    json event = std::move(queue_.front());
+    queue_.pop_front();
+    ++posting_;
+    lock.unlock();
+    bool ok = static_cast<bool>(recorder_.post(event));
+    lock.lock();
+    --posting_;
+    ++(ok ? counts_.posted : counts_.failed);
+    if (queue_.empty() && posting_ == 0) idle_.notify_all();
+  }
 }
 
 }  // namespace weft::kube

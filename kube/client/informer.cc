@@ -1,5 +1,7 @@
 #include "kube/client/informer.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "kube/objects.h"
@@ -60,18 +62,56 @@ bool Informer::sleep_interruptibly(Millis duration) {
   return !wake_.wait_for(lock, duration, [this] { return stopping_.load(); });
 }
 
+Informer::Entry Informer::pack(json&& object) const {
+  if (!options_.compact) return {std::make_shared<const json>(std::move(object)), nullptr};
+  auto bytes = std::make_shared<std::string>();
+  json::to_msgpack(object, *bytes);
+  bytes->shrink_to_fit();
+  return {nullptr, std::move(bytes)};
+}
+
+ObjectPtr Informer::unpack(const Entry& entry) {
+  if (entry.object) return entry.object;
+  return std::make_shared<const json>(json::from_msgpack(*entry.packed));
+}
+
 ObjectPtr Informer::get(const std::string& key) const {
-  std::lock_guard lock(cache_mu_);
-  auto it = cache_.find(key);
-  return it == cache_.end() ? nullptr : it->second;
+  Entry entry;
+  {
+    std::lock_guard lock(cache_mu_);
+    auto it = cache_.find(key);
+    if (it == cache_.end()) return nullptr;
+    entry = it->second;
+  }
+  return unpack(entry);
 }
 
 std::vector<ObjectPtr> Informer::items() const {
-  std::lock_guard lock(cache_mu_);
+  std::vector<Entry> entries;
+  {
+    std::lock_guard lock(cache_mu_);
+    entries.reserve(cache_.size());
+    for (const auto& [k, v] : cache_) entries.push_back(v);
+  }
   std::vector<ObjectPtr> out;
-  out.reserve(cache_.size());
-  for (const auto& [k, v] : cache_) out.push_back(v);
+  out.reserve(entries.size());
+  for (const auto& e : entries) out.push_back(unpack(e));
   return out;
+}
+
+void Informer::visit(const std::function<void(const std::string& key, json&& object)>& fn) const {
+  std::vector<std::pair<std::string, Entry>> entries;
+  {
+    std::lock_guard lock(cache_mu_);
+    entries.reserve(cache_.size());
+    for (const auto& kv : cache_) entries.push_back(kv);
+  }
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [key, entry] : entries) {
+    json object = entry.object ? *entry.object : json::from_msgpack(*entry.packed);
+    entry = {};   // what was visited is not held twice
+    fn(key, std::move(object));
+  }
 }
 
 size_t Informer::size() const {
@@ -104,11 +144,11 @@ Status Informer::relist() {
   lo.label_selector = options_.label_selector;
   lo.field_selector = options_.field_selector;
   lo.limit = options_.page_size;
-  std::unordered_map<std::string, ObjectPtr> fresh;
+  std::unordered_map<std::string, Entry> fresh;
   auto meta = client_.list_each(ref_, ns_, lo, [&](json&& item) {
     if (options_.transform) options_.transform(item);
     std::string key = key_of(item);
-    fresh[key] = std::make_shared<const json>(std::move(item));
+    fresh[key] = pack(std::move(item));
   });
   {
     std::lock_guard lock(cache_mu_);
@@ -117,23 +157,27 @@ Status Informer::relist() {
   if (!meta) return meta.error();
 
   std::lock_guard dispatch(dispatch_mu_);
-  std::unordered_map<std::string, ObjectPtr> old;
+  std::unordered_map<std::string, Entry> old;
   {
     std::lock_guard lock(cache_mu_);
     old.swap(cache_);
-    cache_ = fresh;
+    cache_ = handlers_.empty() ? std::move(fresh) : fresh;
     resource_version_ = meta->resource_version;
   }
-  for (const auto& [key, obj] : fresh) {
-    auto it = old.find(key);
-    if (it == old.end()) {
-      dispatch_add(*obj);
-    } else {
-      if (version_of(*it->second) != version_of(*obj)) dispatch_update(*it->second, *obj);
-      old.erase(it);
+  if (!handlers_.empty()) {
+    for (const auto& [key, entry] : fresh) {
+      auto obj = unpack(entry);
+      auto it = old.find(key);
+      if (it == old.end()) {
+        dispatch_add(*obj);
+      } else {
+        auto before = unpack(it->second);
+        if (version_of(*before) != version_of(*obj)) dispatch_update(*before, *obj);
+        old.erase(it);
+      }
     }
+    for (const auto& [key, entry] : old) dispatch_delete(*unpack(entry));
   }
-  for (const auto& [key, obj] : old) dispatch_delete(*obj);
   synced_ = true;
   return {};
 }
@@ -149,21 +193,27 @@ void Informer::apply_event(const WatchEvent& event) {
   if (options_.transform) options_.transform(object);
   const std::string key = key_of(object);
   std::lock_guard dispatch(dispatch_mu_);
-  ObjectPtr previous;
-  ObjectPtr current = std::make_shared<const json>(std::move(object));
+  const bool deleted = event.type == "DELETED";
+  ObjectPtr current;
+  if (!handlers_.empty() || !options_.compact) current = std::make_shared<const json>(std::move(object));
+  Entry entry = deleted ? Entry{} : options_.compact ? pack(current ? json(*current) : std::move(object))
+                                                      : Entry{current, nullptr};
+  Entry previous_entry;
   {
     std::lock_guard lock(cache_mu_);
     ++stats_.events;
     if (!rv.empty()) resource_version_ = rv;
     auto it = cache_.find(key);
-    if (it != cache_.end()) previous = it->second;
-    if (event.type == "DELETED") {
-      cache_.erase(key);
+    if (it != cache_.end()) previous_entry = it->second;
+    if (deleted) {
+      if (it != cache_.end()) cache_.erase(it);
     } else {
-      cache_[key] = current;
+      cache_[key] = std::move(entry);
     }
   }
-  if (event.type == "DELETED") {
+  if (handlers_.empty()) return;
+  ObjectPtr previous = previous_entry.object || previous_entry.packed ? unpack(previous_entry) : nullptr;
+  if (deleted) {
     dispatch_delete(*current);  // the final state the server sent
   } else if (previous) {
     dispatch_update(*previous, *current);

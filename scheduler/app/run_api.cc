@@ -6,9 +6,8 @@ namespace weft::scheduler {
 
 using nlohmann::json;
 
-KubeSchedulerApi::KubeSchedulerApi(kube::Client& client, kube::Client& best_effort, std::string component,
-                                   std::string host)
-    : client_(client), best_effort_(best_effort), events_(best_effort, std::move(component), std::move(host)) {}
+KubeSchedulerApi::KubeSchedulerApi(kube::Client& client, kube::Client& best_effort, kube::AsyncEventRecorder& events)
+    : client_(client), best_effort_(best_effort), events_(events) {}
 
 Status KubeSchedulerApi::bind(const std::string& ns, const std::string& pod, const std::string& uid,
                               const std::string& node) {
@@ -44,8 +43,8 @@ Status KubeSchedulerApi::write_podgroup_status(const std::string& ns, const std:
 
 Status KubeSchedulerApi::record_event(const json& involved, const std::string& type, const std::string& reason,
                                       const std::string& message) {
-  auto posted = events_.record(involved, type, reason, message);
-  if (!posted) return posted.error();
+  if (!events_.record(involved, type, reason, message))
+    return make_error("event " + reason + " dropped: the event queue is full (the API is slower than the scheduler)");
   return {};
 }
 

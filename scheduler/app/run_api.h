@@ -30,12 +30,14 @@ class SchedulerApi {
                               const std::string& message) = 0;
 };
 
-// Bindings and evictions go through `client`; PodGroup status and Events through
-// `best_effort`, a client with fewer retries: both are written again by the next cycle
-// when they fail, so they must not hold a cycle up for the full backoff.
+// Bindings and evictions go through `client`; PodGroup status through `best_effort`, a
+// client with fewer retries: it is written again by the next cycle when it fails, so it
+// must not hold a cycle up for the full backoff. Events are queued to `events`, which
+// posts them apart (and drops them when its queue is full) so they never wait in line
+// with bindings.
 class KubeSchedulerApi : public SchedulerApi {
  public:
-  KubeSchedulerApi(kube::Client& client, kube::Client& best_effort, std::string component, std::string host);
+  KubeSchedulerApi(kube::Client& client, kube::Client& best_effort, kube::AsyncEventRecorder& events);
   Status bind(const std::string& ns, const std::string& pod, const std::string& uid,
               const std::string& node) override;
   Result<EvictOutcome> evict(const std::string& ns, const std::string& pod, std::string* why) override;
@@ -46,7 +48,7 @@ class KubeSchedulerApi : public SchedulerApi {
  private:
   kube::Client& client_;
   kube::Client& best_effort_;
-  kube::EventRecorder events_;
+  kube::AsyncEventRecorder& events_;
 };
 
 }  // namespace weft::scheduler

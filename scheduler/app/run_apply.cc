@@ -1,9 +1,10 @@
 #include "scheduler/app/run_apply.h"
 
+#include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include <spdlog/spdlog.h>
-
 
 namespace weft::scheduler {
 
@@ -45,12 +46,38 @@ DecisionApplier::DecisionApplier(SchedulerApi& api, ApplyOptions options) : api_
   if (!options_.may_write) options_.may_write = [] { return true; };
 }
 
+std::vector<std::string> DecisionApplier::remembered_objects() {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [pod, uid] : evicting_) out.push_back(object_index_key("Pod", pod));
+  for (const auto& [key, what] : last_event_) out.push_back(key);
+  return out;
+}
+
 bool DecisionApplier::writable(ApplyReport& report) {
+  std::lock_guard lock(mu_);
   if (report.stopped) return false;
   if (options_.may_write()) return true;
   report.stopped = true;
   spdlog::warn("leadership lost: not applying the rest of this cycle's decisions");
   return false;
+}
+
+void DecisionApplier::parallel_for(size_t n, const std::function<void(size_t)>& fn) const {
+  const size_t workers = std::min(n, static_cast<size_t>(std::max(options_.concurrency, 1)));
+  if (workers <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      for (size_t i = next++; i < n; i = next++) fn(i);
+    });
+  }
+  for (auto& t : threads) t.join();
 }
 
 ApplyReport DecisionApplier::apply(const Decisions& d, const Snapshot& snap, const ObjectIndex& objects) {
@@ -77,32 +104,45 @@ ApplyReport DecisionApplier::apply(const Decisions& d, const Snapshot& snap, con
 }
 
 void DecisionApplier::apply_evictions(const Decisions& d, const ObjectIndex& objects, ApplyReport& report) {
-  for (const auto& e : d.evictions) {
-    if (evicting_.count(e.pod)) continue;   // asked already; waiting for it to go
+  parallel_for(d.evictions.size(), [&](size_t i) {
+    const auto& e = d.evictions[i];
+    {
+      std::lock_guard lock(mu_);
+      if (evicting_.count(e.pod)) return;   // asked already; waiting for it to go
+    }
     if (!writable(report)) return;
     auto [ns, name] = split_key(e.pod);
     std::string why;
     auto outcome = api_.evict(ns, name, &why);
     if (!outcome) {
+      std::lock_guard lock(mu_);
       ++report.errors;
       spdlog::warn("evict {} from {}: {}", e.pod, e.node, outcome.message());
-      continue;
+      return;
     }
     switch (*outcome) {
-      case EvictOutcome::Evicted:
+      case EvictOutcome::Evicted: {
         spdlog::info("evicted {} from {}: {}", e.pod, e.node, e.reason);
+        std::lock_guard lock(mu_);
         evicting_[e.pod] = uid_in(objects, "Pod", e.pod);
         report.evicted.push_back(e.pod);
         break;
+      }
       case EvictOutcome::Blocked:
         spdlog::info("eviction of {} refused: {}", e.pod, why);
-        report.eviction_blocked.push_back(e.pod);
+        {
+          std::lock_guard lock(mu_);
+          report.eviction_blocked.push_back(e.pod);
+        }
         event(objects, "Pod", e.pod, "Warning", "EvictionBlocked",
               "not evicted (" + e.reason + "): " + (why.empty() ? "disruption budget" : why), report);
         break;
       case EvictOutcome::Gone: break;
     }
-  }
+  });
+  // The same order whatever answered first.
+  std::sort(report.evicted.begin(), report.evicted.end());
+  std::sort(report.eviction_blocked.begin(), report.eviction_blocked.end());
 }
 
 void DecisionApplier::retry_rounds(const std::string& what, const std::function<std::string()>& attempt) {
@@ -126,51 +166,101 @@ Status DecisionApplier::bind_with_retry(const Binding& b, const std::string& uid
   return result;
 }
 
+namespace {
+
+// One gang's bindings of this cycle while they are in flight.
+struct GangProgress {
+  std::string group;
+  int32_t min_member = 1;
+  int already = 0;                  // members bound before this cycle
+  std::vector<Binding> members;
+  std::vector<char> bound;          // per member: accepted by the API
+  size_t outstanding = 0;           // members neither accepted nor refused yet
+  int accepted = 0;
+  bool doomed = false;              // cannot reach minMember any more: send no more members
+  std::string failure;
+};
+
+}  // namespace
+
 void DecisionApplier::apply_bindings(const Decisions& d, const Snapshot& snap, const ObjectIndex& objects,
                                      ApplyReport& report) {
   std::map<std::string, const PodInfo*> pods;
-  for (const auto& p : snap.pods) pods[p.key] = &p;
+  std::map<std::string, int> bound_in_group;
+  for (const auto& p : snap.pods) {
+    pods[p.key] = &p;
+    if (!p.group.empty() && p.bound()) ++bound_in_group[p.group];
+  }
   // Bindings per group in the core's order; pods without a group are groups of one.
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<Binding>> by_group;
+  std::vector<GangProgress> gangs;
+  std::map<std::string, size_t> gang_of;
   for (const auto& b : d.bindings) {
     auto p = pods.find(b.pod);
     std::string group = p != pods.end() && !p->second->group.empty() ? p->second->group : "pod:" + b.pod;
-    if (!by_group.count(group)) order.push_back(group);
-    by_group[group].push_back(b);
-  }
-  for (const auto& group : order) {
-    const auto& members = by_group[group];
-    int32_t min_member = 1;
-    int already = 0;
-    if (auto pg = snap.podgroups.find(group); pg != snap.podgroups.end()) {
-      min_member = pg->second.min_member;
-      for (const auto& p : snap.pods) already += p.group == group && p.bound() ? 1 : 0;
-    }
-    std::vector<Binding> done;
-    std::string failure;
-    for (size_t i = 0; i < members.size(); ++i) {
-      if (!writable(report)) break;
-      const auto& b = members[i];
-      auto s = bind_with_retry(b, uid_in(objects, "Pod", b.pod));
-      if (s) {
-        done.push_back(b);
-        continue;
+    auto [it, fresh] = gang_of.emplace(group, gangs.size());
+    if (fresh) {
+      GangProgress g;
+      g.group = group;
+      if (auto pg = snap.podgroups.find(group); pg != snap.podgroups.end()) {
+        g.min_member = pg->second.min_member;
+        g.already = bound_in_group[group];
       }
-      ++report.errors;
-      report.bind_failed.push_back(b.pod);
-      spdlog::warn("bind {} to {}: {}", b.pod, b.node, s.message());
-      if (failure.empty()) failure = b.pod + ": " + s.message();
-      const size_t left = members.size() - i - 1;
-      if (already + static_cast<int>(done.size() + left) < min_member) break;   // the gang cannot be whole now
+      gangs.push_back(std::move(g));
     }
-    const bool whole = already + static_cast<int>(done.size()) >= min_member;
-    if (!whole && !done.empty() && !report.stopped) {
-      roll_back(group, done, failure, objects, report);
+    gangs[it->second].members.push_back(b);
+  }
+  std::vector<std::pair<size_t, size_t>> calls;   // (gang, member) in the core's order
+  for (size_t g = 0; g < gangs.size(); ++g) {
+    gangs[g].bound.assign(gangs[g].members.size(), 0);
+    gangs[g].outstanding = gangs[g].members.size();
+    for (size_t m = 0; m < gangs[g].members.size(); ++m) calls.emplace_back(g, m);
+  }
+  parallel_for(calls.size(), [&](size_t i) {
+    auto& g = gangs[calls[i].first];
+    const auto& b = g.members[calls[i].second];
+    bool send = false;
+    {
+      std::lock_guard lock(mu_);
+      send = !g.doomed && !report.stopped;
+    }
+    if (send) send = writable(report);
+    if (!send) {
+      std::lock_guard lock(mu_);
+      --g.outstanding;
+      return;
+    }
+    auto s = bind_with_retry(b, uid_in(objects, "Pod", b.pod));
+    std::lock_guard lock(mu_);
+    --g.outstanding;
+    if (s) {
+      g.bound[calls[i].second] = 1;
+      ++g.accepted;
+      return;
+    }
+    ++report.errors;
+    report.bind_failed.push_back(b.pod);
+    spdlog::warn("bind {} to {}: {}", b.pod, b.node, s.message());
+    if (g.failure.empty()) g.failure = b.pod + ": " + s.message();
+    if (g.already + g.accepted + static_cast<int>(g.outstanding) < g.min_member) g.doomed = true;
+  });
+  std::vector<size_t> to_roll_back;
+  for (size_t i = 0; i < gangs.size(); ++i) {
+    auto& g = gangs[i];
+    const bool whole = g.already + g.accepted >= g.min_member;
+    if (!whole && g.accepted > 0 && !report.stopped) {
+      to_roll_back.push_back(i);
       continue;
     }
-    for (auto& b : done) report.bound.push_back(b);
+    for (size_t m = 0; m < g.members.size(); ++m)
+      if (g.bound[m]) report.bound.push_back(g.members[m]);
   }
+  parallel_for(to_roll_back.size(), [&](size_t i) {
+    auto& g = gangs[to_roll_back[i]];
+    std::vector<Binding> done;
+    for (size_t m = 0; m < g.members.size(); ++m)
+      if (g.bound[m]) done.push_back(g.members[m]);
+    roll_back(g.group, done, g.failure, objects, report);
+  });
 }
 
 void DecisionApplier::roll_back(const std::string& group, const std::vector<Binding>& bound, const std::string& why,
@@ -190,6 +280,7 @@ void DecisionApplier::roll_back(const std::string& group, const std::vector<Bind
       if (!outcome) return transient(outcome.error()) ? outcome.message() : std::string();
       return *outcome == EvictOutcome::Blocked ? "eviction refused: " + blocked : std::string();
     });
+    std::lock_guard lock(mu_);
     if (outcome && *outcome != EvictOutcome::Blocked) {
       report.rolled_back.push_back(b.pod);
       evicting_[b.pod] = uid_in(objects, "Pod", b.pod);
@@ -209,18 +300,23 @@ void DecisionApplier::roll_back(const std::string& group, const std::vector<Bind
 }
 
 void DecisionApplier::apply_status(const Decisions& d, const std::set<std::string>& skip, ApplyReport& report) {
-  for (const auto& w : d.status_writes) {
-    if (skip.count(w.podgroup)) continue;
+  std::vector<char> written(d.status_writes.size(), 0);
+  parallel_for(d.status_writes.size(), [&](size_t i) {
+    const auto& w = d.status_writes[i];
+    if (skip.count(w.podgroup)) return;
     if (!writable(report)) return;
     auto [ns, name] = split_key(w.podgroup);
     if (auto s = api_.write_podgroup_status(ns, name, w.status); !s) {
+      std::lock_guard lock(mu_);
       ++report.errors;
       ++report.status_failed;
       spdlog::warn("PodGroup {} status: {}", w.podgroup, s.message());
-      continue;
+      return;
     }
-    report.status_written.push_back(w);
-  }
+    written[i] = 1;
+  });
+  for (size_t i = 0; i < d.status_writes.size(); ++i)
+    if (written[i]) report.status_written.push_back(d.status_writes[i]);
 }
 
 void DecisionApplier::apply_events(const Decisions& d, const ObjectIndex& objects, ApplyReport& report) {
@@ -241,10 +337,11 @@ void DecisionApplier::event(const ObjectIndex& objects, const std::string& kind,
                             ApplyReport& report) {
   // kubectl describe needs one line per distinct reason, not one per cycle.
   const std::string index_key = object_index_key(kind, key), what = reason + "\n" + message;
+  std::lock_guard lock(mu_);
   if (auto it = last_event_.find(index_key); it != last_event_.end() && it->second == what) return;
   if (auto s = api_.record_event(involved_object(objects, kind, key), type, reason, message); !s) {
-    ++report.errors;
-    spdlog::warn("event {} on {} {}: {}", reason, kind, key, s.message());
+    // Not an API error: Events are advisory and the queue says how many it dropped.
+    if (report.events_failed++ == 0) spdlog::warn("event {} on {} {}: {}", reason, kind, key, s.message());
     return;
   }
   last_event_[index_key] = what;

@@ -8,11 +8,18 @@
 // evicted again (Eviction API), so the job's controller re-creates them and the next
 // cycle places the gang whole. Kubernetes has no "unbind"; a half-bound gang would hold
 // its nodes while waiting forever for the missing member.
+//
+// With concurrency > 1 the calls of each phase (evictions, then bindings, then status
+// writes) are in flight together, members of one gang included: a gang is judged whole
+// or rolled back once all its calls have answered, and no further member of a gang is
+// sent once the gang can no longer reach minMember. Evictions still all answer before
+// the first binding is sent (they free what the bindings use).
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +33,7 @@
 namespace weft::scheduler {
 
 struct ApplyOptions {
+  int concurrency = 1;                                    // API calls in flight together; 1 = one at a time
   int bind_rounds = 3;                                    // extra rounds for transient errors
   std::chrono::milliseconds bind_backoff{200};            // doubled each round
   std::function<bool()> may_write = [] { return true; };  // false once leadership is lost
@@ -41,6 +49,7 @@ struct ApplyReport {
   std::vector<StatusWrite> status_written;
   int status_failed = 0;
   int events_recorded = 0;
+  int events_failed = 0;                      // not recorded (the event queue was full)
   int errors = 0;                             // API calls that failed
   bool stopped = false;                       // may_write turned false half-way
 };
@@ -52,7 +61,12 @@ std::string object_index_key(const std::string& kind, const std::string& key);
 class DecisionApplier {
  public:
   DecisionApplier(SchedulerApi& api, ApplyOptions options = {});
+  // `snapshot` needs only the pods the decisions name and every member of their groups;
+  // `objects` those pods and groups, the objects of the Events and remembered_objects().
   ApplyReport apply(const Decisions& decisions, const Snapshot& snapshot, const ObjectIndex& objects);
+  // ObjectIndex keys of objects this applier remembers across cycles (evictions asked
+  // for, Events recorded): it forgets them when a later cycle's index lacks them.
+  std::vector<std::string> remembered_objects();
 
  private:
   void apply_evictions(const Decisions& d, const ObjectIndex& objects, ApplyReport& report);
@@ -68,11 +82,14 @@ class DecisionApplier {
   void event(const ObjectIndex& objects, const std::string& kind, const std::string& key, const std::string& type,
              const std::string& reason, const std::string& message, ApplyReport& report);
   bool writable(ApplyReport& report);
+  // Runs fn(0..n-1) on up to options_.concurrency threads (inline when 1), in order of i.
+  void parallel_for(size_t n, const std::function<void(size_t)>& fn) const;
 
   SchedulerApi& api_;
   ApplyOptions options_;
   std::map<std::string, std::string> evicting_;      // pod key -> uid asked to leave
   std::map<std::string, std::string> last_event_;    // object -> reason+message last recorded
+  std::mutex mu_;                                    // report, evicting_, last_event_ while calls run
 };
 
 }  // namespace weft::scheduler

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "kube/client/projection.h"
 #include "kube/objects.h"
 
 namespace weft::scheduler {
@@ -22,6 +23,54 @@ std::vector<WatchedKind> watched_kinds() {
       {kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, "scheduling.k8s.io/v1",
        "PriorityClass", false},
   };
+}
+
+json scheduler_projection(const std::string& kind) {
+  // kube/objects.cc and scheduler/core/snapshot.cc read these; run_apply needs uid and
+  // resourceVersion for bindings and Events.
+  const json meta = {{"name", true},          {"namespace", true},         {"uid", true},
+                     {"resourceVersion", true}, {"creationTimestamp", true}, {"deletionTimestamp", true}};
+  if (kind == "Pod") {
+    json pod_meta = meta;
+    pod_meta["annotations"] = true;
+    const json container = {{"resources", {{"requests", true}, {"limits", true}}}};
+    return {{"metadata", pod_meta},
+            {"spec",
+             {{"nodeName", true},
+              {"schedulerName", true},
+              {"priority", true},
+              {"priorityClassName", true},
+              {"tolerations", true},
+              {"nodeSelector", true},
+              {"affinity", {{"nodeAffinity", true}}},
+              {"containers", container},
+              {"initContainers", container},
+              {"overhead", true}}},
+            {"status", {{"phase", true}}}};
+  }
+  if (kind == "Node") {
+    json node_meta = meta;
+    node_meta["labels"] = true;
+    node_meta["annotations"] = true;
+    return {{"metadata", node_meta},
+            {"spec", {{"unschedulable", true}, {"taints", true}}},
+            {"status",
+             {{"allocatable", true}, {"capacity", true}, {"conditions", {{"type", true}, {"status", true}}}}}};
+  }
+  return nullptr;
+}
+
+void to_cached_form(json& object, const std::string& api_version, const std::string& kind) {
+  static const json pod = scheduler_projection("Pod"), node = scheduler_projection("Node");
+  kube::strip_managed_fields(object);
+  if (kind == "Pod") kube::project(object, pod);
+  if (kind == "Node") kube::project(object, node);
+  if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
+    if (auto a = m->find("annotations"); a != m->end() && a->is_object())
+      a->erase("kubectl.kubernetes.io/last-applied-configuration");
+  }
+  object["apiVersion"] = api_version;
+  object["kind"] = kind;
 }
 
 ClusterCache::ClusterCache(kube::Client& client) : client_(client) {}
@@ -42,10 +91,9 @@ Status ClusterCache::start() {
       // Other errors: the informer retries with backoff like any list.
     }
     kube::InformerOptions options;
+    options.compact = true;
     options.transform = [api_version = kind.api_version, kind_name = kind.kind](json& object) {
-      kube::strip_managed_fields(object);
-      object["apiVersion"] = api_version;
-      object["kind"] = kind_name;
+      to_cached_form(object, api_version, kind_name);
     };
     auto informer = std::make_unique<kube::Informer>(client_, kind.ref, "", options);
     informer->start();
@@ -80,58 +128,54 @@ std::string field_of(const json& object, const char* section, const char* key) {
 }
 std::string uid_of(const json& o) { return field_of(o, "metadata", "uid"); }
 std::string node_of(const json& pod) { return field_of(pod, "spec", "nodeName"); }
-std::string creation_of(const json& o) { return field_of(o, "metadata", "creationTimestamp"); }
 std::string version_of(const json& o) { return field_of(o, "metadata", "resourceVersion"); }
 
 }  // namespace
 
-void ClusterCache::overlay_pods(std::vector<json>& pods) {
-  std::lock_guard lock(mu_);
-  std::map<std::string, json*> by_key;
-  for (auto& pod : pods) by_key[kube::key_of(pod)] = &pod;
-  for (auto it = assumed_.begin(); it != assumed_.end();) {
-    auto pod = by_key.find(it->first);
-    bool gone = pod == by_key.end() || (!it->second.uid.empty() && uid_of(*pod->second) != it->second.uid);
-    if (gone || !node_of(*pod->second).empty()) {
-      it = assumed_.erase(it);   // deleted, or the watch has shown the binding
-      continue;
-    }
-    (*pod->second)["spec"]["nodeName"] = it->second.node;
-    ++it;
+void ClusterCache::overlay_pod(const std::string& key, json& pod, std::set<std::string>& seen) {
+  auto it = assumed_.find(key);
+  if (it == assumed_.end()) return;
+  if ((!it->second.uid.empty() && uid_of(pod) != it->second.uid) || !node_of(pod).empty()) {
+    assumed_.erase(it);   // a new pod of that name, or the watch has shown the binding
+    return;
   }
+  seen.insert(key);
+  pod["spec"]["nodeName"] = it->second.node;
 }
 
-void ClusterCache::overlay_podgroups(std::vector<json>& podgroups) {
-  std::lock_guard lock(mu_);
-  std::map<std::string, json*> by_key;
-  for (auto& pg : podgroups) by_key[kube::key_of(pg)] = &pg;
-  for (auto it = statuses_.begin(); it != statuses_.end();) {
-    auto pg = by_key.find(it->first);
-    if (pg == by_key.end() || version_of(*pg->second) != it->second.cached_version) {
-      it = statuses_.erase(it);   // deleted, or the cache has moved on (our write or a later one)
-      continue;
-    }
-    (*pg->second)["status"] = it->second.status;
-    ++it;
+void ClusterCache::overlay_podgroup(const std::string& key, json& pg, std::set<std::string>& seen) {
+  auto it = statuses_.find(key);
+  if (it == statuses_.end()) return;
+  if (version_of(pg) != it->second.cached_version) {
+    statuses_.erase(it);   // the cache has moved on (our write or a later one)
+    return;
+  }
+  seen.insert(key);
+  pg["status"] = it->second.status;
+}
+
+void ClusterCache::visit(const std::function<void(json& object)>& fn) {
+  for (auto& [kind, informer] : informers_) {
+    const bool pods = kind.kind == "Pod", podgroups = kind.kind == "PodGroup";
+    std::set<std::string> seen;
+    informer->visit([&](const std::string& key, json&& object) {
+      if (pods || podgroups) {
+        std::lock_guard lock(mu_);
+        if (pods) overlay_pod(key, object, seen);
+        else overlay_podgroup(key, object, seen);
+      }
+      fn(object);
+    });
+    // Assumed for objects that are gone: forget them.
+    std::lock_guard lock(mu_);
+    if (pods) std::erase_if(assumed_, [&](const auto& a) { return !seen.count(a.first); });
+    if (podgroups) std::erase_if(statuses_, [&](const auto& a) { return !seen.count(a.first); });
   }
 }
 
 std::vector<json> ClusterCache::snapshot() {
   std::vector<json> out;
-  for (auto& [kind, informer] : informers_) {
-    auto items = informer->items();
-    // A stable order (oldest first, then by key), so equal inputs give equal cycles.
-    std::vector<json> objects;
-    objects.reserve(items.size());
-    for (const auto& item : items) objects.push_back(*item);
-    std::sort(objects.begin(), objects.end(), [](const json& a, const json& b) {
-      auto ca = creation_of(a), cb = creation_of(b);
-      return ca != cb ? ca < cb : kube::key_of(a) < kube::key_of(b);
-    });
-    if (kind.kind == "Pod") overlay_pods(objects);
-    if (kind.kind == "PodGroup") overlay_podgroups(objects);
-    for (auto& o : objects) out.push_back(std::move(o));
-  }
+  visit([&](json& object) { out.push_back(std::move(object)); });
   return out;
 }
 
@@ -149,6 +193,11 @@ void ClusterCache::assume_status(const std::string& podgroup_key, const json& st
                                  const std::string& cached_version) {
   std::lock_guard lock(mu_);
   statuses_[podgroup_key] = {status, cached_version};
+}
+
+void ClusterCache::forget_status(const std::string& podgroup_key) {
+  std::lock_guard lock(mu_);
+  statuses_.erase(podgroup_key);
 }
 
 }  // namespace weft::scheduler

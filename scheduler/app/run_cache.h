@@ -3,12 +3,19 @@
 // status), so a cycle never plans on capacity it already gave away and never writes the
 // same status twice. Evicted pods stay as they are until the API deletes them: they hold
 // their node until they are gone.
+//
+// The informers keep only the fields the core reads (pods and nodes projected, see
+// scheduler_projection()), as MessagePack bytes: a few hundred bytes per pod, not the
+// API's kilobytes. A field the core starts to read must be added to the projection; the
+// scenario tests (tests/scheduler-run) bind through this cache what `simulate` places.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +37,13 @@ struct WatchedKind {
 };
 std::vector<WatchedKind> watched_kinds();
 
+// What the cache keeps of an object of this kind (a kube::project() tree; null: all of
+// it but managedFields).
+nlohmann::json scheduler_projection(const std::string& kind);
+// What the informer keeps of an object: projected, managedFields and kubectl's
+// last-applied copy dropped, apiVersion and kind set.
+void to_cached_form(nlohmann::json& object, const std::string& api_version, const std::string& kind);
+
 class ClusterCache {
  public:
   explicit ClusterCache(kube::Client& client);
@@ -42,7 +56,10 @@ class ClusterCache {
   bool wait_for_sync(std::chrono::milliseconds timeout);
 
   // Every cached object (apiVersion and kind set, as the scenario loader gives them),
-  // in a stable order, with this process's pending bindings and evictions applied.
+  // kind by kind in watched_kinds() order, by key within a kind, with this process's
+  // pending bindings and PodGroup statuses applied. One object is decoded at a time.
+  void visit(const std::function<void(nlohmann::json& object)>& fn);
+  // The same, all at once (tests, small clusters).
   std::vector<nlohmann::json> snapshot();
 
   // A binding the API accepted; shown in snapshots until the pod watch reports it.
@@ -52,6 +69,7 @@ class ClusterCache {
   // object changes from `cached_version` (the version the cycle decided on).
   void assume_status(const std::string& podgroup_key, const nlohmann::json& status,
                      const std::string& cached_version);
+  void forget_status(const std::string& podgroup_key);
 
   std::vector<std::string> absent_kinds() const { return absent_; }
 
@@ -64,8 +82,9 @@ class ClusterCache {
     nlohmann::json status;
     std::string cached_version;
   };
-  void overlay_pods(std::vector<nlohmann::json>& pods);
-  void overlay_podgroups(std::vector<nlohmann::json>& podgroups);
+  // Applies what was assumed to one object; `seen` collects the keys that still exist.
+  void overlay_pod(const std::string& key, nlohmann::json& pod, std::set<std::string>& seen);
+  void overlay_podgroup(const std::string& key, nlohmann::json& pg, std::set<std::string>& seen);
 
   kube::Client& client_;
   std::vector<std::pair<WatchedKind, std::unique_ptr<kube::Informer>>> informers_;

@@ -73,6 +73,9 @@ struct Decisions {
   std::vector<QueueShare> queues;          // proportion's shares after this cycle
   // Pending pods that could not be placed: pod key -> reason naming the filter.
   std::map<std::string, std::string> unschedulable;
+  // The same pods -> the reason word of their PodGroup's Unschedulable condition
+  // (NotEnoughResources, NotEnoughPods, NotEnqueued, QueueClosed, ...), for metrics.
+  std::map<std::string, std::string> unschedulable_reasons;
 };
 
 struct SessionOptions {

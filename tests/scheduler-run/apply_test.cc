@@ -3,8 +3,13 @@
 // nothing written once leadership is lost.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <deque>
 #include <map>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "scheduler/app/run_apply.h"
 
@@ -21,8 +26,19 @@ struct FakeApi : SchedulerApi {
   std::deque<Error> status_errors;
   std::vector<std::string> calls;   // "bind ns/p node", "evict ns/p", "status ns/g", "event Reason kind/name"
   std::vector<json> statuses;
+  std::chrono::microseconds bind_latency{0};   // > 0: bindings overlap when the applier runs them together
+  std::atomic<int> in_flight{0}, max_in_flight{0};
+  std::recursive_mutex mu;                     // the applier may call from several threads
 
   Status bind(const std::string& ns, const std::string& pod, const std::string&, const std::string& node) override {
+    if (bind_latency.count() > 0) {
+      int now = ++in_flight;
+      for (int seen = max_in_flight; now > seen && !max_in_flight.compare_exchange_weak(seen, now);) {
+      }
+      std::this_thread::sleep_for(bind_latency);
+      --in_flight;
+    }
+    std::lock_guard lock(mu);
     calls.push_back("bind " + ns + "/" + pod + " " + node);
     auto& q = bind_errors[ns + "/" + pod];
     if (q.empty()) return {};
@@ -31,6 +47,7 @@ struct FakeApi : SchedulerApi {
     return e;
   }
   Result<EvictOutcome> evict(const std::string& ns, const std::string& pod, std::string* why) override {
+    std::lock_guard lock(mu);
     calls.push_back("evict " + ns + "/" + pod);
     auto& q = evict_outcomes[ns + "/" + pod];
     if (q.empty()) return EvictOutcome::Evicted;
@@ -40,6 +57,7 @@ struct FakeApi : SchedulerApi {
     return o;
   }
   Status write_podgroup_status(const std::string& ns, const std::string& name, const json& status) override {
+    std::lock_guard lock(mu);
     calls.push_back("status " + ns + "/" + name);
     if (!status_errors.empty()) {
       Error e = status_errors.front();
@@ -51,11 +69,13 @@ struct FakeApi : SchedulerApi {
   }
   Status record_event(const json& involved, const std::string&, const std::string& reason,
                       const std::string&) override {
+    std::lock_guard lock(mu);
     calls.push_back("event " + reason + " " + involved.value("kind", "") + "/" +
                     involved["metadata"].value("name", ""));
     return {};
   }
-  size_t count(const std::string& prefix) const {
+  size_t count(const std::string& prefix) {
+    std::lock_guard lock(mu);
     size_t n = 0;
     for (const auto& c : calls) n += c.rfind(prefix, 0) == 0 ? 1 : 0;
     return n;
@@ -309,6 +329,79 @@ TEST_F(Fixture, FailedStatusWriteIsCountedNotFatal) {
   EXPECT_EQ(report.status_failed, 1);
   EXPECT_TRUE(report.status_written.empty());
   EXPECT_EQ(report.bound.size(), 1u);
+}
+
+// Many gangs bound with 16 calls in flight: every gang with a member the API refuses
+// for good (404), or that keeps failing (503 beyond the retries), ends with none of its
+// members bound (the accepted ones taken back); every other gang ends whole, retried
+// transient errors included; status only for the whole ones.
+TEST_F(Fixture, SixteenBindingsInFlightKeepEveryGangAllOrNothing) {
+  auto o = options();
+  std::mutex slept_mu;
+  o.sleep = [&](milliseconds d) {
+    std::lock_guard lock(slept_mu);
+    slept.push_back(d);
+  };
+  o.concurrency = 16;
+  DecisionApplier applier(api, o);
+  api.bind_latency = std::chrono::microseconds(2000);
+  Snapshot s;
+  Decisions d;
+  const int gangs = 40, size = 8;
+  std::set<std::string> broken, refused;
+  for (int g = 0; g < gangs; ++g) {
+    const std::string group = "job" + std::to_string(g);
+    s.podgroups["ns/" + group] = PodGroupInfo{.key = "ns/" + group, .min_member = size};
+    for (int m = 0; m < size; ++m) {
+      PodInfo p = pod(group + "-" + std::to_string(m), group);
+      s.pods.push_back(p);
+      d.bindings.push_back({p.key, "n" + std::to_string(g * size + m)});
+    }
+    d.status_writes.push_back({"ns/" + group, {{"phase", "Running"}}});
+    const std::string member = "ns/" + group + "-" + std::to_string((g * 5) % size);
+    if (g % 3 == 0 || g % 7 == 1) refused.insert(member);
+    if (g % 3 == 0) {
+      api.bind_errors[member] = {make_error("HTTP 404 NotFound", 404)};
+      broken.insert("ns/" + group);
+    } else if (g % 7 == 1) {
+      api.bind_errors[member] = std::deque<Error>(4, make_error("HTTP 503", 503));
+      broken.insert("ns/" + group);
+    } else if (g % 5 == 2) {
+      api.bind_errors[member] = {make_error("HTTP 429", 429), make_error("HTTP 500", 500)};
+    }
+  }
+  auto report = applier.apply(d, s, index_of(s));
+  EXPECT_GE(api.max_in_flight.load(), 16);
+  EXPECT_FALSE(report.stopped);
+  std::map<std::string, int> bound;
+  for (const auto& b : report.bound) ++bound[b.pod.substr(0, b.pod.rfind('-'))];
+  std::set<std::string> rolled(report.rolled_back.begin(), report.rolled_back.end());
+  for (int g = 0; g < gangs; ++g) {
+    const std::string group = "ns/job" + std::to_string(g);
+    if (broken.count(group)) {
+      EXPECT_EQ(bound[group], 0) << group;
+      for (int m = 0; m < size; ++m) {
+        const std::string member = group + "-" + std::to_string(m);
+        // Every member the API accepted is taken back; none is evicted that was not bound.
+        const bool accepted = api.count("bind " + member + " ") > 0 && !refused.count(member);
+        EXPECT_EQ(rolled.count(member), accepted ? 1u : 0u) << member;
+        EXPECT_EQ(api.count("evict " + member), accepted ? 1u : 0u) << member;
+      }
+    } else {
+      EXPECT_EQ(bound[group], size) << group;
+    }
+  }
+  std::set<std::string> written;
+  for (const auto& w : report.status_written) written.insert(w.podgroup);
+  for (int g = 0; g < gangs; ++g) {
+    const std::string group = "ns/job" + std::to_string(g);
+    EXPECT_EQ(written.count(group), broken.count(group) ? 0u : 1u) << group;
+  }
+  // The same order as one call at a time would give.
+  EXPECT_TRUE(std::is_sorted(report.bound.begin(), report.bound.end(), [](const Binding& a, const Binding& b) {
+    auto n = [](const std::string& node) { return std::stoi(node.substr(1)); };
+    return n(a.node) < n(b.node);
+  }));
 }
 
 }  // namespace

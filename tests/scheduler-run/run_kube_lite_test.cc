@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <thread>
@@ -233,6 +234,12 @@ TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
                 .extra_args = {"--retry-after", "0"}});
   ASSERT_EQ(api.error(), "");
   auto admin = api.client_for_token("token-admin");
+  // deploy/scheduler/lease.yaml ships the Lease; the Role may only get and update it.
+  ASSERT_TRUE(admin->create(kube::ResourceRef{"coordination.k8s.io", "v1", "leases", true}, "default",
+                            json{{"apiVersion", "coordination.k8s.io/v1"},
+                                 {"kind", "Lease"},
+                                 {"metadata", {{"name", "weft-scheduler"}, {"namespace", "default"}}},
+                                 {"spec", json::object()}}));
   auto replica = [&](const std::string& user) {
     std::vector<std::string> argv = run_args(
         api.kubeconfig_for_token("token-" + user, user),
@@ -274,7 +281,8 @@ TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
 // `each` sees every poll's placements. Ends when the placements equal `expected` for 8
 // polls in a row, or after 60 s; returns the last placements.
 Placements run_as_controller(KubeLite& api, const std::string& path, const Placements& expected,
-                             const std::function<void(kube::Client&, const Placements&)>& each, std::string* output) {
+                             const std::function<void(kube::Client&, const Placements&)>& each, std::string* output,
+                             std::vector<std::string> extra_args = {}) {
   auto objects = kube::load_objects_file(path);
   EXPECT_TRUE(objects) << objects.message();
   std::map<std::string, json> scenario_pods;   // what the controllers re-create
@@ -286,7 +294,7 @@ Placements run_as_controller(KubeLite& api, const std::string& path, const Place
     scenario_pods["default/" + kube::name_of(so.object)] = pod;
   }
   auto client = api.new_client();
-  Process sched({.argv = run_args(api.kubeconfig(), {}), .keep_stdin_open = false});
+  Process sched({.argv = run_args(api.kubeconfig(), extra_args), .keep_stdin_open = false});
   const auto until = std::chrono::steady_clock::now() + seconds(60);
   Placements now;
   int stable = 0;
@@ -342,6 +350,8 @@ TEST(SchedulerRun, ReclaimInOneFabricEvictsWhatSimulateEvicts) {
 // (404, or 409 on the stale uid). `run` must evict the members it bound in that cycle
 // instead of leaving a half-bound gang; the test, acting as the Job controller, re-creates
 // evicted pods; in the end the gang is placed whole where `simulate` places it.
+// One binding at a time (--bind-concurrency 1), so the test can catch the gang half-way;
+// SixteenOrMoreBindingsInFlightKeepGangsWholeUnderFaults covers bindings in flight together.
 TEST(SchedulerRun, GangWhoseBindingFailsHalfWayIsTakenBackAndPlacedWhole) {
   WEFT_SKIP_UNLESS(need_binaries());
   const std::string path = scenario("gang_rollback.yaml");
@@ -358,7 +368,7 @@ TEST(SchedulerRun, GangWhoseBindingFailsHalfWayIsTakenBackAndPlacedWhole) {
       EXPECT_TRUE(client.remove(kube::resources::pods(), "default", "wide-7"));
       sabotaged = true;
     }
-  }, &output);
+  }, &output, {"--bind-concurrency", "1"});
   ASSERT_TRUE(sabotaged) << "the gang was never seen half-way through its binding";
   EXPECT_EQ(final_placements, expected) << output;
 
@@ -399,6 +409,127 @@ TEST(SchedulerRun, GangWhoseBindingFailsHalfWayIsTakenBackAndPlacedWhole) {
   for (const auto& e : events->items)
     if (e.value("reason", "") == "GangBindingFailed" && e["involvedObject"].value("name", "") == "wide") ++gang_failed;
   EXPECT_GE(gang_failed, 1);
+}
+
+// 40 gangs of 8 bound with 32 calls in flight through a kube-lite that answers 15% of
+// requests 500/429 and takes 150 ms per request; as soon as the first binding lands, the
+// test binds the last member of every other gang elsewhere itself while it is still
+// pending, so those gangs' bindings are refused (409) half-way. Every other gang ends
+// whole; a sabotaged one ends with none of the scheduler's bindings kept; members are
+// only ever evicted from a gang that is short; the API saw at least 16 bindings in flight.
+TEST(SchedulerRun, SixteenOrMoreBindingsInFlightKeepGangsWholeUnderFaults) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  TempDir dir("sched-concurrent");
+  const int gangs = 40, size = 8;
+  json items = json::array();
+  for (int n = 0; n < 48; ++n) {
+    const std::string name = "gpu-" + std::to_string(n);
+    json res = {{"cpu", "192"}, {"memory", "1Ti"}, {"nvidia.com/gpu", "8"}, {"pods", "110"}};
+    items.push_back({{"apiVersion", "v1"}, {"kind", "Node"},
+                     {"metadata", {{"name", name}, {"labels", {{"weft.dev/rdma", "ib"},
+                                                               {"weft.dev/ib-fabric", n < 24 ? "0xa" : "0xb"},
+                                                               {"weft.dev/ib-leaf", "0x" + std::to_string(n / 8)}}}}},
+                     {"status", {{"allocatable", res}, {"capacity", res},
+                                 {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
+  }
+  for (int g = 0; g < gangs; ++g) {
+    const std::string group = "g" + std::to_string(100 + g);
+    items.push_back({{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"},
+                     {"metadata", {{"name", group}, {"namespace", "default"},
+                                   {"annotations", {{"weft.dev/ib-cluster", "same"}}}}},
+                     {"spec", {{"minMember", size}}}});
+    for (int m = 0; m < size; ++m) {
+      items.push_back({{"apiVersion", "v1"}, {"kind", "Pod"},
+                       {"metadata", {{"name", group + "-" + std::to_string(m)}, {"namespace", "default"},
+                                     {"annotations", {{"scheduling.k8s.io/group-name", group}}}}},
+                       {"spec", {{"schedulerName", "weft"},
+                                 {"containers", json::array({{{"name", "c"}, {"image", "x"},
+                                                              {"resources", {{"requests", {{"cpu", "8"},
+                                                                                           {"nvidia.com/gpu", "1"}}}}}}})}}}});
+    }
+  }
+  weft::testing::write_file(dir.file("gangs.json"), json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
+  KubeLite api({.state = dir.file("gangs.json"), .fail_rate = 0.15, .latency_ms = 150,
+                .extra_args = {"--retry-after", "0", "--seed", "11"}});
+  ASSERT_EQ(api.error(), "");
+  auto client = api.new_client();
+  Process sched({.argv = run_args(api.kubeconfig(), {"--bind-concurrency", "32"}), .keep_stdin_open = false});
+  auto group_of = [](const std::string& pod) { return pod.substr(0, pod.rfind('-')); };
+  std::set<std::string> sabotaged;
+  std::map<std::string, int> bound, members;
+  const auto until = std::chrono::steady_clock::now() + seconds(90);
+  int stable = 0;
+  while (std::chrono::steady_clock::now() < until && stable < 10) {
+    std::this_thread::sleep_for(milliseconds(50));
+    auto pods = client->list(kube::resources::pods(), "default");
+    if (!pods) continue;
+    std::map<std::string, int> now_bound, now_members;
+    for (const auto& p : pods->items) {
+      const std::string g = group_of(kube::name_of(p));
+      ++now_members[g];
+      if (!p["spec"].value("nodeName", "").empty()) ++now_bound[g];
+    }
+    if (sabotaged.empty() && !now_bound.empty()) {
+      // All at once: the scheduler's bindings are in flight. A binding succeeds only while
+      // the pod is pending, so a steal never undoes one of the scheduler's.
+      std::vector<std::thread> stealers;
+      std::mutex mu;
+      for (int g = 0; g < gangs; g += 2) {
+        stealers.emplace_back([&, group = "g" + std::to_string(100 + g)] {
+          auto own = api.new_client();
+          if (!own->bind("default", group + "-7", "elsewhere")) return;
+          std::lock_guard lock(mu);
+          sabotaged.insert(group);
+        });
+      }
+      for (auto& t : stealers) t.join();
+      ASSERT_FALSE(sabotaged.empty()) << "every gang was bound before the first poll saw one";
+    }
+    stable = !sabotaged.empty() && now_bound == bound && now_members == members ? stable + 1 : 0;
+    bound = now_bound;
+    members = now_members;
+  }
+  EXPECT_EQ(sched.stop(milliseconds(5000)), 0) << sched.output();
+  ASSERT_FALSE(sabotaged.empty());
+  for (int g = 0; g < gangs; ++g) {
+    const std::string group = "g" + std::to_string(100 + g);
+    if (sabotaged.count(group)) EXPECT_EQ(bound[group], 1) << group << " is half-bound (1: the stolen member)";
+    else EXPECT_EQ(bound[group], size) << group << " was not placed whole";
+  }
+
+  // Replay the API's log: evictions only of bound members of a gang that is short, and
+  // at least 16 bindings answered within less than one request's latency of each other
+  // (so they were all in flight at once).
+  static const std::regex member("/api/v1/namespaces/default/pods/((g[0-9]+)-[0-9]+)/(binding|eviction)");
+  std::map<std::string, int> live;
+  std::vector<int64_t> answered_ms;
+  int taken_back = 0;
+  for (const auto& r : api.requests()) {
+    std::smatch m;
+    const std::string p = r.value("path", "");
+    if (r.value("verb", "") != "POST" || r.value("status", 0) / 100 != 2 || !std::regex_match(p, m, member)) continue;
+    const std::string pod = m[1], group = m[2];
+    if (m[3] == "binding") {
+      if (sabotaged.count(group) && pod == group + "-7") continue;   // the test's own steal
+      ++live[group];
+      const std::string at = r.value("at", "");   // 2026-11-24T18:00:00.123Z
+      answered_ms.push_back((std::stoll(at.substr(11, 2)) * 3600 + std::stoll(at.substr(14, 2)) * 60 +
+                             std::stoll(at.substr(17, 2))) * 1000 + std::stoll(at.substr(20, 3)));
+    } else {
+      EXPECT_LT(live[group], size) << "a whole gang " << group << " was taken apart";
+      EXPECT_TRUE(sabotaged.count(group)) << group << " lost a member it did not lose";
+      --live[group];
+      ++taken_back;
+    }
+  }
+  EXPECT_GT(taken_back, 0) << "no gang was bound half-way and taken back: the sabotage came too late";
+  std::sort(answered_ms.begin(), answered_ms.end());
+  size_t most = 0;
+  for (size_t i = 0, j = 0; j < answered_ms.size(); ++j) {
+    while (answered_ms[j] - answered_ms[i] >= 140) ++i;
+    most = std::max(most, j - i + 1);
+  }
+  EXPECT_GE(most, 16u) << "bindings were not in flight together";
 }
 
 TEST(SchedulerRun, BadInputIsOneClearLineAndNonZeroExit) {

@@ -32,7 +32,10 @@ void write_statuses(Session& s) {
     if (!j.blocked.empty()) why = {j.blocked_reason, j.blocked};
     if (why) {
       for (int p : j.pending)
-        if (s.node_of_pod[p] < 0) s.out.unschedulable[s.snap.pods[p].key] = why->second;
+        if (s.node_of_pod[p] < 0) {
+          s.out.unschedulable[s.snap.pods[p].key] = why->second;
+          s.out.unschedulable_reasons[s.snap.pods[p].key] = why->first;
+        }
     }
     if (!j.group) {
       if (why && !j.pending.empty())

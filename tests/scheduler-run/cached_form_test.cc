@@ -1,0 +1,70 @@
+// The scheduler's informer cache keeps only the fields the core reads, as MessagePack:
+// over every scenario of tests/scheduler and tests/scheduler-run, `simulate` on the
+// cached form of the objects decides exactly what it decides on the objects as given,
+// and the cached form is what the memory goal needs (under 2 KiB a pod, 4 KiB a node,
+// for objects as a real API server returns them).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "bench/kube_client/objects.h"
+#include "kube/scenario.h"
+#include "scheduler/app/run_cache.h"
+#include "scheduler/core/simulation.h"
+#include "tests/support/process.h"
+
+namespace weft::scheduler {
+namespace {
+
+using nlohmann::json;
+
+json cached(json object) {
+  const std::string kind = object.value("kind", ""), api_version = object.value("apiVersion", "");
+  to_cached_form(object, api_version, kind);
+  return json::from_msgpack(json::to_msgpack(object));
+}
+
+Config config_beside(const std::filesystem::path& scenario) {
+  auto conf = scenario;
+  conf.replace_extension(".conf");
+  if (!std::filesystem::exists(conf)) return Config::defaults();
+  auto c = parse_config(weft::testing::read_file(conf), conf.string());
+  EXPECT_TRUE(c) << c.message();
+  return c ? *c : Config::defaults();
+}
+
+TEST(CachedForm, EveryScenarioDecidesTheSameOnTheCachedObjects) {
+  int scenarios = 0;
+  for (const char* dir : {"tests/scheduler/scenarios", "tests/scheduler-run/scenarios"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(weft::testing::source_path(dir))) {
+      if (entry.path().extension() != ".yaml") continue;
+      auto objects = kube::load_objects_file(entry.path().string());
+      ASSERT_TRUE(objects) << objects.message();
+      auto compact = *objects;
+      for (auto& so : compact) so.object = cached(so.object);
+      const Config config = config_beside(entry.path());
+      SimulationOptions options{.max_cycles = 30};
+      options.now = Clock::from_time_t(1767225660);   // 2026-01-01T00:01:00Z: the scenarios' load reports are fresh
+      auto full = simulate(*objects, config, options);
+      auto small = simulate(compact, config, options);
+      ASSERT_TRUE(full) << entry.path() << ": " << full.message();
+      ASSERT_TRUE(small) << entry.path() << ": " << small.message();
+      EXPECT_EQ(small->report, full->report) << entry.path();
+      EXPECT_EQ(small->pending_reasons, full->pending_reasons) << entry.path();
+      ++scenarios;
+    }
+  }
+  EXPECT_GE(scenarios, 15);
+}
+
+TEST(CachedForm, ApiServerSizedObjectsFitTheMemoryGoal) {
+  for (int i = 0; i < 50; ++i) {
+    json pod = bench::make_pod(i, 5000, 1000 + i), node = bench::make_node(i, 1000 + i);
+    const size_t pod_bytes = json::to_msgpack(cached(pod)).size(), node_bytes = json::to_msgpack(cached(node)).size();
+    EXPECT_LT(pod_bytes, 1024u) << "pod " << i << " from " << pod.dump().size() << " bytes";
+    EXPECT_LT(node_bytes, 2048u) << "node " << i << " from " << node.dump().size() << " bytes";
+  }
+}
+
+}  // namespace
+}  // namespace weft::scheduler
