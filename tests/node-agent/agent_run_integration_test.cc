@@ -375,6 +375,23 @@ TEST(AgentRun, LabelsTokensPrometheusOnAnIbsimFabric) {
 
 // One Node "solo" in kube-lite, reached through a fault proxy in the given mode, and a
 // kubeconfig for the agent that points at the proxy.
+// Interval flags are Go durations (kube/duration.h): malformed or too short ones stop
+// the agent at start with the flag named.
+TEST(AgentRun, BadIntervalFlagsAreRefusedAtStart) {
+  WEFT_SKIP_UNLESS(need_agent());
+  for (const auto& [flag, value, expect] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{{"--ib-interval", "1.2.3s", "1.2.3s"},
+                                                                      {"--load-interval", "5", "5"},
+                                                                      {"--heartbeat", "50ms", "--heartbeat"},
+                                                                      {"--pod-cgroup-root", "/no/such/group", "/no/such/group"}}) {
+    auto [code, out] = weft::testing::run_command(
+        {weft::testing::binary(kWeftAgent), "run", "--node-name", "x", "--no-publish", flag, value}, 10s);
+    EXPECT_EQ(code, 2) << flag << " " << value << ": " << out;
+    EXPECT_NE(out.find(flag), std::string::npos) << out;
+    EXPECT_NE(out.find(expect), std::string::npos) << out;
+  }
+}
+
 // The agents behind it run with --no-pod-metrics: the proxy is for short calls, and a
 // watch of pods would hold it (and its shutdown) for minutes.
 struct SoloApi {
@@ -462,7 +479,8 @@ TEST(AgentRun, PodUsageSeriesFollowThePodsOnTheNode) {
   ASSERT_TRUE(eventually(
       [&] {
         metrics = weft::testing::http_get(a.url("/metrics")).second;
-        return series_value(metrics, burner_cpu).value_or(0) > 0.2 && series_value(metrics, sleeper_cpu);
+        // However busy this shared machine is, the spinner gets a fair part of a CPU.
+        return series_value(metrics, burner_cpu).value_or(0) > 0.05 && series_value(metrics, sleeper_cpu);
       },
       30s))
       << metrics << a.process->output();
