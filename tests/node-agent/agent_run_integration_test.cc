@@ -516,6 +516,42 @@ TEST(AgentRun, PodUsageSeriesFollowThePodsOnTheNode) {
   EXPECT_TRUE(a.process->running()) << a.process->output();
 }
 
+// The demo's simulated node: its load is its group's (--load-cgroup), its pods are
+// weft-node-runtime's pod-<namespace>-<name> groups inside it, named the same way.
+TEST(AgentRun, PodUsageOfADemoNodeByRuntimeNames) {
+  WEFT_SKIP_UNLESS(need_agent());
+  WEFT_SKIP_UNLESS(KubeLite::need());
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  auto mounts = weft::load::testing::cgroup_mounts();
+  if (mounts.v2.empty()) GTEST_SKIP() << "no cgroup2 file system mounted";
+  TempDir dir;
+  weft::testing::write_file(dir.file("nodes.yaml"), node_yaml("host-1"));
+  KubeLite api({.state = dir.file("nodes.yaml")});
+  ASSERT_EQ(api.error(), "");
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "trainer-0"}, {"namespace", "default"}}},
+              {"spec", {{"nodeName", "host-1"}, {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
+  ASSERT_TRUE(api.client().create(weft::kube::resources::pods(), "default", pod));
+  weft::load::testing::CgroupTree tree(mounts, "weft-agent-demo-" + std::to_string(getpid()));
+  ASSERT_TRUE(tree.make("host-1/pod-default-trainer-0")) << tree.error();
+  weft::load::testing::PodProcess burn(tree.v2("host-1/pod-default-trainer-0"), "", true, 0);
+  ASSERT_EQ(burn.error(), "");
+  Agent a = start_agent("host-1", api.kubeconfig(), {},
+                        {"--ib-backend", "verbs", "--load-cgroup", tree.v2("host-1"), "--load-cgroup-cpus", "1"});
+  const std::string cpu = pod_series("weft_pod_cpu_usage_cores", "default", "trainer-0");
+  std::string metrics;
+  ASSERT_TRUE(eventually(
+      [&] {
+        metrics = weft::testing::http_get(a.url("/metrics")).second;
+        return series_value(metrics, cpu).value_or(0) > 0.05;
+      },
+      30s))
+      << metrics << a.process->output();
+  // The node's own load is the same group's CPU time, over its one core.
+  EXPECT_GT(series_value(metrics, "weft_node_cpu_busy_ratio").value_or(0), 0.05) << metrics;
+  std::printf("demo node: pod %.3f cores, node busy %.3f\n", *series_value(metrics, cpu),
+              *series_value(metrics, "weft_node_cpu_busy_ratio"));
+}
+
 // For a minute the API answers 500 (30 s) and then nothing at all (30 s); the agent
 // keeps running and backs off (a bounded number of attempts, no busy loop), and once
 // the API is back the labels converge.
