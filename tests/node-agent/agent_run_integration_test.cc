@@ -426,17 +426,23 @@ std::string pod_series(const std::string& metric, const std::string& ns, const s
   return metric + "{namespace=\"" + ns + "\",pod=\"" + pod + "\"}";
 }
 
+// What the pod tests need: the agent, kube-lite, root and cgroup v2 (mounts are filled).
+std::string need_pod_groups(weft::load::testing::CgroupMounts& mounts) {
+  for (const std::string& reason : {need_agent(), KubeLite::need(), weft::testing::need_root()}) {
+    if (!reason.empty()) return reason;
+  }
+  mounts = weft::load::testing::cgroup_mounts();
+  return mounts.v2.empty() ? "no cgroup2 file system mounted" : "";
+}
+
 // Real pods' groups laid out as kubelet's cgroupfs driver does, one burning a CPU with
 // 64 MiB touched and one sleeping, named by pods in kube-lite (one bound elsewhere):
 // the agent, with a token that may only read pods, publishes each pod's usage under
 // its namespace and name, and drops a pod's series when its group goes and when the
 // pod leaves the API.
 TEST(AgentRun, PodUsageSeriesFollowThePodsOnTheNode) {
-  WEFT_SKIP_UNLESS(need_agent());
-  WEFT_SKIP_UNLESS(KubeLite::need());
-  WEFT_SKIP_UNLESS(weft::testing::need_root());
-  auto mounts = weft::load::testing::cgroup_mounts();
-  if (mounts.v2.empty()) GTEST_SKIP() << "no cgroup2 file system mounted";
+  weft::load::testing::CgroupMounts mounts;
+  WEFT_SKIP_UNLESS(need_pod_groups(mounts));
   TempDir dir;
   weft::testing::write_file(dir.file("nodes.yaml"), node_yaml("solo") + "---\n" + node_yaml("other"));
   json tokens = json::parse(tokens_json({"solo"}));
@@ -519,11 +525,8 @@ TEST(AgentRun, PodUsageSeriesFollowThePodsOnTheNode) {
 // The demo's simulated node: its load is its group's (--load-cgroup), its pods are
 // weft-node-runtime's pod-<namespace>-<name> groups inside it, named the same way.
 TEST(AgentRun, PodUsageOfADemoNodeByRuntimeNames) {
-  WEFT_SKIP_UNLESS(need_agent());
-  WEFT_SKIP_UNLESS(KubeLite::need());
-  WEFT_SKIP_UNLESS(weft::testing::need_root());
-  auto mounts = weft::load::testing::cgroup_mounts();
-  if (mounts.v2.empty()) GTEST_SKIP() << "no cgroup2 file system mounted";
+  weft::load::testing::CgroupMounts mounts;
+  WEFT_SKIP_UNLESS(need_pod_groups(mounts));
   TempDir dir;
   weft::testing::write_file(dir.file("nodes.yaml"), node_yaml("host-1"));
   KubeLite api({.state = dir.file("nodes.yaml")});
