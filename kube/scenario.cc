@@ -56,23 +56,45 @@ json to_json(const YAML::Node& node) {
   return nullptr;
 }
 
-// The 1-based document that holds a 0-based line, counting "---" separators before it.
-int document_of_line(const std::string& text, int line) {
-  std::istringstream in(text);
-  std::string l;
-  int doc = 1, n = 0;
-  bool content_seen = false;
-  while (n < line && std::getline(in, l)) {
-    if (l.rfind("---", 0) == 0) {
-      if (content_seen) ++doc;
-      content_seen = false;
-    } else if (!l.empty() && l[0] != '#') {
-      content_seen = true;
-    }
-    ++n;
-  }
-  return doc;
+bool marker_line(std::string_view line, std::string_view marker) {
+  return line.substr(0, 3) == marker && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r' ||
+                                                     line[3] == '\n');
 }
+
+}  // namespace
+
+std::vector<YamlDocument> split_yaml_documents(std::string_view text) {
+  std::vector<YamlDocument> docs;
+  size_t start = 0, pos = 0;
+  int line = 0, start_line = 0, index = 0;
+  bool explicit_start = false, content = false;
+  auto close = [&](size_t end) {
+    // A "---" always opens a document, even an empty one; text before the first one (or
+    // after a "...") is one only when it holds more than comments and blank lines.
+    if (explicit_start || content) docs.push_back({text.substr(start, end - start), start_line, ++index});
+  };
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    size_t next = eol == std::string_view::npos ? text.size() : eol + 1;
+    std::string_view l = text.substr(pos, next - pos);
+    if (marker_line(l, "---")) {
+      close(pos);
+      start = pos, start_line = line, explicit_start = true, content = false;
+    } else if (marker_line(l, "...")) {
+      close(next);
+      start = next, start_line = line + 1, explicit_start = false, content = false;
+    } else {
+      size_t first = l.find_first_not_of(" \t\r\n");
+      if (first != std::string_view::npos && l[first] != '#' && l[first] != '%') content = true;
+    }
+    pos = next;
+    ++line;
+  }
+  close(text.size());
+  return docs;
+}
+
+namespace {
 
 Status check_object(const SourcedObject& so) {
   const json& o = so.object;
@@ -152,25 +174,23 @@ Result<std::vector<SourcedObject>> load_objects_text(const std::string& text, co
     if (!r) return r.error();
     out = std::move(*r);
   } else {
-    std::vector<YAML::Node> docs;
-    try {
-      docs = YAML::LoadAll(text);
-    } catch (const YAML::Exception& e) {
-      return make_error(name + ": document " + std::to_string(document_of_line(text, e.mark.line)) +
-                        ": YAML error at line " + std::to_string(e.mark.line + 1) + ", column " +
-                        std::to_string(e.mark.column + 1) + ": " + e.msg);
-    }
-    int index = 0;
-    for (const auto& d : docs) {
-      ++index;
+    for (const auto& doc : split_yaml_documents(text)) {
+      YAML::Node d;
+      try {
+        d = YAML::Load(std::string(doc.text));
+      } catch (const YAML::Exception& e) {
+        return make_error(name + ": document " + std::to_string(doc.index) + ": YAML error at line " +
+                          std::to_string(doc.first_line + e.mark.line + 1) + ", column " +
+                          std::to_string(e.mark.column + 1) + ": " + e.msg);
+      }
       if (d.IsNull()) continue;  // an empty document between separators
       json obj = to_json(d);
       // A YAML document may itself be a List.
       if (obj.is_object() && obj.contains("items") && obj.value("kind", "").ends_with("List") &&
           obj["items"].is_array()) {
-        for (auto& item : obj["items"]) out.push_back({std::move(item), name, index});
+        for (auto& item : obj["items"]) out.push_back({std::move(item), name, doc.index});
       } else {
-        out.push_back({std::move(obj), name, index});
+        out.push_back({std::move(obj), name, doc.index});
       }
     }
   }
