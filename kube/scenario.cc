@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -54,6 +55,39 @@ json to_json(const YAML::Node& node) {
     }
   }
   return nullptr;
+}
+
+// Offset of the first byte that is not part of well-formed UTF-8, or npos. YAML text must
+// be Unicode; yaml-cpp passes any bytes through, and a string that is not UTF-8 would
+// only fail later, when some error message or output serialises it.
+size_t invalid_utf8_at(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return i;
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 0x2) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+Status require_utf8(std::string_view text, const std::string& name) {
+  const size_t bad = invalid_utf8_at(text);
+  if (bad == std::string_view::npos) return {};
+  const std::string_view before = text.substr(0, bad);
+  const size_t line_start = before.rfind('\n');
+  const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const size_t column = bad - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  return make_error(name + ": line " + std::to_string(line) + ", column " + std::to_string(column) +
+                    ": not UTF-8 (YAML text must be)");
 }
 
 bool marker_line(std::string_view line, std::string_view marker) {
@@ -158,6 +192,7 @@ std::string SourcedObject::where() const {
 }
 
 Result<json> yaml_to_json(const std::string& text, const std::string& name) {
+  if (auto utf8 = require_utf8(text, name); !utf8) return utf8.error();
   try {
     return to_json(YAML::Load(text));
   } catch (const YAML::Exception& e) {
@@ -174,6 +209,7 @@ Result<std::vector<SourcedObject>> load_objects_text(const std::string& text, co
     if (!r) return r.error();
     out = std::move(*r);
   } else {
+    if (auto utf8 = require_utf8(text, name); !utf8) return utf8.error();
     for (const auto& doc : split_yaml_documents(text)) {
       YAML::Node d;
       try {

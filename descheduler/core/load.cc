@@ -16,6 +16,26 @@ std::string ratio_problem(const json& v) {
   return "";
 }
 
+// Seconds since the epoch as a time, when TimePoint (int64 nanoseconds) can hold it.
+std::optional<TimePoint> time_of_seconds(double s) {
+  if (!std::isfinite(s) || std::fabs(s) >= 9.2e9) return std::nullopt;
+  return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(s)));
+}
+
+// A member of a JSON object, null when there is none (no copy, no exception).
+const json& member(const json& obj, const char* key) {
+  static const json none;
+  if (!obj.is_object()) return none;
+  auto it = obj.find(key);
+  return it == obj.end() ? none : *it;
+}
+
+// A string member of a JSON object, "" when the value is not an object or the member not a string.
+std::string text_member(const json& obj, const char* key) {
+  const json& v = member(obj, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
 }  // namespace
 
 Result<LoadReport> parse_load_file(const std::string& text, const std::string& file) {
@@ -123,17 +143,22 @@ Result<std::map<std::string, PromPoint>> parse_prometheus_vector(const std::stri
   } catch (const json::parse_error& e) {
     return make_error(std::string("response is not JSON: ") + e.what());
   }
-  if (doc.value("status", "") != "success")
-    return make_error("query failed: " + doc.value("errorType", std::string("?")) + ": " + doc.value("error", std::string("?")));
-  const json& data = doc.value("data", json::object());
-  if (data.value("resultType", "") != "vector")
-    return make_error("result type '" + data.value("resultType", std::string()) + "' is not vector (use an instant-vector query)");
+  // A peer's response: anything not shaped as documented is an error, never an exception.
+  if (!doc.is_object()) return make_error("response is not a JSON object");
+  if (text_member(doc, "status") != "success")
+    return make_error("query failed: " + text_member(doc, "errorType") + ": " + text_member(doc, "error"));
+  const json& data = member(doc, "data");
+  if (text_member(data, "resultType") != "vector")
+    return make_error("result type '" + text_member(data, "resultType") + "' is not vector (use an instant-vector query)");
+  const json& result = member(data, "result");
+  if (!result.is_array() && !result.is_null()) return make_error("data.result is not a list");
   std::map<std::string, PromPoint> out;
-  for (const auto& r : data.value("result", json::array())) {
-    const json& metric = r.value("metric", json::object());
+  for (const auto& r : result) {
+    const json& metric = member(r, "metric");
+    if (!metric.is_object()) continue;
     auto it = metric.find(label);
     if (it == metric.end() || !it->is_string()) continue;   // series without the node label cannot be joined
-    const json& value = r.value("value", json::array());
+    const json& value = member(r, "value");
     if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_string())
       return make_error("series " + it->get<std::string>() + ": malformed value");
     PromPoint p;
@@ -141,7 +166,9 @@ Result<std::map<std::string, PromPoint>> parse_prometheus_vector(const std::stri
     char* end = nullptr;
     p.value = std::strtod(text.c_str(), &end);
     if (end == text.c_str()) p.value = NAN;
-    p.at = TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(value[0].get<double>())));
+    auto at = time_of_seconds(value[0].get<double>());
+    if (!at) return make_error("series " + it->get<std::string>() + ": sample time " + value[0].dump() + " is out of range");
+    p.at = *at;
     out[it->get<std::string>()] = p;
   }
   return out;
@@ -150,9 +177,6 @@ Result<std::map<std::string, PromPoint>> parse_prometheus_vector(const std::stri
 LoadReport join_prometheus(const PrometheusResults& results, const std::string& source_name) {
   LoadReport report;
   report.source_name = source_name;
-  auto seconds = [](double s) {
-    return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(s)));
-  };
   std::set<std::string> named;
   for (const auto* m : {&results.cpu, &results.memory, &results.cpu_newest, &results.memory_newest})
     for (const auto& [node, _] : *m) named.insert(node);
@@ -180,7 +204,7 @@ LoadReport join_prometheus(const PrometheusResults& results, const std::string& 
         if (!std::isfinite(v) || v < 0 || v > 1.05) why = std::string(what) + " value is not a ratio";
     if (why.empty())
       for (auto [what, v] : {std::pair{"cpu", parts[2].point->value}, std::pair{"memory", parts[3].point->value}})
-        if (!std::isfinite(v)) why = std::string("newest ") + what + " sample time is not a number";
+        if (!time_of_seconds(v)) why = std::string("newest ") + what + " sample time is not a time";
     if (!why.empty()) {
       report.invalid[node] = why;
       continue;
@@ -189,8 +213,8 @@ LoadReport join_prometheus(const PrometheusResults& results, const std::string& 
     s.cpu = parts[0].point->value;
     s.memory = parts[1].point->value;
     // The freshness queries yield each reading's newest sample time (seconds) as the value.
-    s.cpu_at = seconds(parts[2].point->value);
-    s.memory_at = seconds(parts[3].point->value);
+    s.cpu_at = time_of_seconds(parts[2].point->value);
+    s.memory_at = time_of_seconds(parts[3].point->value);
     s.source = "prometheus";
     report.nodes[node] = s;
   }
