@@ -9,6 +9,26 @@ namespace {
 
 using nlohmann::json;
 
+// Seconds since the epoch as a time, when TimePoint (int64 nanoseconds) can hold it.
+std::optional<TimePoint> time_of_seconds(double s) {
+  if (!std::isfinite(s) || std::fabs(s) >= 9.2e9) return std::nullopt;
+  return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(s)));
+}
+
+// A member of a JSON object, null when there is none (no copy, no exception).
+const json& member(const json& obj, const char* key) {
+  static const json none;
+  if (!obj.is_object()) return none;
+  auto it = obj.find(key);
+  return it == obj.end() ? none : *it;
+}
+
+// A string member of a JSON object, "" when the value is not an object or the member not a string.
+std::string text_member(const json& obj, const char* key) {
+  const json& v = member(obj, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
 // A ratio must be a finite number in 0..1 (a little above 1 is rounding noise).
 std::string ratio_problem(const json& v) {
   if (!v.is_number()) return "must be a number";
@@ -184,13 +204,14 @@ Result<PromVector> parse_prometheus_vector(const std::string& body, const std::v
       if (!(in_result && depth == 3 && event == json::parse_event_t::object_end)) return true;
       if (!problem.empty()) return false;
       std::string key;
-      const json& metric = parsed.value("metric", json::object());
+      const json& metric = member(parsed, "metric");
+      if (!metric.is_object()) return false;
       for (const auto& l : labels) {
         auto it = metric.find(l);
         if (it == metric.end() || !it->is_string()) return false;   // cannot be joined
         key += (key.empty() ? "" : "/") + it->get<std::string>();
       }
-      const json& value = parsed.value("value", json::array());
+      const json& value = member(parsed, "value");
       if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_string()) {
         problem = "series " + key + ": malformed value";
         return false;
@@ -200,7 +221,12 @@ Result<PromVector> parse_prometheus_vector(const std::string& body, const std::v
       char* end = nullptr;
       p.value = std::strtod(text.c_str(), &end);
       if (end == text.c_str()) p.value = NAN;
-      p.at = TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(value[0].get<double>())));
+      auto at = time_of_seconds(value[0].get<double>());
+      if (!at) {
+        problem = "series " + key + ": sample time " + value[0].dump() + " is out of range";
+        return false;
+      }
+      p.at = *at;
       out[key] = p;
       return false;
     });
@@ -208,22 +234,17 @@ Result<PromVector> parse_prometheus_vector(const std::string& body, const std::v
     return make_error(std::string("response is not JSON: ") + e.what());
   }
   if (!doc.is_object()) return make_error("response is not a JSON object");
-  if (doc.value("status", "") != "success")
-    return make_error("query failed: " + doc.value("errorType", std::string("?")) + ": " + doc.value("error", std::string("?")));
-  const json& data = doc.value("data", json::object());
-  if (data.value("resultType", "") != "vector")
-    return make_error("result type '" + data.value("resultType", std::string()) + "' is not vector (use an instant-vector query)");
+  // A peer's response: anything not shaped as documented is an error, never an exception.
+  if (text_member(doc, "status") != "success")
+    return make_error("query failed: " + text_member(doc, "errorType") + ": " + text_member(doc, "error"));
+  const json& data = member(doc, "data");
+  if (text_member(data, "resultType") != "vector")
+    return make_error("result type '" + text_member(data, "resultType") + "' is not vector (use an instant-vector query)");
+  const json& result = member(data, "result");
+  if (!result.is_array() && !result.is_null()) return make_error("data.result is not a list");
   if (!problem.empty()) return make_error(problem);
   return out;
 }
-
-namespace {
-
-TimePoint from_seconds(double s) {
-  return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(s)));
-}
-
-}  // namespace
 
 LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results, const std::string& source_name) {
   LoadReport report;
@@ -263,7 +284,7 @@ LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results
         if (!std::isfinite(v) || v < 0 || v > 1.05) why = std::string(what) + " value is not a ratio";
     if (why.empty())
       for (auto [what, v] : {std::pair{"cpu", parts[2].point->value}, std::pair{"memory", parts[3].point->value}})
-        if (!std::isfinite(v)) why = std::string("newest ") + what + " sample time is not a number";
+        if (!time_of_seconds(v)) why = std::string("newest ") + what + " sample time is not a time";
     if (!why.empty()) {
       report.invalid[node] = why;
       continue;
@@ -272,17 +293,17 @@ LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results
     s.cpu = parts[0].point->value;
     s.memory = parts[1].point->value;
     // The freshness queries yield each reading's newest sample time (seconds) as the value.
-    s.cpu_at = from_seconds(parts[2].point->value);
-    s.memory_at = from_seconds(parts[3].point->value);
+    s.cpu_at = time_of_seconds(parts[2].point->value);
+    s.memory_at = time_of_seconds(parts[3].point->value);
     s.source = "prometheus";
     for (const auto& [res, r] : results) {
       if (res == "cpu" || res == "memory") continue;
       auto v = r.value.find(node);
       auto t = r.newest.find(node);
       if (v == r.value.end() || t == r.newest.end() || !std::isfinite(v->second.value) || v->second.value < 0 ||
-          v->second.value > 1.05 || !std::isfinite(t->second.value))
+          v->second.value > 1.05 || !time_of_seconds(t->second.value))
         continue;   // the planner calls the node unknown when it needs this reading
-      s.extended[res] = {v->second.value, from_seconds(t->second.value)};
+      s.extended[res] = {v->second.value, time_of_seconds(t->second.value)};
     }
     report.nodes[node] = s;
   }
@@ -295,10 +316,10 @@ void join_pod_usage(const PromVector& cpu, const PromVector& memory, const PromV
     for (const auto& [pod, point] : values) {
       // A reading without its newest sample time cannot be judged fresh: requests size the pod.
       auto t = newest.find(pod);
-      if (!std::isfinite(point.value) || point.value < 0 || t == newest.end() || !std::isfinite(t->second.value)) continue;
+      if (!std::isfinite(point.value) || point.value < 0 || t == newest.end() || !time_of_seconds(t->second.value)) continue;
       PodUsage& u = report.pods[pod];
       (is_cpu ? u.cpu_cores : u.memory_bytes) = point.value;
-      (is_cpu ? u.cpu_at : u.memory_at) = from_seconds(t->second.value);
+      (is_cpu ? u.cpu_at : u.memory_at) = time_of_seconds(t->second.value);
     }
   };
   put(cpu, cpu_newest, true);

@@ -21,7 +21,8 @@ struct Ctx {
 
 Status only_fields(const Ctx& c, const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
   if (!obj.is_object()) return c.at(path.empty() ? "(document)" : path, "must be a mapping");
-  for (const auto& [key, _] : obj.items()) {
+  for (const auto& item : obj.items()) {
+    const std::string& key = item.key();   // not a structured binding: clang 14 cannot capture one
     bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
     if (!known) return c.at(path.empty() ? key : path + "." + key, "unknown field");
   }
