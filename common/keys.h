@@ -1,4 +1,4 @@
-// The label and annotation keys of ../shared/DESIGN.md, for every part that writes or
+// The label and annotation keys of docs/contracts.md, for every part that writes or
 // reads them (agent, scheduler, descheduler, demo).
 #pragma once
 

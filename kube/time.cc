@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <ctime>
+#include <limits>
 
 namespace weft::kube {
 namespace {
@@ -15,6 +16,17 @@ int64_t days_from_civil(int y, unsigned m, unsigned d) {
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return static_cast<int64_t>(era) * 146097 + static_cast<int64_t>(doe) - 719468;
 }
+
+bool leap_year(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int days_in_month(int y, int m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && leap_year(y) ? 29 : kDays[m - 1];
+}
+
+// TimePoint counts nanoseconds in an int64 (1677-09-21 .. 2262-04-11): whole seconds
+// beyond that cannot be represented.
+constexpr int64_t kMaxSeconds = std::numeric_limits<int64_t>::max() / 1'000'000'000 - 1;
 
 }  // namespace
 
@@ -53,15 +65,22 @@ Result<TimePoint> parse_rfc3339(const std::string& text) {
   } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
     int zh = 0, zm = 0;
     ++i;
-    if (!number(2, zh) || !expect(":") || !number(2, zm)) return make_error("time '" + text + "': bad zone");
+    if (!number(2, zh) || !expect(":") || !number(2, zm) || zh > 23 || zm > 59)
+      return make_error("time '" + text + "': bad zone offset");
     offset = (zh * 60 + zm) * 60 * (zone[0] == '-' ? -1 : 1);
   } else {
     return make_error("time '" + text + "' has no zone (end with Z or +hh:mm)");
   }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+  // Second 60 is refused as Go's time.Parse (the API server's parser) refuses it.
+  if (mo < 1 || mo > 12 || h > 23 || mi > 59 || sec > 59)
     return make_error("time '" + text + "' is out of range");
+  if (d < 1 || d > days_in_month(y, mo))
+    return make_error("time '" + text + "': day " + std::to_string(d) + " does not exist in " + std::to_string(y) + "-" +
+                      text.substr(5, 2));
   int64_t whole = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
                   mi * 60 + sec - offset;
+  if (whole > kMaxSeconds || whole < -kMaxSeconds)
+    return make_error("time '" + text + "' is outside 1678..2261, the range weft's clock can hold");
   return TimePoint(std::chrono::seconds(whole)) +
          std::chrono::duration_cast<TimePoint::duration>(std::chrono::nanoseconds(nanos));
 }

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "collectors/ib/report.h"
-#include "collectors/load/probe.h"
+#include "collectors/load/load.h"
 
 namespace weft::agent {
 

@@ -1,4 +1,4 @@
-// `weft-agent probe`: probe IB and load once, print the DESIGN.md probe JSON (or text), exit 0.
+// `weft-agent probe`: probe IB and load once, print the probe JSON of docs/contracts.md (or text), exit 0.
 #pragma once
 
 #include <string>

@@ -32,10 +32,10 @@
 #include <thread>
 #include <vector>
 
-#include "collectors/load/bpf_loader.h"
-#include "collectors/load/cpu_clock_sampling.h"
-#include "collectors/load/ebpf_source.h"
-#include "collectors/load/kallsyms.h"
+#include "collectors/load/ebpf/bpf_loader.h"
+#include "collectors/load/ebpf/cpu_clock_sampling.h"
+#include "collectors/load/ebpf/ebpf_source.h"
+#include "collectors/load/ebpf/kallsyms.h"
 #include "collectors/load/text_files.h"
 #include "ebpf/bench_floor.skel.h"
 #include "ebpf/load.skel.h"

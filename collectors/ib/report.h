@@ -3,7 +3,7 @@
 // Entry points (everything a caller needs is in this header):
 //   IbProber prober(options);            // keeps the last known fabric id between probes
 //   IbReport r = prober.probe();         // ports, SM, first-hop switch, uplinks, fabric, counters
-//   nlohmann::json ib = ib_json(r);      // the probe JSON "ib" object of DESIGN.md
+//   nlohmann::json ib = ib_json(r);      // the probe JSON "ib" object (docs/contracts.md)
 //   auto labels = ib_labels(r);          // weft.dev/rdma, ib-fabric, ib-leaf, ib-spine, ib-rate-gbps
 //   std::string rdma = r.rdma;           // "ib" | "roce" | "none"
 // A probe never throws and never hangs: every MAD has a timeout and bounded retries, the
@@ -116,7 +116,7 @@ class IbProber {
   std::map<std::string, std::string> last_fabric_;  // "device/port" -> fabric id
 };
 
-// The probe JSON "ib" object of DESIGN.md: {"fabric","leaf","spine","ports":[...], ...reasons}.
+// The probe JSON "ib" object (docs/contracts.md): {"fabric","leaf","spine","ports":[...], ...reasons}.
 nlohmann::json ib_json(const IbReport& report);
 // One port as in the "ports" array (and the weft.dev/ib-ports annotation).
 nlohmann::json port_json(const PortReport& port);

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "collectors/load/procfs_parse.h"
+
 namespace weft::load {
 
 Result<std::string> parse_cgroup2_mount(const std::string& mounts_text) {
@@ -18,6 +20,36 @@ Result<std::string> parse_cgroup2_mount(const std::string& mounts_text) {
     if (f >> dev >> dir >> type && type == "cgroup2") return dir;
   }
   return make_error("no cgroup2 file system mounted (see /proc/self/mounts)");
+}
+
+Result<std::string> parse_cgroup1_mount(const std::string& mounts_text, const std::string& controller) {
+  std::istringstream in(mounts_text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string dev, dir, type, options;
+    if (!(f >> dev >> dir >> type >> options) || type != "cgroup") continue;
+    std::istringstream opts(options);
+    std::string o;
+    while (std::getline(opts, o, ',')) {
+      if (o == controller) return dir;
+    }
+  }
+  return make_error("no cgroup v1 hierarchy with the " + controller + " controller (see /proc/self/mounts)");
+}
+
+Result<std::string> cgroup2_mount(const TextFiles& files) {
+  auto mounts = files.read("/proc/self/mounts");
+  if (!mounts) return mounts.error();
+  return parse_cgroup2_mount(*mounts);
+}
+
+Result<uint64_t> cgroup_cpu_usage_ns(const TextFiles& files, const std::string& dir) {
+  auto text = files.read(dir + "/cpu.stat");
+  if (!text) return text.error();
+  auto ns = parse_cgroup_usage_ns(*text);
+  if (!ns) return wrap(ns.error(), dir + "/cpu.stat");
+  return ns;
 }
 
 Result<std::string> resolve_cgroup_dir(const TextFiles& files, const std::string& mount, const std::string& path) {

@@ -1,11 +1,11 @@
-// cgroup v2: where it is mounted, a group's directory, and its id (the kernfs node id
-// that bpf_get_current_cgroup_id() and task->cgroups->dfl_cgrp->kn->id report).
+// cgroup v2: where it is mounted and a group's id (the kernfs node id that
+// task->cgroups->dfl_cgrp->kn->id reports); resolve_cgroup_dir() is in load.h.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "collectors/load/text_files.h"
+#include "collectors/load/load.h"
 #include "common/result.h"
 
 namespace weft::load {
@@ -14,10 +14,9 @@ namespace weft::load {
 // on a pure v2 host, "/sys/fs/cgroup/unified" on a hybrid one).
 Result<std::string> parse_cgroup2_mount(const std::string& mounts_text);
 
-// PATH as given to --cgroup: a directory under the mount ("/sys/fs/cgroup/unified/x")
-// or a path inside the hierarchy ("/kubepods.slice/x", "x"). Returns the directory,
-// checked to exist and to hold cpu.stat.
-Result<std::string> resolve_cgroup_dir(const TextFiles& files, const std::string& mount, const std::string& path);
+// Mount point of the cgroup v1 hierarchy holding `controller` ("memory"), or an error
+// when no v1 hierarchy has it (a pure v2 host).
+Result<std::string> parse_cgroup1_mount(const std::string& mounts_text, const std::string& controller);
 
 // The cgroup id of a directory in the cgroup2 file system.
 Result<uint64_t> cgroup_id(const std::string& dir);

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <sstream>
 
+#include "collectors/load/load.h"
+
 namespace weft::load {
 
 namespace {
@@ -50,6 +52,14 @@ Result<std::vector<CpuCounter>> parse_proc_stat(const std::string& text, uint64_
   }
   if (cpus.empty()) return make_error("/proc/stat: no cpuN lines");
   return cpus;
+}
+
+Result<MemoryInfo> read_meminfo(const TextFiles& files, const std::string& proc) {
+  auto text = files.read(proc + "/meminfo");
+  if (!text) return text.error();
+  auto m = parse_meminfo(*text);
+  if (!m) return wrap(m.error(), proc + "/meminfo");
+  return m;
 }
 
 Result<MemoryInfo> parse_meminfo(const std::string& text) {

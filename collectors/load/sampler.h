@@ -1,6 +1,7 @@
 // Long-running sampling for the agent daemon: started once, it reads the source every
 // period and keeps the readings of the last window; summary() can be called at any
-// time from any thread (e.g. by the /metrics handler).
+// time from any thread (e.g. by the /metrics handler). With a PodTracker, each reading
+// also follows the pods' groups and the summary has each pod's usage.
 #pragma once
 
 #include <chrono>
@@ -13,31 +14,16 @@
 #include <thread>
 #include <vector>
 
+#include "collectors/load/load.h"
+#include "collectors/load/pods/pod_tracker.h"
 #include "collectors/load/select.h"
-#include "collectors/load/window.h"
 
 namespace weft::load {
 
-struct SamplerOptions {
-  std::chrono::milliseconds period{1000};
-  std::chrono::milliseconds window{60000};
-};
-
-struct LoadSummary {
-  std::string source;         // "ebpf" or "procfs"
-  std::string source_reason;
-  LoadWindow window;          // CPU, cgroups, runq quantiles, reclaim over the last window
-  double memory_avg = 0;      // memory used ratio averaged over the window's readings
-  std::vector<uint64_t> runq_buckets_total;           // since start, log2(ns) buckets; empty for procfs
-  std::optional<double> runq_sum_seconds_total;       // since start, exact sum of those waits
-  std::optional<double> reclaim_stall_seconds_total;  // since start
-  std::chrono::system_clock::time_point at;
-};
-
-class LoadSampler {
+class LoadSampler : public LoadMonitor {
  public:
-  LoadSampler(SelectedSource selected, SamplerOptions options);
-  ~LoadSampler();
+  LoadSampler(SelectedSource selected, SamplerOptions options, std::unique_ptr<PodTracker> pods = nullptr);
+  ~LoadSampler() override;
   LoadSampler(const LoadSampler&) = delete;
   LoadSampler& operator=(const LoadSampler&) = delete;
 
@@ -46,19 +32,17 @@ class LoadSampler {
   // Takes the first reading (errors are returned) and starts the sampling thread.
   Status start();
   void stop();
-  // nullopt until two readings exist.
-  std::optional<LoadSummary> summary() const;
-  // The last read error, "" when the last read worked.
-  std::string last_error() const;
+  std::optional<LoadSummary> summary() const override;
+  std::string last_error() const override;
 
  private:
-  struct Reading {
-    LoadCounters counters;
-  };
   void loop();
   void take_reading();
 
+  Result<LoadCounters> read_source();
+
   std::unique_ptr<LoadSource> source_;
+  std::unique_ptr<PodTracker> pod_tracker_;  // used on the sampling thread (and by start())
   std::string reason_;
   SamplerOptions options_;
   mutable std::mutex mu_;
@@ -67,6 +51,7 @@ class LoadSampler {
   std::deque<LoadCounters> readings_;
   std::optional<LoadCounters> first_;
   std::string last_error_;
+  std::map<uint32_t, PodCgroup> pods_;  // the tracker's pods as of the last reading
   std::thread thread_;
 };
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "collectors/load/ebpf_options.h"
+#include "collectors/load/ebpf/ebpf_options.h"
 #include "collectors/load/source.h"
 #include "collectors/load/text_files.h"
 

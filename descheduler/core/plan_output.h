@@ -1,4 +1,4 @@
-// The plan as DESIGN.md fixes it (JSON) and as a table for people.
+// The plan as docs/contracts.md fixes it (JSON) and as a table for people.
 #pragma once
 
 #include <string>

@@ -48,7 +48,7 @@ class AgentState {
   StateView view_;
 };
 
-// The probe JSON of DESIGN.md ({"node","rdma","ib","load","labels"}) plus a "stale"
+// The probe JSON of docs/contracts.md ({"node","rdma","ib","load","labels"}) plus a "stale"
 // object naming the collectors whose values are the last good ones.
 nlohmann::json probe_json(const StateView& view);
 

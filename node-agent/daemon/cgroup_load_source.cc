@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "collectors/load/cgroup.h"
-#include "collectors/load/procfs_parse.h"
 
 namespace weft::agent {
 
@@ -51,9 +49,7 @@ Result<std::unique_ptr<CgroupLoadSource>> CgroupLoadSource::create(const weft::l
     return make_error(fmt::format("--load-cgroup-cpus {}: must be a positive number of cores", options.cpus));
   std::string mount = options.mount;
   if (mount.empty()) {
-    auto mounts = files.read("/proc/self/mounts");
-    if (!mounts) return wrap(mounts.error(), "--load-cgroup");
-    auto found = weft::load::parse_cgroup2_mount(*mounts);
+    auto found = weft::load::cgroup2_mount(files);
     if (!found) return wrap(found.error(), "--load-cgroup");
     mount = *found;
   }
@@ -63,10 +59,8 @@ Result<std::unique_ptr<CgroupLoadSource>> CgroupLoadSource::create(const weft::l
 }
 
 Result<CgroupReading> CgroupLoadSource::read_usage() {
-  auto text = files_.read(dir_ + "/cpu.stat");
-  if (!text) return wrap(text.error(), "cgroup load");
-  auto ns = weft::load::parse_cgroup_usage_ns(*text);
-  if (!ns) return wrap(ns.error(), dir_ + "/cpu.stat");
+  auto ns = weft::load::cgroup_cpu_usage_ns(files_, dir_);
+  if (!ns) return wrap(ns.error(), "cgroup load");
   return CgroupReading{options_.now_ns(), *ns};
 }
 
@@ -79,10 +73,8 @@ Result<LoadSnapshot> CgroupLoadSource::sample() {
   }
   auto now = read_usage();
   if (!now) return now.error();
-  auto meminfo = files_.read(options_.proc + "/meminfo");
-  if (!meminfo) return wrap(meminfo.error(), "cgroup load");
-  auto memory = weft::load::parse_meminfo(*meminfo);
-  if (!memory) return wrap(memory.error(), options_.proc + "/meminfo");
+  auto memory = weft::load::read_meminfo(files_, options_.proc);
+  if (!memory) return wrap(memory.error(), "cgroup load");
   auto s = cgroup_window_snapshot(dir_, options_.cpus, *previous_, *now, *memory);
   // A failed window (e.g. the group was recreated) restarts from this reading.
   previous_ = *now;

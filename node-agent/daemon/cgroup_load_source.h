@@ -11,8 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "collectors/load/counters.h"
-#include "collectors/load/text_files.h"
+#include "collectors/load/load.h"
 #include "common/result.h"
 #include "node-agent/daemon/sources.h"
 

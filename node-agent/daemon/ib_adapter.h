@@ -24,7 +24,7 @@ class CollectorIbSource : public IbSource {
 // last good snapshot. A port that is merely DOWN, or an SM that does not answer, is not.
 Result<IbSnapshot> snapshot_from_report(const weft::ib::IbReport& report);
 
-// A port's JSON as the weft.dev/ib-ports annotation carries it: the DESIGN.md port
+// A port's JSON as the weft.dev/ib-ports annotation carries it: the docs/contracts.md port
 // fields only, without counters, reasons and per-query errors that move on every probe.
 nlohmann::json annotation_port(const nlohmann::json& port_json);
 

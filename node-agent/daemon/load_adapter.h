@@ -1,4 +1,4 @@
-// The daemon's LoadSource over collectors/load: a LoadSampler reads the backend (the
+// The daemon's LoadSource over collectors/load: a load monitor reads the backend (the
 // eBPF programs' counters, or procfs/PSI) every second in its own thread, and each
 // sample() summarises its last window, with totals since the agent started for the
 // cumulative metrics (run-queue histogram, reclaim stall seconds).
@@ -7,27 +7,39 @@
 #include <chrono>
 #include <memory>
 
-#include "collectors/load/sampler.h"
+#include "collectors/load/load.h"
 #include "node-agent/daemon/sources.h"
 
 namespace weft::agent {
 
 class CollectorLoadSource : public LoadSource {
  public:
-  // Starts sampling at once; errors when the backend's first reading fails.
-  static Result<std::unique_ptr<CollectorLoadSource>> start(weft::load::SelectedSource selected,
-                                                            weft::load::SamplerOptions options);
+  // monitor: started (weft::load::start_load_monitor); period: its reading period.
+  CollectorLoadSource(std::unique_ptr<weft::load::LoadMonitor> monitor, std::chrono::milliseconds period)
+      : sampler_(std::move(monitor)), period_(period) {}
   Result<LoadSnapshot> sample() override;
 
  private:
-  CollectorLoadSource(std::unique_ptr<weft::load::LoadSampler> sampler, std::chrono::milliseconds period)
-      : sampler_(std::move(sampler)), period_(period) {}
-  std::unique_ptr<weft::load::LoadSampler> sampler_;
+  std::unique_ptr<weft::load::LoadMonitor> sampler_;
   std::chrono::milliseconds period_;
   bool had_summary_ = false;
 };
 
-// Pure part, for tests: the daemon's snapshot of a sampler summary.
+// The node's load from one source and its pods' usage from a load monitor following
+// them: the demo's simulated nodes, whose load is their cgroup's (--load-cgroup).
+class NodeLoadWithPods : public LoadSource {
+ public:
+  NodeLoadWithPods(std::unique_ptr<LoadSource> node, std::unique_ptr<weft::load::LoadMonitor> pods)
+      : node_(std::move(node)), pods_(std::move(pods)) {}
+  Result<LoadSnapshot> sample() override;
+
+ private:
+  std::unique_ptr<LoadSource> node_;
+  std::unique_ptr<weft::load::LoadMonitor> pods_;
+};
+
+// Pure parts, for tests: the daemon's snapshot of a sampler summary, and its pods (unnamed).
 LoadSnapshot snapshot_from_summary(const weft::load::LoadSummary& summary);
+std::vector<PodLoad> pods_from_summary(const weft::load::LoadSummary& summary);
 
 }  // namespace weft::agent

@@ -1,4 +1,4 @@
-// Every weft_ metric of DESIGN.md. The agent's own counters live in a prometheus-cpp
+// Every weft_ metric of docs/metrics.md. The agent's own counters live in a prometheus-cpp
 // Registry; the machine's values (IB ports, load) are produced at scrape time from the
 // last good snapshot by a Collectable, so a removed port's series disappears with it.
 #pragma once

@@ -25,6 +25,7 @@
 #include "scheduler/app/run_apply.h"
 #include "scheduler/app/run_cache.h"
 #include "scheduler/app/run_loop.h"
+#include "scheduler/app/run_metrics.h"
 #include "scheduler/core/config.h"
 
 namespace weft::scheduler {
@@ -65,6 +66,7 @@ void app::add_run_command(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run->add_option("--log-level", o.log_level, "trace|debug|info|warn|error")->capture_default_str();
+  run->add_option("--metrics-listen", o.metrics_listen, "host:port for /metrics, /healthz, /readyz ('' = off)");
   run->callback([options, &exit_code] { exit_code = run_scheduler(*options); });
 }
 
@@ -252,6 +254,17 @@ int run_scheduler(const RunOptions& o) {
                api_config->source);
 
   StopSignal stop;
+  RunMetrics metrics(WEFT_VERSION);
+  // /healthz fails when the leader finished no cycle for 10 periods (at least 60 s).
+  RunHttpServer http(metrics, std::max(milliseconds(60000), timings->period * 10));
+  if (!o.metrics_listen.empty()) {
+    auto port = http.start(o.metrics_listen);
+    if (!port) {
+      spdlog::error("run: {}", port.message());
+      return 2;
+    }
+    spdlog::info("metrics on http://{}:{}/metrics", o.metrics_listen.substr(0, o.metrics_listen.rfind(':')), *port);
+  }
   ClusterCache cache(api);
   (void)cache.start();
 
@@ -289,11 +302,14 @@ int run_scheduler(const RunOptions& o) {
   SessionOptions session;
   session.scheduler_names = {o.scheduler_name};
   SchedulerLoop loop(cache, applier, *config, session, /*pipelined=*/o.bind_concurrency > 1);
+  loop.set_metrics(&metrics);
 
   int exit_code = 0;
   int cycles = 0, logged = 0;   // cycles decided; cycles whose decisions were applied
   bool announced_sync = false;
   while (!stop.stopped()) {
+    metrics.set_leader(leading.load());
+    metrics.set_synced(cache.synced());
     if (lost) {
       spdlog::error("run: leadership of the Lease lost; exiting so a fresh start rebuilds the caches");
       exit_code = 1;

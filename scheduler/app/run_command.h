@@ -34,6 +34,7 @@ struct RunOptions {
   int event_burst = 1000;
   size_t event_queue = 10000;           // Events waiting to be posted; more are dropped
   std::string log_level = "info";
+  std::string metrics_listen;           // host:port for /metrics, /healthz, /readyz; "" = off
 };
 
 // Runs until --cycles are done or SIGTERM/SIGINT; returns the process exit code

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "kube/objects.h"
+#include "scheduler/app/run_metrics.h"
 
 namespace weft::scheduler {
 
@@ -12,12 +13,13 @@ using nlohmann::json;
 
 namespace {
 
-// What the applier reads of an object (uids for bindings, Event references): not the
+// What the applier and the metrics read of an object (uids for bindings, Event references,
+// creation times for latencies): not the
 // whole object, which the snapshot has taken in already.
 json reference_of(const json& object) {
   json meta = json::object();
   const json& m = object["metadata"];
-  for (const char* k : {"name", "namespace", "uid", "resourceVersion"})
+  for (const char* k : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"})
     if (auto it = m.find(k); it != m.end()) meta[k] = *it;
   return {{"apiVersion", object.value("apiVersion", "")}, {"kind", object.value("kind", "")}, {"metadata", meta}};
 }
@@ -112,6 +114,7 @@ void SchedulerLoop::take_in(Cycle& c, const ApplyReport& report) {
   sum.events_failed = report.events_failed;
   sum.errors = report.errors;
   sum.seconds = seconds_since(c.start);
+  if (metrics_) metrics_->observe_cycle(c.snap, c.decisions, report, c.index, sum.seconds, std::chrono::system_clock::now());
 }
 
 CycleSummary SchedulerLoop::finish() {

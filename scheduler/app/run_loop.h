@@ -23,6 +23,8 @@
 
 namespace weft::scheduler {
 
+class RunMetrics;
+
 struct CycleSummary {
   size_t pods = 0, pending = 0, bound = 0, bind_failed = 0, rolled_back = 0, evicted = 0;
   size_t status_written = 0, unschedulable = 0, events = 0, events_failed = 0, errors = 0, skipped_objects = 0;
@@ -41,6 +43,7 @@ class SchedulerLoop {
   CycleSummary run_cycle();
   // Waits for the cycle being applied (pipelined) and returns its summary.
   CycleSummary finish();
+  void set_metrics(RunMetrics* metrics) { metrics_ = metrics; }
 
  private:
   struct Cycle;
@@ -58,6 +61,7 @@ class SchedulerLoop {
   bool pipelined_;
   std::unique_ptr<Cycle> in_flight_;
   std::thread applying_;
+  RunMetrics* metrics_ = nullptr;
 };
 
 }  // namespace weft::scheduler

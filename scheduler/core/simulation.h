@@ -23,7 +23,7 @@ struct SimulationOptions {
 };
 
 struct SimulationResult {
-  nlohmann::json report;   // DESIGN.md's simulate JSON
+  nlohmann::json report;   // the simulate JSON of docs/contracts.md
   std::map<std::string, std::string> pending_reasons;   // pod -> why, after the last cycle
 };
 

@@ -35,5 +35,23 @@ TEST(Time, FormatIsUtcToTheSecond) {
   EXPECT_NE(bad.message().find("'yesterday'"), std::string::npos) << bad.message();
 }
 
+// Dates that do not exist are refused, as Go's time.Parse (the API server) refuses them.
+TEST(Time, CalendarDatesAreValidated) {
+  for (const char* bad : {"2026-02-31T00:00:00Z", "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "1900-02-29T00:00:00Z",
+                          "2026-11-00T00:00:00Z", "2026-11-23T10:00:60Z", "2026-11-23T10:00:00+24:00",
+                          "2026-11-23T10:00:00+01:60", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z"}) {
+    auto t = parse_rfc3339(bad);
+    EXPECT_FALSE(t.ok()) << "'" << bad << "' parsed";
+    if (!t.ok()) {
+      EXPECT_NE(t.message().find(bad), std::string::npos) << t.message();
+    }
+  }
+  EXPECT_NE(parse_rfc3339("2026-02-31T00:00:00Z").message().find("day 31"), std::string::npos);
+  for (const char* good : {"2024-02-29T00:00:00Z", "2000-02-29T12:00:00Z", "2026-01-31T00:00:00Z", "2026-12-31T23:59:59Z",
+                           "2026-04-30T00:00:00Z", "2261-12-31T23:59:59Z", "1678-01-01T00:00:00Z"})
+    EXPECT_TRUE(parse_rfc3339(good).ok()) << good << ": " << parse_rfc3339(good).message();
+  EXPECT_EQ(format_rfc3339(*parse_rfc3339("2000-02-29T12:00:00Z")), "2000-02-29T12:00:00Z");
+}
+
 }  // namespace
 }  // namespace weft::kube

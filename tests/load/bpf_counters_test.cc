@@ -1,4 +1,4 @@
-#include "collectors/load/bpf_counters.h"
+#include "collectors/load/ebpf/bpf_counters.h"
 
 #include <gtest/gtest.h>
 

@@ -13,9 +13,9 @@
 #include <cstring>
 #include <thread>
 
-#include "collectors/load/bpf_loader.h"
+#include "collectors/load/ebpf/bpf_loader.h"
 #include "collectors/load/counters.h"
-#include "collectors/load/cpu_clock_sampling.h"
+#include "collectors/load/ebpf/cpu_clock_sampling.h"
 #include "ebpf/load.skel.h"
 #include "ebpf/load_types.h"
 #include "ebpf/test_reject.skel.h"

@@ -1,4 +1,4 @@
-#include "collectors/load/duty_cycle.h"
+#include "collectors/load/ebpf/duty_cycle.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "collectors/load/kallsyms.h"
+#include "collectors/load/ebpf/kallsyms.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 
 #include "collectors/load/cgroup.h"
 #include "collectors/load/procfs_parse.h"
-#include "collectors/load/procfs_source.h"
+#include "collectors/load/procfs/procfs_source.h"
 #include "collectors/load/window.h"
 #include "tests/load/fake_files.h"
 

@@ -17,9 +17,9 @@
 #include <tuple>
 
 #include "collectors/load/cgroup.h"
-#include "collectors/load/ebpf_source.h"
+#include "collectors/load/ebpf/ebpf_source.h"
 #include "collectors/load/probe.h"
-#include "collectors/load/procfs_source.h"
+#include "collectors/load/procfs/procfs_source.h"
 #include "collectors/load/sampler.h"
 #include "collectors/load/select.h"
 #include "collectors/load/window.h"

@@ -234,6 +234,12 @@ TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
                 .extra_args = {"--retry-after", "0"}});
   ASSERT_EQ(api.error(), "");
   auto admin = api.client_for_token("token-admin");
+  // deploy/scheduler/lease.yaml ships the Lease; the Role may only get and update it.
+  ASSERT_TRUE(admin->create(kube::ResourceRef{"coordination.k8s.io", "v1", "leases", true}, "default",
+                            json{{"apiVersion", "coordination.k8s.io/v1"},
+                                 {"kind", "Lease"},
+                                 {"metadata", {{"name", "weft-scheduler"}, {"namespace", "default"}}},
+                                 {"spec", json::object()}}));
   auto replica = [&](const std::string& user) {
     std::vector<std::string> argv = run_args(
         api.kubeconfig_for_token("token-" + user, user),

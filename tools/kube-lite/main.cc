@@ -1,6 +1,4 @@
-// kube-lite: the Kubernetes API stand-in for tests and the demo (DESIGN.md).
-#include <signal.h>
-
+// kube-lite: the Kubernetes API stand-in for tests and the demo (README.md here).
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -8,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/signals.h"
 #include "kube/scenario.h"
 #include "tools/kube-lite/output_files.h"
 #include "tools/kube-lite/server.h"
@@ -87,12 +86,7 @@ int main(int argc, char** argv) {
     if (auto s = log.open(request_log); !s) return fail(s.message());
 
   // Signals go to the thread that waits for them, not to the server threads.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  weft::StopSignal stop;
 
   Server server(registry, auth, opts, request_log.empty() ? nullptr : &log);
   auto bound = server.bind(host, port);
@@ -104,8 +98,7 @@ int main(int argc, char** argv) {
   std::printf("listening on %s\n", url.c_str());
   std::fflush(stdout);
 
-  int sig = 0;
-  sigwait(&signals, &sig);
+  const int sig = stop.wait();
   std::fprintf(stderr, "kube-lite: signal %d, stopping\n", sig);
   server.stop();
   int code = 0;

@@ -31,7 +31,7 @@ Status join_cgroup(const std::string& dir) {
   return {};
 }
 
-Status burn(const BurnOptions& o, const std::atomic<bool>& stop) {
+Status burn(const BurnOptions& o, const StopSignal& stop) {
   if (!(o.cores >= 0 && o.cores <= 1))
     return make_error(fmt::format("--cores {}: must be between 0 and 1 (start more burners for more)", o.cores));
   if (o.period.count() <= 0) return make_error("--period-ms: must be positive");
@@ -41,7 +41,7 @@ Status burn(const BurnOptions& o, const std::atomic<bool>& stop) {
   const int64_t period_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(o.period).count();
   const auto budget_ns = static_cast<int64_t>(o.cores * static_cast<double>(period_ns));
   int64_t next = clock_ns(CLOCK_MONOTONIC);
-  while (!stop.load(std::memory_order_relaxed)) {
+  while (!stop.stopped()) {
     const int64_t period_end = next + period_ns;
     const int64_t cpu_target = clock_ns(CLOCK_THREAD_CPUTIME_ID) + budget_ns;
     while (budget_ns > 0 && clock_ns(CLOCK_THREAD_CPUTIME_ID) < cpu_target &&

@@ -3,11 +3,11 @@
 // machine cannot make it overshoot) or the period is over, then sleeps.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <string>
 
 #include "common/result.h"
+#include "common/signals.h"
 
 namespace weft::noderuntime {
 
@@ -20,7 +20,7 @@ struct BurnOptions {
 // Moves the calling process into a cgroup v2 group (writes 0 to cgroup.procs).
 Status join_cgroup(const std::string& dir);
 
-// Runs until stop is set. Errors for a bad share or a group it cannot join.
-Status burn(const BurnOptions& options, const std::atomic<bool>& stop);
+// Runs until stopped. Errors for a bad share or a group it cannot join.
+Status burn(const BurnOptions& options, const StopSignal& stop);
 
 }  // namespace weft::noderuntime

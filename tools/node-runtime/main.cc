@@ -1,9 +1,7 @@
 // weft-node-runtime: the demo's kubelet stand-in (see runtime.h), and `burn`, the
 // process it runs for each pod (also used by the demo for background load).
-#include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <climits>
 #include <set>
@@ -14,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/log.h"
+#include "common/signals.h"
 #include "kube/client/client.h"
 #include "kube/client/config.h"
 #include "kube/client/informer.h"
@@ -22,9 +21,6 @@
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-void on_signal(int) { g_stop.store(true); }
-
 std::string self_exe() {
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -32,9 +28,8 @@ std::string self_exe() {
 }
 
 int run_burn(const weft::noderuntime::BurnOptions& o) {
-  ::signal(SIGTERM, on_signal);
-  ::signal(SIGINT, on_signal);
-  if (auto s = weft::noderuntime::burn(o, g_stop); !s) {
+  weft::StopSignal stop;
+  if (auto s = weft::noderuntime::burn(o, stop); !s) {
     std::fprintf(stderr, "weft-node-runtime burn: %s\n", s.message().c_str());
     return 2;
   }
@@ -50,6 +45,7 @@ struct RunFlags {
 };
 
 int run_runtime(const RunFlags& f) {
+  weft::StopSignal stop;   // before any thread starts: they inherit the blocked signals
   if (auto s = weft::setup_logging("weft-node-runtime", f.log_level); !s) {
     std::fprintf(stderr, "weft-node-runtime: %s\n", s.message().c_str());
     return 2;
@@ -80,9 +76,6 @@ int run_runtime(const RunFlags& f) {
     spdlog::error("run: {}", s.message());
     return 2;
   }
-  ::signal(SIGTERM, on_signal);
-  ::signal(SIGINT, on_signal);
-
   weft::kube::Informer pods(**client, weft::kube::resources::pods(), "");
   pods.add_handlers({
       .on_add = [&](const nlohmann::json& p) { runtime.on_pod(p); },
@@ -92,10 +85,7 @@ int run_runtime(const RunFlags& f) {
   pods.start();
   spdlog::info("serving {} nodes under {} ({} real cores per requested core) against {}", f.nodes.size(),
                f.cgroup_root, f.cpu_scale, (*client)->address());
-  while (!g_stop.load()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    runtime.tick();
-  }
+  while (stop.sleep_for(std::chrono::milliseconds(200))) runtime.tick();
   spdlog::info("stopping: {} pod processes", runtime.running());
   pods.stop();
   runtime.shutdown();

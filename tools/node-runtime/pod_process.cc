@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "common/signals.h"
+
 namespace weft::noderuntime {
 
 Result<PodProcess> PodProcess::start(const std::string& self_exe, const std::string& cgroup, double cores) {
@@ -30,6 +32,7 @@ Result<PodProcess> PodProcess::start(const std::string& self_exe, const std::str
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(1);
+    StopSignal::reset_in_child();
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }

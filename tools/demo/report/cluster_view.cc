@@ -4,18 +4,22 @@
 #include <sstream>
 
 #include "common/keys.h"
+#include "kube/load_annotation.h"
 #include "kube/objects.h"
+#include "kube/podgroup.h"
 
 namespace weft::demo {
 
 namespace {
 
+// The report shows what a dump holds, so a stale reading is shown too; one that does
+// not decode is unknown (docs/contracts.md).
 std::optional<double> load_cpu(const nlohmann::json& node) {
   const std::string text = weft::kube::annotation(node, weft::keys::kLoadAnnotation);
   if (text.empty()) return std::nullopt;
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.contains("cpu") || !j["cpu"].is_number()) return std::nullopt;
-  return j["cpu"].get<double>();
+  auto load = weft::kube::decode_load_annotation(text);
+  if (!load) return std::nullopt;
+  return load->cpu;
 }
 
 bool has_no_schedule_taint(const nlohmann::json& node) {
@@ -53,13 +57,15 @@ Result<ClusterView> read_cluster(const nlohmann::json& nodes, const nlohmann::js
     v.nodes[node.name] = node;
   }
   for (const auto& g : items_of(podgroups)) {
+    auto group = weft::kube::parse_podgroup(g);
+    if (!group) return make_error("podgroups: " + group.message());
     JobView job;
-    job.name = weft::kube::name_of(g);
-    const auto& spec = g.value("spec", nlohmann::json::object());
-    job.min_member = spec.value("minMember", 1);
-    job.same_cluster = weft::kube::annotation(g, weft::keys::kIbClusterAnnotation) == "same";
-    const auto& topo = spec.value("networkTopology", nlohmann::json::object());
-    if (topo.value("mode", "") == "hard") job.hard_tier = topo.value("highestTierAllowed", 1);
+    job.name = group->name;
+    job.min_member = group->min_member;
+    job.same_cluster = group->same_ib_cluster;
+    const auto& topo = group->network_topology;
+    if (topo && topo->mode == weft::kube::PodGroupNetworkTopology::Mode::Hard)
+      job.hard_tier = topo->highest_tier_allowed.value_or(1);
     job.kind = job.hard_tier ? "hard-tier gang" : "gang";
     v.jobs[job.name] = job;
   }

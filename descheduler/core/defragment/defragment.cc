@@ -1,0 +1,562 @@
+#include "descheduler/core/defragment/defragment.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "descheduler/core/defragment/capacity.h"
+#include "descheduler/core/defragment/domain_search.h"
+#include "descheduler/core/evictability.h"
+#include "descheduler/core/topology.h"
+#include "scheduler/core/topology.h"
+
+namespace weft::descheduler::defragment {
+namespace {
+
+using scheduler::NetworkTopology;
+
+struct DomainRef {
+  std::string name;
+  int tier = 0;
+  const std::vector<int>* nodes = nullptr;   // ascending snapshot node indices
+};
+
+struct Gang {
+  const scheduler::PodGroupInfo* group = nullptr;
+  std::vector<int> pending, bound;   // snapshot pod indices
+  int32_t priority = 0;
+};
+
+// Repair rounds per gang: each one takes one victim out of the running (its budget ran
+// out, or it fits nowhere outside the domain) and searches again.
+constexpr int kMaxRepairs = 32;
+
+class Defragmenter {
+ public:
+  Defragmenter(const World& w, const Policy& policy, const Args& args, const DeschedulerState& state,
+               const Options& opt, Evictability ev)
+      : w_(w), s_(w.snapshot), policy_(policy), args_(args), state_(state), opt_(opt), ev_(std::move(ev)),
+        topo_(scheduler::build_topology(w.snapshot)), cap_(w.snapshot) {}
+
+  Outcome run() {
+    index();
+    std::vector<Gang> all = gangs();
+    for (const Gang& g : all) max_need_ = std::max(max_need_, g.group->min_member - static_cast<int>(g.bound.size()));
+    mark_gang_hosts(all);
+    for (Gang& g : all) help(g);
+    return std::move(out_);
+  }
+
+ private:
+  // ---- the cluster as the cycle changes it ----
+  void index() {
+    const size_t N = s_.nodes.size();
+    node_pods_.resize(N);
+    desched_node_.resize(N, nullptr);
+    for (size_t n = 0; n < N; ++n) {
+      node_of_[s_.nodes[n].name] = static_cast<int>(n);
+      desched_node_[n] = w_.cluster.node(s_.nodes[n].name);
+    }
+    std::unordered_map<std::string, int> desched_pod;
+    for (size_t i = 0; i < w_.cluster.pods.size(); ++i) desched_pod[w_.cluster.pods[i].key()] = static_cast<int>(i);
+    desched_pod_.assign(s_.pods.size(), -1);
+    movable_.assign(s_.pods.size(), false);
+    evicted_.assign(s_.pods.size(), false);
+    pod_node_.assign(s_.pods.size(), -1);
+    for (size_t p = 0; p < s_.pods.size(); ++p) {
+      const auto& pod = s_.pods[p];
+      if (!pod.bound()) continue;
+      auto it = node_of_.find(pod.node);
+      if (it == node_of_.end()) continue;
+      pod_node_[p] = it->second;
+      node_pods_[static_cast<size_t>(it->second)].push_back(static_cast<int>(p));
+      cap_.take(it->second, cap_.request(static_cast<int>(p)));
+      if (!pod.group.empty() && !pod.terminating) ++bound_in_group_[pod.group];
+      auto d = desched_pod.find(pod.key);
+      if (d == desched_pod.end()) continue;
+      desched_pod_[p] = d->second;
+      const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(d->second)];
+      movable_[p] = !pod.terminating && ev_.blocker(dp).empty() && !cooling_down(dp);
+    }
+    kube::ReservedRooms reserved;
+    for (const auto& [gang, r] : w_.reservations) {
+      auto g = s_.podgroups.find(gang);
+      bool satisfied = g == s_.podgroups.end() || bound_in_group_[gang] >= g->second.min_member;
+      reserved.add(gang, r, satisfied, opt_.now);
+    }
+    held_ = std::move(reserved);
+    reserved_holder_.assign(N, nullptr);
+    for (size_t n = 0; n < N; ++n) reserved_holder_[n] = held_.holder(s_.nodes[n].name);
+    taken_.assign(N, 0);
+    for (size_t p = 0; p < s_.pods.size(); ++p)
+      if (movable_[p]) priorities_.push_back(s_.pods[p].priority);
+    std::sort(priorities_.begin(), priorities_.end());
+    priorities_.erase(std::unique(priorities_.begin(), priorities_.end()), priorities_.end());
+    budgets();
+  }
+
+  bool cooling_down(const PodInfo& pod) const {
+    auto it = state_.workload_moved_at.find(pod.workload());
+    return it != state_.workload_moved_at.end() &&
+           opt_.now - it->second < std::chrono::duration_cast<TimePoint::duration>(opt_.cooldown);
+  }
+
+  // Each movable pod draws on budgets: its PDBs, its gang (down to minMember) and the
+  // policy's eviction limits. A budget never goes below zero over the whole cycle.
+  void budgets() {
+    std::map<std::string, std::vector<int>> by_ns;
+    for (size_t p = 0; p < s_.pods.size(); ++p)
+      if (movable_[p]) by_ns[s_.pods[p].namespace_name].push_back(static_cast<int>(p));
+    pod_budgets_.resize(s_.pods.size());
+    for (const auto& b : w_.budgets) {
+      if (!b.selector) continue;
+      std::string key = "pdb " + b.key();
+      left_[key] = b.allowed.value_or(0);
+      for (int p : by_ns[b.ns])
+        if (b.selector->matches(w_.cluster.pods[static_cast<size_t>(desched_pod_[static_cast<size_t>(p)])].labels))
+          pod_budgets_[static_cast<size_t>(p)].push_back(key);
+    }
+    for (size_t p = 0; p < s_.pods.size(); ++p) {
+      if (!movable_[p]) continue;
+      const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(desched_pod_[p])];
+      auto& keys = pod_budgets_[p];
+      if (!dp.group.empty()) {
+        std::string g = dp.ns + "/" + dp.group;
+        auto info = w_.cluster.groups.find(g);
+        auto running = w_.cluster.running_in_group.find(g);
+        int spare = info == w_.cluster.groups.end() || running == w_.cluster.running_in_group.end()
+                        ? 0 : running->second - info->second.min_member;
+        left_.try_emplace("gang " + g, std::max(spare, 0));
+        keys.push_back("gang " + g);
+      }
+      if (policy_.max_per_namespace) {
+        left_.try_emplace("namespace " + dp.ns, *policy_.max_per_namespace);
+        keys.push_back("namespace " + dp.ns);
+      }
+      if (policy_.max_per_node) {
+        std::string k = "node " + s_.nodes[static_cast<size_t>(pod_node_[p])].name;
+        left_.try_emplace(k, *policy_.max_per_node);
+        keys.push_back(k);
+      }
+    }
+    if (policy_.max_total) total_left_ = *policy_.max_total;
+  }
+
+  bool budget_left(int pod) const {
+    for (const auto& k : pod_budgets_[static_cast<size_t>(pod)])
+      if (left_.at(k) <= 0) return false;
+    return true;
+  }
+
+  // Nodes that could hold a pod of some pending gang once every movable pod left. Victims
+  // go to the other nodes first, so a move for one gang does not block the next.
+  void mark_gang_hosts(const std::vector<Gang>& all) {
+    const size_t N = s_.nodes.size();
+    hosts_gang_.assign(N, false);
+    std::vector<Request> fixed(N, Request(static_cast<size_t>(cap_.dims()), 0));
+    for (size_t n = 0; n < N; ++n)
+      for (int p : node_pods_[n])
+        if (!movable_[static_cast<size_t>(p)])
+          for (int d = 0; d < cap_.dims(); ++d) fixed[n][static_cast<size_t>(d)] += cap_.request(p)[static_cast<size_t>(d)];
+    for (const Gang& g : all) {
+      Request shape = cap_.request(g.pending.front());
+      for (int p : g.pending) shape = Capacity::max_of(shape, cap_.request(p));
+      for (size_t n = 0; n < N; ++n) {
+        if (hosts_gang_[n]) continue;
+        bool room = true;
+        for (int d = 0; d < cap_.dims() && room; ++d)
+          room = fixed[n][static_cast<size_t>(d)] + shape[static_cast<size_t>(d)] <= cap_.allocatable(static_cast<int>(n), d);
+        hosts_gang_[n] = room && node_takes(static_cast<int>(n), g.pending);
+      }
+    }
+  }
+
+  // ---- the gangs ----
+  std::vector<Gang> gangs() const {
+    std::map<std::string, Gang> by_key;
+    for (const auto& [key, g] : s_.podgroups) {
+      bool domain_bound = g.same_ib_cluster || g.topology.mode == NetworkTopology::Mode::Hard;
+      if (domain_bound) by_key[key].group = &g;
+    }
+    for (size_t p = 0; p < s_.pods.size(); ++p) {
+      const auto& pod = s_.pods[p];
+      auto it = by_key.find(pod.group);
+      if (it == by_key.end() || pod.terminal()) continue;
+      if (pod.node.empty() && !pod.terminating) it->second.pending.push_back(static_cast<int>(p));
+      else if (!pod.node.empty() && !pod.terminating) it->second.bound.push_back(static_cast<int>(p));
+    }
+    std::vector<Gang> out;
+    for (auto& [key, g] : by_key) {
+      if (g.pending.empty() || static_cast<int>(g.bound.size()) >= g.group->min_member) continue;
+      g.priority = g.group->priority;
+      for (int p : g.pending) g.priority = std::max(g.priority, s_.pods[static_cast<size_t>(p)].priority);
+      out.push_back(std::move(g));
+    }
+    std::sort(out.begin(), out.end(), [](const Gang& a, const Gang& b) {
+      if (a.priority != b.priority) return a.priority > b.priority;
+      if (a.group->queue != b.group->queue) return a.group->queue < b.group->queue;
+      return a.group->key < b.group->key;
+    });
+    return out;
+  }
+
+  // The domains the scheduler would place the gang in (scheduler/core/placement.cc):
+  // HyperNodes up to the allowed tier (one-fabric ones for an IB-cluster gang), else the
+  // IB fabrics; only those holding the gang's pods already bound.
+  std::vector<DomainRef> domains(const Gang& g) const {
+    std::vector<DomainRef> out;
+    const auto& pg = *g.group;
+    if (pg.topology.mode == NetworkTopology::Mode::Hard) {
+      int highest = pg.topology.highest_tier > 0 ? pg.topology.highest_tier : topo_.max_tier;
+      for (const auto& d : topo_.domains)
+        if (d.tier <= highest && (!pg.same_ib_cluster || !d.fabric.empty()) && !d.nodes.empty())
+          out.push_back({d.name, d.tier, &d.nodes});
+    } else {
+      for (const auto& [fabric, nodes] : topo_.fabrics)
+        out.push_back({std::string(keys::kFabric) + "=" + fabric, 0, &nodes});
+    }
+    std::erase_if(out, [&](const DomainRef& d) {
+      for (int p : g.bound)
+        if (!std::binary_search(d.nodes->begin(), d.nodes->end(), pod_node_[static_cast<size_t>(p)])) return true;
+      return false;
+    });
+    return out;
+  }
+
+  // The static filters for every pod of the gang: ready, schedulable, taints, affinity.
+  bool node_takes(int node, const std::vector<int>& pods) const {
+    const auto& n = s_.nodes[static_cast<size_t>(node)];
+    if (!n.ready || n.unschedulable) return false;
+    for (int p : pods) {
+      const auto& pod = s_.pods[static_cast<size_t>(p)];
+      if (kube::first_untolerated_hard_taint(n.taints, pod.tolerations)) return false;
+      if (!pod.affinity.empty() && !pod.affinity.matches(n.name, n.labels)) return false;
+    }
+    return true;
+  }
+
+  // Options per node are shared by the gangs of one shape, filter signature and priority
+  // band (the same pods are movable for them), and recomputed only where a commit changed
+  // the node. A gang's own bound pods and the victims a repair took out make gang-local
+  // options on their nodes.
+  struct OptionCache {
+    std::vector<std::vector<Option>> options;
+    std::vector<char> fresh;
+  };
+
+  struct Search {
+    const Gang* gang = nullptr;
+    std::vector<int> pods;          // the pending pods to make room for
+    Request shape;
+    OptionCache* cache = nullptr;
+    std::set<int> excluded;         // victims taken out by repairs
+    std::map<int, std::vector<Option>> local;
+  };
+
+  std::string cache_key(const Search& s) const {
+    std::string key;
+    for (int64_t v : s.shape) key += std::to_string(v) + ",";
+    std::set<std::string> signatures;
+    for (int p : s.pods) signatures.insert(s_.pods[static_cast<size_t>(p)].filter_signature);
+    for (const auto& sig : signatures) key += "|" + sig;
+    auto band = std::lower_bound(priorities_.begin(), priorities_.end(), s.gang->priority) - priorities_.begin();
+    return key + "|" + std::to_string(band);
+  }
+
+  std::vector<Option> compute_options(const Search& s, int node, bool gang_local) const {
+    size_t n = static_cast<size_t>(node);
+    if (!node_takes(node, s.pods)) return {};
+    std::vector<Movable> mv;
+    for (int p : node_pods_[n]) {
+      size_t pi = static_cast<size_t>(p);
+      const auto& pod = s_.pods[pi];
+      if (!movable_[pi] || evicted_[pi] || pod.priority >= s.gang->priority || !budget_left(p)) continue;
+      if (gang_local && (s.excluded.count(p) || pod.group == s.gang->group->key)) continue;
+      mv.push_back({p, cap_.request(p), Cost{1, pod.priority, cap_.share(p, node)}});
+    }
+    Request free(static_cast<size_t>(cap_.dims()));
+    for (int d = 0; d < cap_.dims(); ++d) free[static_cast<size_t>(d)] = cap_.free(node, d);
+    return node_options(free, s.shape, mv, max_need_, args_.max_evictions_per_gang);
+  }
+
+  const std::vector<Option>& options_on(Search& s, int node) {
+    size_t n = static_cast<size_t>(node);
+    if (taken_[n] || (reserved_holder_[n] && *reserved_holder_[n] != s.gang->group->key)) return no_options_;
+    if (auto it = s.local.find(node); it != s.local.end()) return it->second;
+    if (!s.cache->fresh[n]) {
+      s.cache->options[n] = compute_options(s, node, false);
+      s.cache->fresh[n] = 1;
+    }
+    return s.cache->options[n];
+  }
+
+  void changed(int node) {
+    for (auto& [key, c] : caches_) c.fresh[static_cast<size_t>(node)] = 0;
+  }
+
+  void unhelped(const Gang& g, const std::string& reason, const std::string& detail) {
+    out_.unhelped.push_back({g.group->key, reason, detail});
+  }
+
+  void help(const Gang& g) {
+    const auto& pg = *g.group;
+    if (auto r = w_.reservations.find(pg.key); r != w_.reservations.end() && r->second.live(opt_.now)) {
+      unhelped(g, "reserved", "room in " + r->second.domain + " is held until " + kube::format_rfc3339(r->second.expires));
+      return;
+    }
+    if (auto q = s_.queues.find(pg.queue); q != s_.queues.end() && !q->second.open) {
+      unhelped(g, "queue-closed", "queue " + pg.queue + " is closed");
+      return;
+    }
+    int need = pg.min_member - static_cast<int>(g.bound.size());
+    if (static_cast<int>(g.pending.size()) < need) {
+      unhelped(g, "not-enough-pods", std::to_string(g.pending.size()) + " pending, " + std::to_string(need) + " needed");
+      return;
+    }
+    std::vector<DomainRef> doms = domains(g);
+    if (doms.empty()) {
+      unhelped(g, "no-domain", "no domain holds the gang's bound pods, or the cluster has none");
+      return;
+    }
+    Search s;
+    s.gang = &g;
+    s.pods.assign(g.pending.begin(), g.pending.begin() + need);
+    s.shape = cap_.request(s.pods.front());
+    for (int p : s.pods) s.shape = Capacity::max_of(s.shape, cap_.request(p));
+    OptionCache& cache = caches_[cache_key(s)];
+    if (cache.options.empty()) {
+      cache.options.resize(s_.nodes.size());
+      cache.fresh.assign(s_.nodes.size(), 0);
+    }
+    s.cache = &cache;
+    for (int p : g.bound) s.local[pod_node_[static_cast<size_t>(p)]] = compute_options(s, pod_node_[static_cast<size_t>(p)], true);
+    OptionsOf options_of = [&](int n) -> const std::vector<Option>& { return options_on(s, n); };
+    for (int round = 0; round <= kMaxRepairs; ++round) {
+      DomainPlan best;
+      const DomainRef* where = nullptr;
+      for (const auto& d : doms) {
+        DomainPlan p = search_.cheapest(*d.nodes, options_of, need);
+        if (p.found() && (!where || p.cost < best.cost || (!(best.cost < p.cost) && d.tier < where->tier))) {
+          best = std::move(p);
+          where = &d;
+        }
+      }
+      if (!where) {
+        unhelped(g, round == 0 ? "no-movable-room" : "victims-cannot-move",
+                 "no domain of " + std::to_string(doms.size()) + " fits " + std::to_string(need) +
+                     " pods even after evicting every movable pod");
+        return;
+      }
+      if (best.cost.pods == 0) {
+        unhelped(g, "fits", where->name + " already has room for " + std::to_string(need) + " pods");
+        return;
+      }
+      if (best.cost.pods > args_.max_evictions_per_gang) {
+        unhelped(g, "too-many-evictions", where->name + " needs " + std::to_string(best.cost.pods) +
+                                              " evictions, maxEvictionsPerGang is " +
+                                              std::to_string(args_.max_evictions_per_gang));
+        return;
+      }
+      if (total_left_ && best.cost.pods > *total_left_) {
+        unhelped(g, "eviction-limit", where->name + " needs " + std::to_string(best.cost.pods) + " evictions, " +
+                                          std::to_string(*total_left_) + " left under maxNoOfPodsToEvictTotal");
+        return;
+      }
+      std::vector<int> victims;
+      for (const auto& [node, o] : best.picks)
+        for (int v : options_on(s, node)[static_cast<size_t>(o)].victims) victims.push_back(v);
+      int bad = over_budget(victims);
+      std::vector<std::pair<int, int>> moves;   // (victim, target)
+      if (bad < 0) bad = place_victims(victims, *where->nodes, moves);
+      if (bad >= 0) {
+        s.excluded.insert(bad);
+        s.local[pod_node_[static_cast<size_t>(bad)]] = compute_options(s, pod_node_[static_cast<size_t>(bad)], true);
+        continue;
+      }
+      commit(s, *where, best, moves);
+      return;
+    }
+    unhelped(g, "victims-cannot-move", "no set of movable victims found in " + std::to_string(kMaxRepairs) + " rounds");
+  }
+
+  // A victim whose budget the set overdraws (the costliest such), or -1.
+  int over_budget(const std::vector<int>& victims) const {
+    std::map<std::string, int> use;
+    for (int v : victims)
+      for (const auto& k : pod_budgets_[static_cast<size_t>(v)]) ++use[k];
+    int worst = -1;
+    for (int v : victims)
+      for (const auto& k : pod_budgets_[static_cast<size_t>(v)])
+        if (use[k] > left_.at(k) && (worst < 0 || cost_of(worst) < cost_of(v))) worst = v;
+    return worst;
+  }
+
+  Cost cost_of(int p) const {
+    return {1, s_.pods[static_cast<size_t>(p)].priority, cap_.share(p, pod_node_[static_cast<size_t>(p)])};
+  }
+
+  // A node outside the domain for every victim, largest first, each one's request held
+  // on its target. The first victim that fits nowhere is returned (nothing is held then).
+  int place_victims(std::vector<int> victims, const std::vector<int>& domain, std::vector<std::pair<int, int>>& moves) {
+    std::sort(victims.begin(), victims.end(), [&](int a, int b) {
+      double sa = cap_.share(a, pod_node_[static_cast<size_t>(a)]), sb = cap_.share(b, pod_node_[static_cast<size_t>(b)]);
+      return sa != sb ? sa > sb : a < b;
+    });
+    std::vector<std::pair<int, int>> held;
+    int failed = -1;
+    for (int v : victims) {
+      int t = target_for(v, domain);
+      if (t < 0) {
+        failed = v;
+        break;
+      }
+      cap_.take(t, cap_.request(v));
+      held.push_back({v, t});
+    }
+    for (const auto& [v, t] : held) cap_.give(t, cap_.request(v));
+    if (failed >= 0) return failed;
+    moves = std::move(held);
+    return -1;
+  }
+
+  int target_for(int victim, const std::vector<int>& domain) {
+    const auto& pod = s_.pods[static_cast<size_t>(victim)];
+    int source = pod_node_[static_cast<size_t>(victim)];
+    const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(desched_pod_[static_cast<size_t>(victim)])];
+    const NodeInfo* dsrc = desched_node_[static_cast<size_t>(source)];
+    DomainRule rule = dsrc ? domain_rule(dp, *dsrc, w_.cluster) : DomainRule{};
+    const Request& req = cap_.request(victim);
+    const size_t N = s_.nodes.size();
+    for (int pass = 0; pass < 2; ++pass)
+      // Next fit: each pass resumes where its last target was found.
+      for (size_t i = 0; i < N; ++i) {
+        size_t n = (cursor_[pass] + i) % N;
+        if (hosts_gang_[n] != (pass == 1)) continue;
+        if (!fits_victim(pod, static_cast<int>(n), source, domain, rule, req)) continue;
+        cursor_[pass] = n;
+        return static_cast<int>(n);
+      }
+    return -1;
+  }
+
+  bool fits_victim(const scheduler::PodInfo& pod, int ni, int source, const std::vector<int>& domain,
+                   const DomainRule& rule, const Request& req) const {
+    const size_t n = static_cast<size_t>(ni);
+    const auto& node = s_.nodes[n];
+    if (ni == source || std::binary_search(domain.begin(), domain.end(), ni)) return false;
+    if (!node.ready || node.unschedulable || taken_[n] || reserved_holder_[n]) return false;
+    if (!cap_.fits(ni, req)) return false;
+    if (!rule.unconstrained() && (!desched_node_[n] || !rule.allows(*desched_node_[n]))) return false;
+    if (kube::first_untolerated_hard_taint(node.taints, pod.tolerations)) return false;
+    if (!pod.affinity.empty() && !pod.affinity.matches(node.name, node.labels)) return false;
+    return true;
+  }
+
+  void commit(Search& s, const DomainRef& d, const DomainPlan& plan, const std::vector<std::pair<int, int>>& moves) {
+    GangRoom room;
+    room.gang = s.gang->group->key;
+    room.reservation.domain = d.name;
+    room.reservation.expires =
+        opt_.now + std::chrono::duration_cast<TimePoint::duration>(args_.reservation_ttl);
+    // The gang's pods take the room they were planned on; those nodes are its alone.
+    int left = static_cast<int>(s.pods.size());
+    for (const auto& [node, o] : plan.picks) {
+      int k = std::min(left, options_on(s, node)[static_cast<size_t>(o)].slots);
+      for (int i = 0; i < k; ++i) cap_.take(node, s.shape);
+      left -= k;
+      room.reservation.nodes.push_back(s_.nodes[static_cast<size_t>(node)].name);
+    }
+    for (const auto& [node, o] : plan.picks) {
+      taken_[static_cast<size_t>(node)] = 1;
+      changed(node);
+    }
+    std::sort(room.reservation.nodes.begin(), room.reservation.nodes.end());
+    const std::string reason = "defragment: gang " + room.gang + " into " + d.name;
+    bool budget_ran_out = false;
+    for (const auto& [v, t] : moves) {
+      size_t vi = static_cast<size_t>(v);
+      int from = pod_node_[vi];
+      const auto& pod = s_.pods[vi];
+      const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(desched_pod_[vi])];
+      evicted_[vi] = true;
+      cap_.give(from, cap_.request(v));
+      cap_.take(t, cap_.request(v));
+      changed(from);
+      changed(t);
+      for (const auto& k : pod_budgets_[vi]) budget_ran_out |= --left_[k] == 0;
+      if (total_left_) --*total_left_;
+      auto value = [&](const char* r) {
+        auto it = pod.request.find(r);
+        return it == pod.request.end() ? 0.0 : static_cast<double>(it->second);
+      };
+      room.evictions.push_back({pod.namespace_name, pod.name, s_.nodes[static_cast<size_t>(from)].name,
+                                s_.nodes[static_cast<size_t>(t)].name, reason, dp.workload(), value("cpu"),
+                                value("memory")});
+    }
+    // Pods whose budget ran out are no longer movable anywhere.
+    if (budget_ran_out)
+      for (size_t p = 0; p < s_.pods.size(); ++p)
+        if (movable_[p] && !evicted_[p] && !budget_left(static_cast<int>(p))) changed(pod_node_[p]);
+    out_.rooms.push_back(std::move(room));
+  }
+
+  const World& w_;
+  const scheduler::Snapshot& s_;
+  const Policy& policy_;
+  const Args& args_;
+  const DeschedulerState& state_;
+  Options opt_;
+  Evictability ev_;
+  scheduler::Topology topo_;
+  Capacity cap_;
+  std::unordered_map<std::string, int> node_of_;
+  std::vector<const NodeInfo*> desched_node_;
+  std::vector<std::vector<int>> node_pods_;
+  std::vector<int> desched_pod_, pod_node_;
+  std::vector<bool> movable_, evicted_, hosts_gang_;
+  std::unordered_map<std::string, int> bound_in_group_;
+  kube::ReservedRooms held_;
+  std::vector<char> taken_;                             // per node: given to a gang this cycle
+  std::vector<const std::string*> reserved_holder_;     // per node: the gang an earlier cycle reserved it for
+  std::vector<int32_t> priorities_;                     // distinct priorities of movable pods, ascending
+  int max_need_ = 1;
+  std::map<std::string, OptionCache> caches_;
+  std::vector<Option> no_options_;
+  DomainSearch search_;
+  size_t cursor_[2] = {0, 0};
+  std::vector<std::vector<std::string>> pod_budgets_;
+  std::map<std::string, int> left_;
+  std::optional<int> total_left_;
+  Outcome out_;
+};
+
+}  // namespace
+
+Result<Outcome> plan_defragment(const World& world, const Policy& policy, const Args& args,
+                                const DeschedulerState& state, const Options& options) {
+  // The evictor's rules with this plugin's namespaces (LoadAware's are its own).
+  Policy scoped = policy;
+  scoped.load_aware.include_namespaces = args.include_namespaces;
+  scoped.load_aware.exclude_namespaces = args.exclude_namespaces;
+  auto ev = Evictability::create(scoped, world.cluster, options.now);
+  if (!ev) return ev.error();
+  return Defragmenter(world, scoped, args, state, options, std::move(*ev)).run();
+}
+
+nlohmann::json reservation_patch(const GangRoom& room) {
+  return {{"metadata", {{"annotations", {{kube::kReservationAnnotation, kube::format_reservation(room.reservation)}}}}}};
+}
+
+void add_to_plan(const Outcome& outcome, Plan& plan) {
+  for (const auto& room : outcome.rooms) {
+    plan.notes.push_back("defragment: gang " + room.gang + " gets room in " + room.reservation.domain + " on " +
+                         std::to_string(room.reservation.nodes.size()) + " nodes, " +
+                         std::to_string(room.evictions.size()) + " evictions, held until " +
+                         kube::format_rfc3339(room.reservation.expires));
+    plan.evictions.insert(plan.evictions.end(), room.evictions.begin(), room.evictions.end());
+  }
+  for (const auto& u : outcome.unhelped)
+    plan.notes.push_back("defragment: gang " + u.gang + " not helped (" + u.reason + "): " + u.detail);
+}
+
+}  // namespace weft::descheduler::defragment

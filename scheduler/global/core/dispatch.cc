@@ -1,0 +1,482 @@
+#include "scheduler/global/core/dispatch.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "scheduler/global/core/member.h"
+#include "scheduler/global/core/shares.h"
+
+namespace weft::scheduler::global {
+namespace {
+
+using Action = BindingDecision::Action;
+
+std::string quantities(const kube::ResourceList& l) {
+  std::string out;
+  for (const auto& [k, v] : l)
+    if (k != "pods" && v > 0) out += (out.empty() ? "" : ", ") + k + " " + kube::format_quantity(v);
+  return out.empty() ? "nothing" : out;
+}
+
+// A binding during the cycle.
+struct Live {
+  const BindingInfo* info = nullptr;
+  BindingDecision decision;
+  bool holding = false;             // has clusters: counts in its queue, may be taken back
+  std::string member;               // the one member it holds, when its placement is known
+  Placement placement;
+};
+
+const BindingDecision& find_decision(const GlobalDecisions& d, const std::string& key) {
+  return *std::lower_bound(d.bindings.begin(), d.bindings.end(), key,
+                           [](const BindingDecision& b, const std::string& k) { return b.key < k; });
+}
+
+class Dispatcher {
+ public:
+  explicit Dispatcher(const GlobalState& s) : s_(s) {}
+
+  GlobalDecisions run() {
+    for (const auto& [name, snap] : s_.members) members_.emplace(name, std::make_unique<MemberState>(name, snap));
+    live_.resize(s_.bindings.size());
+    for (size_t i = 0; i < s_.bindings.size(); ++i) init(i);
+    for (size_t i = 0; i < live_.size(); ++i)
+      if (live_[i].holding) reserve(live_[i]);
+    compute_deserved();
+    serve();
+    return report();
+  }
+
+ private:
+  void init(size_t i) {
+    Live& l = live_[i];
+    l.info = &s_.bindings[i];
+    l.decision.key = l.info->key;
+    l.decision.queue = l.info->gang.queue;
+    l.decision.suspended = l.info->suspended;
+    l.decision.clusters = l.info->clusters;
+    l.holding = !l.info->clusters.empty();
+    if (l.holding) kube::add_to(allocated_[l.info->gang.queue], l.info->gang.total);
+    else if (l.info->suspended) pending_[l.info->gang.queue].push_back(i);
+    else l.decision.reason = "not suspended and without clusters: left to the Karmada scheduler";
+  }
+
+  // A dispatched binding holds its member's nodes: its bound pods already do; the rest
+  // of its gang is placed now, as its member's scheduler will place it.
+  void reserve(Live& l) {
+    if (l.info->clusters.size() != 1) return;
+    auto m = members_.find(l.info->clusters.front().name);
+    if (m == members_.end()) return;
+    MemberState& member = *m->second;
+    const Snapshot& snap = s_.members.at(member.name());
+    const auto& owners = s_.pod_owners.at(member.name());
+    std::map<std::string, int> node_index;
+    for (size_t n = 0; n < snap.nodes.size(); ++n) node_index[snap.nodes[n].name] = static_cast<int>(n);
+    std::map<std::string, int> bound_per_task;
+    for (const auto& p : snap.pods) {
+      auto o = owners.find(p.key);
+      if (o == owners.end() || o->second.first != l.info->key || !p.bound() || !node_index.count(p.node)) continue;
+      ++bound_per_task[o->second.second];
+      l.placement.nodes.push_back({node_index[p.node], p.request});
+    }
+    Gang rest = l.info->gang;
+    rest.pods.clear();
+    rest.replicas = 0;
+    for (size_t p = 0; p < l.info->gang.pods.size(); ++p) {
+      int& bound = bound_per_task[l.info->gang.tasks[p]];
+      if (bound > 0) {
+        --bound;
+        continue;
+      }
+      rest.pods.push_back(l.info->gang.pods[p]);
+      ++rest.replicas;
+    }
+    l.member = member.name();
+    if (rest.pods.empty()) return;
+    rest.signature = "reserve:" + l.info->key;
+    FitResult f = member.fit(rest);
+    if (!f.fits) return;   // the member changed under it: its queue still counts it
+    member.take(f.placement);
+    l.placement.nodes.insert(l.placement.nodes.end(), f.placement.nodes.begin(), f.placement.nodes.end());
+  }
+
+  void compute_deserved() {
+    std::map<std::string, QueueDemand> demand;
+    for (const auto& [name, q] : s_.queues) {
+      demand[name].info = &q;
+      demand[name].allocated = allocated_[name];
+      demand[name].request = allocated_[name];
+    }
+    for (const auto& [q, list] : pending_)
+      for (size_t i : list) kube::add_to(demand[q].request, live_[i].info->gang.total);
+    kube::ResourceList total;
+    for (const auto& [name, m] : members_)
+      if (s_.clusters.at(name).ready) kube::add_to(total, m->usable());
+    // A NotReady member takes nothing new, but what its bindings hold still counts.
+    for (const auto& l : live_)
+      if (l.holding && !l.member.empty() && !s_.clusters.at(l.member).ready) kube::add_to(total, l.info->gang.total);
+    deserved_ = deserved_shares(demand, total);
+  }
+
+  int queue_priority(const std::string& q) const {
+    auto it = s_.queue_extras.find(q);
+    return it == s_.queue_extras.end() ? 0 : it->second.priority;
+  }
+
+  void serve() {
+    for (auto& [q, list] : pending_)
+      std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+        const BindingInfo &x = *live_[a].info, &y = *live_[b].info;
+        if (x.gang.priority != y.gang.priority) return x.gang.priority > y.gang.priority;
+        if (x.created != y.created) return x.created < y.created;
+        return x.key < y.key;
+      });
+    std::map<std::string, std::deque<size_t>> queues;
+    for (auto& [q, list] : pending_) queues[q] = std::deque<size_t>(list.begin(), list.end());
+    while (true) {
+      const std::string* best = nullptr;
+      double best_share = 0;
+      for (const auto& [q, list] : queues) {
+        if (list.empty()) continue;
+        double share = share_of(allocated_[q], deserved_[q], deserved_[q]);
+        if (!best || queue_priority(q) > queue_priority(*best) ||
+            (queue_priority(q) == queue_priority(*best) && share < best_share)) {
+          best = &q;
+          best_share = share;
+        }
+      }
+      if (!best) break;
+      size_t i = queues[*best].front();
+      queues[*best].pop_front();
+      decide(live_[i]);
+    }
+  }
+
+  void stay(Live& l, const std::string& code, const std::string& reason) {
+    l.decision.action = Action::Suspend;
+    l.decision.suspended = true;
+    l.decision.reason_code = code;
+    l.decision.reason = reason;
+  }
+
+  std::string over_capability(const std::string& q, const kube::ResourceList& allocated, const kube::ResourceList& add) {
+    const QueueInfo& info = s_.queues.at(q);
+    for (const auto& [r, cap] : info.capability) {
+      auto it = add.find(r);
+      if (r == "pods" || it == add.end() || it->second <= 0) continue;
+      auto a = allocated.find(r);
+      int64_t used = a == allocated.end() ? 0 : a->second;
+      if (used + it->second > cap)
+        return r + ": " + kube::format_quantity(used) + " allocated + " + kube::format_quantity(it->second) +
+               " asked > capability " + kube::format_quantity(cap);
+    }
+    return "";
+  }
+
+  // Members the binding may go to, best fit first; why the others may not.
+  std::vector<std::vector<MemberState*>> candidates(const BindingInfo& b, std::vector<std::string>& why) {
+    std::vector<std::vector<MemberState*>> groups;
+    const size_t n = std::max<size_t>(1, b.affinity_groups.size());
+    for (size_t g = 0; g < n; ++g) {
+      std::vector<std::pair<double, MemberState*>> fit;
+      for (auto& [name, m] : members_) {
+        const MemberCluster& c = s_.clusters.at(name);
+        if (!b.affinity_groups.empty() && !b.affinity_groups[g].matches(c)) {
+          if (b.affinity_groups.size() == 1) why.push_back(name + ": not selected by spec.placement.clusterAffinity");
+          continue;
+        }
+        if (!c.ready) {
+          why.push_back(name + ": NotReady (" + c.not_ready + ")");
+          continue;
+        }
+        if (s_.members.at(name).nodes.empty()) {
+          why.push_back(name + ": no Nodes known (no member objects; in run mode no --member for it)");
+          continue;
+        }
+        if (auto t = kube::first_untolerated_hard_taint(c.taints, b.cluster_tolerations)) {
+          why.push_back(name + ": untolerated taint " + t->key + ":" + t->effect);
+          continue;
+        }
+        double slack = std::numeric_limits<double>::infinity();
+        std::string short_of;
+        for (const auto& [r, v] : b.gang.total) {
+          if (r == "pods" || v <= 0) continue;
+          auto f = m->free().find(r);
+          int64_t free = f == m->free().end() ? 0 : f->second;
+          if (free < v && short_of.empty()) short_of = r + " " + kube::format_quantity(free) + " free < " + kube::format_quantity(v);
+          auto u = m->usable().find(r);
+          slack = std::min(slack, static_cast<double>(free - v) / static_cast<double>(u == m->usable().end() || u->second <= 0 ? 1 : u->second));
+        }
+        if (!short_of.empty()) {
+          why.push_back(name + ": not enough free capacity (" + short_of + ")");
+          continue;
+        }
+        fit.push_back({slack, m.get()});
+      }
+      std::stable_sort(fit.begin(), fit.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      groups.emplace_back();
+      for (auto& [slack, m] : fit) groups.back().push_back(m);
+    }
+    return groups;
+  }
+
+  bool summed_free_enough(const Gang& g) {
+    kube::ResourceList free;
+    for (const auto& [name, m] : members_)
+      if (s_.clusters.at(name).ready) kube::add_to(free, m->free());
+    return kube::fits(g.total, free);
+  }
+
+  void dispatch_to(Live& l, MemberState& m, const Placement& p) {
+    m.take(p);
+    l.member = m.name();
+    l.placement = p;
+    l.holding = true;
+    kube::add_to(allocated_[l.info->gang.queue], l.info->gang.total);
+    l.decision.action = Action::Dispatch;
+    order_.push_back(l.info->key);
+    l.decision.suspended = false;
+    l.decision.clusters = {{m.name(), l.info->gang.replicas}};
+    l.decision.reason_code = "Dispatched";
+    l.decision.reason = "all " + std::to_string(l.info->gang.replicas) + " pods fit on member " + m.name() + "'s nodes";
+  }
+
+  void decide(Live& l) {
+    const BindingInfo& b = *l.info;
+    const std::string& q = b.gang.queue;
+    const QueueInfo& queue = s_.queues.at(q);
+    if (!queue.open) return stay(l, "QueueClosed", "queue " + q + " is closed");
+    if (b.min_groups > 1)
+      return stay(l, "SpreadConstraints", "placement.spreadConstraints asks for " + std::to_string(b.min_groups) +
+                                              " clusters; a gang goes whole to one member cluster");
+    if (eligible(b).empty()) {
+      std::vector<std::string> why;
+      candidates(b, why);
+      std::string detail;
+      for (const auto& w : why) detail += (detail.empty() ? "" : "; ") + w;
+      return stay(l, "NoClusterFit", "no member cluster may take it: " + (detail.empty() ? "no Cluster objects" : detail));
+    }
+    if (auto over = over_capability(q, allocated_[q], b.gang.total); !over.empty()) {
+      if (preempt(l)) return;
+      return stay(l, "QueueCapability", "queue " + q + " at its capability (" + over + ")" +
+                                            (preempt_note_.empty() ? "" : "; " + preempt_note_));
+    }
+    for (const auto& [r, v] : b.gang.total) {
+      if (r == "pods" || v <= 0) continue;
+      auto d = deserved_[q].find(r);
+      auto a = allocated_[q].find(r);
+      int64_t alloc = a == allocated_[q].end() ? 0 : a->second;
+      int64_t des = d == deserved_[q].end() ? 0 : d->second;
+      if (alloc >= des)
+        return stay(l, "QueueOverused", "queue " + q + " at its deserved share of " + r + " (" +
+                                            kube::format_quantity(alloc) + " allocated, " + kube::format_quantity(des) +
+                                            " deserved)");
+    }
+    std::vector<std::string> why;
+    bool summed_member_enough = false;
+    for (const auto& group : candidates(b, why)) {
+      for (MemberState* m : group) {
+        summed_member_enough = true;
+        if (const std::string* known = m->known_misfit(b.gang.signature)) {
+          why.push_back(m->name() + ": " + *known);
+          continue;
+        }
+        FitResult f = m->fit(b.gang);
+        if (f.fits) return dispatch_to(l, *m, f.placement);
+        why.push_back(m->name() + ": " + f.reason);
+      }
+    }
+    std::string head = "no member cluster fits all " + std::to_string(b.gang.replicas) + " pods (" + quantities(b.gang.total) + ")";
+    if (summed_member_enough)
+      head = "fragmentation: the free capacity summed over a member's nodes is enough, but the gang does not fit on "
+             "them (" + quantities(b.gang.total) + ")";
+    else if (summed_free_enough(b.gang))
+      head = "fragmentation: the free capacity summed over the member clusters is enough, but no single member has "
+             "it (" + quantities(b.gang.total) + ")";
+    std::string detail;
+    for (const auto& w : why) detail += (detail.empty() ? "" : "; ") + w;
+    if (members_.empty()) detail = "no Cluster objects";
+    stay(l, "NoClusterFit", head + ": " + detail);
+  }
+
+  // Takes back lower-priority bindings of the same queue, fewest needed, when that both
+  // brings the queue under its capability and lets the binding fit on one member.
+  bool preempt(Live& l) {
+    preempt_note_.clear();
+    const BindingInfo& b = *l.info;
+    const std::string& q = b.gang.queue;
+    std::vector<Live*> victims;
+    for (auto& v : live_)
+      if (v.holding && v.info->gang.queue == q && v.info->gang.priority < b.gang.priority && !v.member.empty())
+        victims.push_back(&v);
+    if (victims.empty()) {
+      preempt_note_ = "no lower-priority binding of the queue to take back";
+      return false;
+    }
+    std::stable_sort(victims.begin(), victims.end(), [](const Live* x, const Live* y) {
+      if (x->info->gang.priority != y->info->gang.priority) return x->info->gang.priority < y->info->gang.priority;
+      return x->info->created > y->info->created;
+    });
+    struct Choice {
+      MemberState* member = nullptr;
+      std::vector<Live*> victims;
+      Placement placement;
+    };
+    std::optional<Choice> best;
+    // Fewest victims, then lowest priorities, then the newest ones.
+    auto better = [](const std::vector<Live*>& a, const std::vector<Live*>& b) {
+      if (a.size() != b.size()) return a.size() < b.size();
+      auto key = [](const std::vector<Live*>& v) {
+        int64_t priority = 0;
+        std::string oldest = "~";
+        for (const Live* l : v) {
+          priority += l->info->gang.priority;
+          oldest = std::min(oldest, l->info->created);
+        }
+        return std::pair{priority, oldest};
+      };
+      auto ka = key(a), kb = key(b);
+      if (ka.first != kb.first) return ka.first < kb.first;
+      return ka.second > kb.second;
+    };
+    for (MemberState* m : eligible(b)) {
+      auto victims_here = victims_for(*m, victims, b);
+      if (victims_here && (!best || better(victims_here->first, best->victims)))
+        best = Choice{m, std::move(victims_here->first), std::move(victims_here->second)};
+    }
+    if (best) {
+      std::string names;
+      for (Live* v : best->victims) {
+        names += (names.empty() ? "" : ", ") + v->info->key;
+        take_back(*v, b);
+      }
+      dispatch_to(l, *best->member, best->placement);
+      l.decision.reason += " after taking back " + names;
+      return true;
+    }
+    preempt_note_ = "taking back its lower-priority bindings would not make room";
+    return false;
+  }
+
+  // The fewest victims (in `victims` order) that bring the queue under its capability and
+  // let the gang fit on `m`, with the placement; `m` is left as it was.
+  std::optional<std::pair<std::vector<Live*>, Placement>> victims_for(MemberState& m, const std::vector<Live*>& victims,
+                                                                     const BindingInfo& b) {
+    const std::string& q = b.gang.queue;
+    std::vector<Live*> chosen;
+    auto fits_without = [&]() -> FitResult {
+      kube::ResourceList a = allocated_[q];
+      for (Live* v : chosen) kube::subtract_from(a, v->info->gang.total);
+      if (!over_capability(q, a, b.gang.total).empty()) return {};
+      return m.fit(b.gang);
+    };
+    auto release = [&](Live* v, bool back) {
+      if (v->member != m.name()) return;
+      if (back) m.give_back(v->placement);
+      else m.take(v->placement);
+    };
+    FitResult f;
+    for (Live* v : victims) {
+      chosen.push_back(v);
+      release(v, true);
+      if ((f = fits_without()).fits) break;
+    }
+    if (f.fits) {
+      // Put each back in turn, the last chosen first; keep out only the ones the gang needs.
+      for (size_t k = chosen.size(); k-- > 0;) {
+        Live* v = chosen[k];
+        chosen.erase(chosen.begin() + static_cast<long>(k));
+        release(v, false);
+        if (FitResult again = fits_without(); again.fits) {
+          f = again;
+          continue;
+        }
+        release(v, true);
+        chosen.insert(chosen.begin() + static_cast<long>(k), v);
+      }
+    }
+    for (Live* v : chosen) release(v, false);
+    if (!f.fits) return std::nullopt;
+    return std::pair{chosen, f.placement};
+  }
+
+  // Members the binding may go to, whatever their free capacity (preemption frees some).
+  std::vector<MemberState*> eligible(const BindingInfo& b) {
+    std::vector<MemberState*> out;
+    for (auto& [name, m] : members_) {
+      const MemberCluster& c = s_.clusters.at(name);
+      bool allowed = b.affinity_groups.empty();
+      for (const auto& t : b.affinity_groups) allowed = allowed || t.matches(c);
+      if (allowed && c.ready && !kube::first_untolerated_hard_taint(c.taints, b.cluster_tolerations)) out.push_back(m.get());
+    }
+    return out;
+  }
+
+  void take_back(Live& v, const BindingInfo& by) {
+    members_.at(v.member)->give_back(v.placement);
+    v.holding = false;
+    kube::subtract_from(allocated_[v.info->gang.queue], v.info->gang.total);
+    v.decision.action = Action::Preempt;
+    v.decision.suspended = true;
+    v.decision.clusters.clear();
+    v.decision.reason_code = "Preempted";
+    v.decision.reason = "taken back for " + by.key + " (priority " + std::to_string(by.gang.priority) + " > " +
+                        std::to_string(v.info->gang.priority) + ") in queue " + by.gang.queue + " at its capability";
+  }
+
+  GlobalDecisions report() {
+    GlobalDecisions d;
+    for (auto& l : live_) {
+      if (l.decision.action == Action::Keep && l.holding && l.decision.reason.empty()) {
+        l.decision.reason_code = "Dispatched";
+        l.decision.reason = "dispatched before";
+      }
+      switch (l.decision.action) {
+        case Action::Dispatch: ++d.stats.dispatched; break;
+        case Action::Suspend: ++d.stats.suspended; break;
+        case Action::Preempt: ++d.stats.preempted; break;
+        case Action::Keep: break;
+      }
+      d.bindings.push_back(l.decision);
+    }
+    for (const auto& [name, q] : s_.queues) {
+      (void)q;
+      d.queues.push_back({name, allocated_[name], deserved_[name]});
+    }
+    for (const auto& [name, m] : members_) d.stats.sessions += m->sessions();
+    for (const auto& key : order_)
+      if (!find_decision(d, key).suspended) d.dispatch_order.push_back(key);
+    return d;
+  }
+
+  const GlobalState& s_;
+  std::map<std::string, std::unique_ptr<MemberState>> members_;
+  std::vector<Live> live_;
+  std::map<std::string, kube::ResourceList> allocated_, deserved_;
+  std::map<std::string, std::vector<size_t>> pending_;
+  std::string preempt_note_;
+  std::vector<std::string> order_;
+};
+
+}  // namespace
+
+GlobalDecisions dispatch(const GlobalState& state) { return Dispatcher(state).run(); }
+
+nlohmann::json decisions_json(const GlobalDecisions& d) {
+  nlohmann::json out = {{"bindings", nlohmann::json::array()}, {"queues", nlohmann::json::array()}};
+  for (const auto& b : d.bindings) {
+    nlohmann::json clusters = nlohmann::json::array();
+    for (const auto& c : b.clusters) clusters.push_back({{"name", c.name}, {"replicas", c.replicas}});
+    out["bindings"].push_back({{"name", b.key}, {"queue", b.queue}, {"suspended", b.suspended},
+                               {"clusters", clusters}, {"reason", b.reason}});
+  }
+  for (const auto& q : d.queues)
+    out["queues"].push_back({{"name", q.name}, {"allocated", kube::to_json(q.allocated)}, {"deserved", kube::to_json(q.deserved)}});
+  return out;
+}
+
+}  // namespace weft::scheduler::global

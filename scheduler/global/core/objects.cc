@@ -1,0 +1,429 @@
+#include "scheduler/global/core/objects.h"
+
+#include <algorithm>
+#include <set>
+
+#include "kube/objects.h"
+
+namespace weft::scheduler::global {
+namespace {
+
+using nlohmann::json;
+
+const json& at(const json& obj, const char* name) {
+  static const json missing;
+  return obj.is_object() && obj.contains(name) ? obj[name] : missing;
+}
+
+Error field_error(const std::string& where, const std::string& field, const std::string& what) {
+  return make_error(where.empty() ? field + ": " + what : where + ": " + field + ": " + what);
+}
+
+Result<int32_t> int_field(const json& v, const std::string& where, const std::string& field, int32_t fallback) {
+  if (v.is_null()) return fallback;
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > INT32_MAX)
+    return field_error(where, field, v.dump() + " is not a non-negative integer");
+  return v.get<int32_t>();
+}
+
+Result<std::vector<std::string>> string_list(const json& v, const std::string& where, const std::string& field) {
+  std::vector<std::string> out;
+  if (v.is_null()) return out;
+  if (!v.is_array()) return field_error(where, field, "not a list");
+  for (const auto& s : v) {
+    if (!s.is_string()) return field_error(where, field, s.dump() + " is not a string");
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+Result<MemberCluster> parse_cluster(const json& o, const std::string& where) {
+  MemberCluster c;
+  c.name = kube::name_of(o);
+  c.labels = kube::labels_of(o);
+  const json& spec = at(o, "spec");
+  for (const char* f : {"provider", "region", "zone"})
+    if (at(spec, f).is_string()) c.fields[f] = at(spec, f).get<std::string>();
+  auto taints = kube::taints_of_node(o);   // same shape as a Node's spec.taints
+  if (!taints) return make_error(where + ": " + taints.message());
+  c.taints = std::move(*taints);
+  c.not_ready = "no Ready condition in status.conditions";
+  const json& conds = at(at(o, "status"), "conditions");
+  if (!conds.is_null() && !conds.is_array()) return field_error(where, "status.conditions", "not a list");
+  for (const auto& cond : conds.is_array() ? conds : json::array()) {
+    if (cond.value("type", "") != "Ready") continue;
+    c.ready = cond.value("status", "") == "True";
+    c.not_ready = c.ready ? "" : "Ready is " + cond.value("status", "?") +
+                                     (cond.value("reason", "").empty() ? "" : " (" + cond.value("reason", "") + ")");
+  }
+  return c;
+}
+
+Result<ClusterTerm> parse_term(const json& t, const std::string& where, const std::string& field) {
+  ClusterTerm term;
+  if (!t.is_object()) return field_error(where, field, "not a map");
+  for (const auto& [k, v] : t.items()) {
+    (void)v;
+    static const std::set<std::string> known{"affinityName", "clusterNames", "exclude", "labelSelector", "fieldSelector"};
+    if (!known.count(k)) return field_error(where, field + "." + k, "unknown field");
+  }
+  auto names = string_list(at(t, "clusterNames"), where, field + ".clusterNames");
+  if (!names) return names.error();
+  term.names = std::move(*names);
+  auto exclude = string_list(at(t, "exclude"), where, field + ".exclude");
+  if (!exclude) return exclude.error();
+  term.exclude = std::move(*exclude);
+  auto labels = kube::LabelSelector::from_json(at(t, "labelSelector"));
+  if (!labels) return field_error(where, field + ".labelSelector", labels.message());
+  term.labels = std::move(*labels);
+  const json& exprs = at(at(t, "fieldSelector"), "matchExpressions");
+  for (size_t i = 0; exprs.is_array() && i < exprs.size(); ++i) {
+    std::string f = field + ".fieldSelector.matchExpressions[" + std::to_string(i) + "]";
+    std::string key = exprs[i].value("key", ""), op = exprs[i].value("operator", "");
+    if (key != "provider" && key != "region" && key != "zone")
+      return field_error(where, f + ".key", "'" + key + "' is not provider, region or zone");
+    if (op != "In" && op != "NotIn") return field_error(where, f + ".operator", "'" + op + "' is not In or NotIn");
+    auto values = string_list(at(exprs[i], "values"), where, f + ".values");
+    if (!values) return values.error();
+    term.fields.push_back({key, op == "In" ? kube::Requirement::Op::In : kube::Requirement::Op::NotIn, *values});
+  }
+  return term;
+}
+
+Status parse_placement(const json& p, const std::string& where, BindingInfo& b) {
+  if (p.is_null()) return {};
+  if (!at(p, "clusterAffinity").is_null() && !at(p, "clusterAffinities").is_null())
+    return field_error(where, "spec.placement", "clusterAffinity and clusterAffinities cannot both be set");
+  if (!at(p, "clusterAffinity").is_null()) {
+    auto t = parse_term(at(p, "clusterAffinity"), where, "spec.placement.clusterAffinity");
+    if (!t) return t.error();
+    b.affinity_groups.push_back(std::move(*t));
+  }
+  const json& groups = at(p, "clusterAffinities");
+  for (size_t i = 0; groups.is_array() && i < groups.size(); ++i) {
+    auto t = parse_term(groups[i], where, "spec.placement.clusterAffinities[" + std::to_string(i) + "]");
+    if (!t) return t.error();
+    b.affinity_groups.push_back(std::move(*t));
+  }
+  auto tol = kube::tolerations_of_pod(json{{"spec", {{"tolerations", at(p, "clusterTolerations")}}}});
+  if (!tol) return field_error(where, "spec.placement.clusterTolerations", tol.message());
+  b.cluster_tolerations = std::move(*tol);
+  const json& spread = at(p, "spreadConstraints");
+  for (size_t i = 0; spread.is_array() && i < spread.size(); ++i) {
+    auto mg = int_field(at(spread[i], "minGroups"), where, "spec.placement.spreadConstraints[" + std::to_string(i) + "].minGroups", 1);
+    if (!mg) return mg.error();
+    b.min_groups = std::max(b.min_groups, *mg);
+  }
+  return {};
+}
+
+// The pod template as a Pod the snapshot builder parses (requests, tolerations, affinity).
+json pod_from_template(const json& tmpl, const std::string& ns, const std::string& name) {
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}, {"namespace", ns}}}};
+  pod["spec"] = at(tmpl, "spec").is_object() ? at(tmpl, "spec") : json::object();
+  pod["spec"].erase("nodeName");
+  pod["spec"].erase("schedulerName");
+  pod["metadata"]["annotations"] = {{keys::kGroupAnnotation, "weft-global"}};
+  return pod;
+}
+
+struct Workload {
+  const json* object = nullptr;
+  std::string where;
+};
+
+Status add_pods(Gang& g, const json& tmpl, int32_t count, const std::string& task, const std::string& ns,
+                const std::string& where, const std::string& field) {
+  if (count == 0) return {};
+  SnapshotBuilder builder;
+  if (auto st = builder.add(pod_from_template(tmpl, ns, "weft-global-0"), where + ": " + field); !st) return st;
+  Snapshot one = builder.build();
+  PodInfo pod = one.pods.front();
+  for (int32_t i = 0; i < count; ++i) {
+    g.pods.push_back(pod);
+    g.tasks.push_back(task);
+    kube::add_to(g.total, pod.request);
+  }
+  g.signature += task + "*" + std::to_string(count) + ":" + kube::to_json(pod.request).dump() + pod.filter_signature + ";";
+  g.replicas += count;
+  return {};
+}
+
+// spec.networkTopology has the PodGroup's shape: read it as the single-cluster builder does.
+Status parse_topology(const json& nt, const std::string& where, Gang& g) {
+  if (nt.is_null()) return {};
+  SnapshotBuilder builder;
+  json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"},
+             {"metadata", {{"name", "g"}, {"namespace", "n"}}}, {"spec", {{"networkTopology", nt}}}};
+  if (auto st = builder.add(pg, where); !st) return st;
+  g.topology = builder.build().podgroups.at("n/g").topology;
+  return {};
+}
+
+// A Volcano Job: queue, minAvailable, priority class, tasks. Other workloads: the queue
+// annotation and every replica.
+Result<Gang> gang_of_workload(const json& w, const std::string& where, const std::map<std::string, int32_t>& classes) {
+  Gang g;
+  const std::string ns = kube::namespace_of(w).empty() ? "default" : kube::namespace_of(w);
+  const json& spec = at(w, "spec");
+  std::string priority_class;
+  if (kube::kind_of(w) == "Job" && at(w, "apiVersion") == "batch.volcano.sh/v1alpha1") {
+    if (at(spec, "queue").is_string() && !at(spec, "queue").get<std::string>().empty())
+      g.queue = at(spec, "queue").get<std::string>();
+    const json& tasks = at(spec, "tasks");
+    if (!tasks.is_array() || tasks.empty()) return field_error(where, "spec.tasks", "missing or empty");
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      std::string f = "spec.tasks[" + std::to_string(i) + "]";
+      auto n = int_field(at(tasks[i], "replicas"), where, f + ".replicas", 1);
+      if (!n) return n.error();
+      if (auto st = add_pods(g, at(tasks[i], "template"), *n, tasks[i].value("name", ""), ns, where, f + ".template"); !st)
+        return st.error();
+    }
+    auto min = int_field(at(spec, "minAvailable"), where, "spec.minAvailable", g.replicas);
+    if (!min) return min.error();
+    if (*min > g.replicas)
+      return field_error(where, "spec.minAvailable", std::to_string(*min) + " is above the tasks' " +
+                                                         std::to_string(g.replicas) + " replicas");
+    g.min_member = *min;
+    if (at(spec, "priorityClassName").is_string()) priority_class = at(spec, "priorityClassName").get<std::string>();
+    if (auto st = parse_topology(at(spec, "networkTopology"), where, g); !st) return st.error();
+  } else {
+    g.queue = kube::annotation(w, kQueueNameAnnotation, kDefaultQueue);
+    const bool batch_job = kube::kind_of(w) == "Job";
+    auto n = int_field(at(spec, batch_job ? "parallelism" : "replicas"), where,
+                       batch_job ? "spec.parallelism" : "spec.replicas", 1);
+    if (!n) return n.error();
+    if (!at(spec, "template").is_object()) return field_error(where, "spec.template", "missing");
+    if (auto st = add_pods(g, at(spec, "template"), *n, "", ns, where, "spec.template"); !st) return st.error();
+    g.min_member = g.replicas;
+    const json& pc = at(at(at(spec, "template"), "spec"), "priorityClassName");
+    if (pc.is_string()) priority_class = pc.get<std::string>();
+  }
+  if (kube::annotation(w, keys::kIbClusterAnnotation) == "same") g.same_ib_cluster = true;
+  if (!priority_class.empty()) {
+    auto it = classes.find(priority_class);
+    if (it == classes.end()) return field_error(where, "priorityClassName", "PriorityClass '" + priority_class + "' not found");
+    g.priority = it->second;
+  }
+  for (auto& p : g.pods) p.priority = g.priority;
+  g.signature += std::to_string(g.min_member) + "|" + std::to_string(static_cast<int>(g.topology.mode)) + "/" +
+                 std::to_string(g.topology.highest_tier) + (g.same_ib_cluster ? "|same" : "");
+  return g;
+}
+
+// Karmada's own requirements, for a binding whose workload the control plane does not hold.
+Result<Gang> gang_of_requirements(const json& spec, const std::string& where) {
+  Gang g;
+  auto n = int_field(at(spec, "replicas"), where, "spec.replicas", 0);
+  if (!n) return n.error();
+  const json& req = at(spec, "replicaRequirements");
+  json tmpl = {{"spec", {{"containers", json::array({{{"name", "main"}}})}}}};
+  if (at(req, "resourceRequest").is_object())
+    tmpl["spec"]["containers"][0]["resources"] = {{"requests", at(req, "resourceRequest")}};
+  const json& claim = at(req, "nodeClaim");
+  if (at(claim, "nodeSelector").is_object()) tmpl["spec"]["nodeSelector"] = at(claim, "nodeSelector");
+  if (at(claim, "tolerations").is_array()) tmpl["spec"]["tolerations"] = at(claim, "tolerations");
+  if (at(claim, "hardNodeAffinity").is_object())
+    tmpl["spec"]["affinity"] = {{"nodeAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", at(claim, "hardNodeAffinity")}}}};
+  if (auto st = add_pods(g, tmpl, *n, "", "default", where, "spec.replicaRequirements"); !st) return st.error();
+  g.min_member = g.replicas;
+  g.signature += std::to_string(g.min_member);
+  return g;
+}
+
+Result<BindingInfo> parse_binding(const json& o, const std::string& where, const std::map<std::string, Workload>& workloads,
+                                  const std::map<std::string, int32_t>& classes) {
+  BindingInfo b;
+  b.where = where;
+  b.namespace_name = kube::namespace_of(o).empty() ? "default" : kube::namespace_of(o);
+  b.name = kube::name_of(o);
+  b.key = b.namespace_name + "/" + b.name;
+  const json& spec = at(o, "spec");
+  const json& res = at(spec, "resource");
+  for (const char* f : {"apiVersion", "kind", "name"})
+    if (!at(res, f).is_string() || at(res, f).get<std::string>().empty())
+      return field_error(where, std::string("spec.resource.") + f, "missing");
+  b.workload_kind = at(res, "kind").get<std::string>();
+  b.workload_name = at(res, "name").get<std::string>();
+  std::string wns = at(res, "namespace").is_string() ? at(res, "namespace").get<std::string>() : b.namespace_name;
+  b.workload = b.workload_kind + " " + wns + "/" + b.workload_name;
+  std::string wkey = at(res, "apiVersion").get<std::string>() + "/" + b.workload;
+  if (auto it = workloads.find(wkey); it != workloads.end()) {
+    auto g = gang_of_workload(*it->second.object, it->second.where, classes);
+    if (!g) return make_error(where + ": spec.resource (" + b.workload + "): " + g.message());
+    b.gang = std::move(*g);
+  } else if (!is_workload_kind(at(res, "apiVersion").get<std::string>(), b.workload_kind) ||
+             !at(spec, "replicaRequirements").is_null()) {
+    auto g = gang_of_requirements(spec, where);
+    if (!g) return g.error();
+    b.gang = std::move(*g);
+    b.gang.queue = kube::annotation(o, kQueueNameAnnotation, kDefaultQueue);
+  } else {
+    return field_error(where, "spec.resource", b.workload + " not found on the control plane and no spec.replicaRequirements");
+  }
+  for (size_t i = 0; i < b.gang.pods.size(); ++i) {
+    b.gang.pods[i].namespace_name = b.namespace_name;
+    b.gang.pods[i].name = "weft-global-" + std::to_string(i);
+    b.gang.pods[i].key = b.namespace_name + "/" + b.gang.pods[i].name;
+    b.gang.pods[i].group = b.namespace_name + "/weft-global";
+  }
+  const json& susp = at(at(spec, "suspension"), "scheduling");
+  if (!susp.is_null() && !susp.is_boolean()) return field_error(where, "spec.suspension.scheduling", "not a boolean");
+  b.suspended = susp.is_boolean() && susp.get<bool>();
+  const json& clusters = at(spec, "clusters");
+  if (!clusters.is_null() && !clusters.is_array()) return field_error(where, "spec.clusters", "not a list");
+  for (size_t i = 0; clusters.is_array() && i < clusters.size(); ++i) {
+    std::string f = "spec.clusters[" + std::to_string(i) + "]";
+    if (!at(clusters[i], "name").is_string()) return field_error(where, f + ".name", "missing");
+    auto r = int_field(at(clusters[i], "replicas"), where, f + ".replicas", 0);
+    if (!r) return r.error();
+    b.clusters.push_back({at(clusters[i], "name").get<std::string>(), *r});
+  }
+  if (auto st = parse_placement(at(spec, "placement"), where, b); !st) return st.error();
+  const json& created = at(at(o, "metadata"), "creationTimestamp");
+  if (created.is_string()) b.created = created.get<std::string>();
+  if (at(at(o, "status"), "conditions").is_array()) b.conditions = at(at(o, "status"), "conditions");
+  return b;
+}
+
+// Which dispatched binding created a member pod: Volcano's job-name label, or the
+// workload as the pod's (or its ReplicaSet's) controller.
+std::string owner_key(const json& pod, const std::map<std::string, std::vector<const BindingInfo*>>& by_workload) {
+  const std::string ns = kube::namespace_of(pod).empty() ? "default" : kube::namespace_of(pod);
+  auto find = [&](const std::string& name, const std::string& kind) -> std::string {
+    auto it = by_workload.find(ns + "/" + name);
+    if (it == by_workload.end()) return "";
+    for (const auto* b : it->second)
+      if (kind.empty() || b->workload_kind == kind) return b->key;
+    return "";
+  };
+  if (auto job = kube::label(pod, "volcano.sh/job-name"); !job.empty()) return find(job, "Job");
+  const json& owners = at(at(pod, "metadata"), "ownerReferences");
+  for (const auto& o : owners.is_array() ? owners : json::array()) {
+    std::string kind = o.value("kind", ""), name = o.value("name", "");
+    if (kind == "ReplicaSet") {
+      // Deployment pods belong to "<deployment>-<hash>".
+      if (auto dash = name.rfind('-'); dash != std::string::npos)
+        if (auto k = find(name.substr(0, dash), "Deployment"); !k.empty()) return k;
+    }
+    if (auto k = find(name, kind); !k.empty()) return k;
+  }
+  return "";
+}
+
+}  // namespace
+
+bool ClusterTerm::matches(const MemberCluster& c) const {
+  if (!names.empty() && std::find(names.begin(), names.end(), c.name) == names.end()) return false;
+  if (std::find(exclude.begin(), exclude.end(), c.name) != exclude.end()) return false;
+  if (!labels.matches(c.labels)) return false;
+  for (const auto& r : fields)
+    if (!r.matches(c.fields)) return false;
+  return true;
+}
+
+bool is_workload_kind(const std::string& api_version, const std::string& kind) {
+  if (api_version == "batch.volcano.sh/v1alpha1") return kind == "Job";
+  if (api_version == "apps/v1") return kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet";
+  if (api_version == "batch/v1") return kind == "Job";
+  return false;
+}
+
+Status GlobalBuilder::add(const json& o, const std::string& where) {
+  const std::string kind = kube::kind_of(o), api = o.value("apiVersion", "");
+  if (kube::name_of(o).empty()) return field_error(where, "metadata.name", "missing");
+  std::string member = kube::annotation(o, kMemberAnnotation);
+  if (!member.empty()) {
+    if (kind != "Node" && kind != "Pod" && kind != "HyperNode")
+      return field_error(where, std::string("metadata.annotations.") + kMemberAnnotation,
+                         "only Nodes, Pods and HyperNodes belong to a member (this is a " + kind + ")");
+    member_objects_[member].push_back({o, where});
+    return {};
+  }
+  if (kind == "Cluster" && api == "cluster.karmada.io/v1alpha1") clusters_.push_back({o, where});
+  else if (kind == "ResourceBinding" && api == "work.karmada.io/v1alpha2") bindings_.push_back({o, where});
+  else if (kind == "Queue" && api == "scheduling.volcano.sh/v1beta1") queues_.push_back({o, where});
+  else if (kind == "PriorityClass") priority_classes_.push_back({o, where});
+  else if (is_workload_kind(api, kind)) workloads_.push_back({o, where});
+  else if (kind == "Node" || kind == "Pod" || kind == "HyperNode")
+    return field_error(where, "metadata.annotations", std::string("a ") + kind + " needs " + kMemberAnnotation +
+                                                          ": NAME to say which member cluster it is in");
+  else
+    return field_error(where, "kind", "'" + api + " " + kind + "' is not read by weft-scheduler global (supported: "
+                                      "cluster.karmada.io/v1alpha1 Cluster, work.karmada.io/v1alpha2 ResourceBinding, "
+                                      "scheduling.volcano.sh/v1beta1 Queue, PriorityClass, workloads: "
+                                      "batch.volcano.sh/v1alpha1 Job, apps/v1 Deployment/StatefulSet/ReplicaSet, "
+                                      "batch/v1 Job; member Nodes/Pods/HyperNodes)");
+  return {};
+}
+
+Result<GlobalState> GlobalBuilder::build(std::vector<std::string>* skipped) {
+  GlobalState s;
+  for (const auto& c : clusters_) {
+    auto mc = parse_cluster(c.object, c.where);
+    if (!mc) return mc.error();
+    s.clusters[mc->name] = std::move(*mc);
+  }
+  // Queues and priority classes through the single-cluster builder: the same rules.
+  SnapshotBuilder qb;
+  for (const auto* list : {&queues_, &priority_classes_})
+    for (const auto& q : *list) {
+      if (auto st = qb.add(q.object, q.where); !st) return st.error();
+      if (list != &queues_) continue;
+      const json& spec = at(q.object, "spec");
+      if (at(spec, "parent").is_string() && at(spec, "parent") != "root")
+        return field_error(q.where, "spec.parent", "hierarchical queues are not supported by weft-scheduler global");
+      auto pr = int_field(at(spec, "priority"), q.where, "spec.priority", 0);
+      if (!pr) return pr.error();
+      s.queue_extras[kube::name_of(q.object)].priority = *pr;
+    }
+  Snapshot qs = qb.build();
+  s.queues = std::move(qs.queues);
+  std::map<std::string, Workload> workloads;
+  for (const auto& w : workloads_) {
+    std::string ns = kube::namespace_of(w.object).empty() ? "default" : kube::namespace_of(w.object);
+    workloads[w.object.value("apiVersion", "") + "/" + kube::kind_of(w.object) + " " + ns + "/" +
+              kube::name_of(w.object)] = {&w.object, w.where};
+  }
+  for (const auto& b : bindings_) {
+    auto bi = parse_binding(b.object, b.where, workloads, qs.priority_classes);
+    if (bi) {
+      for (const auto& t : bi->clusters)
+        if (!s.clusters.count(t.name))
+          bi = field_error(b.where, "spec.clusters", "cluster '" + t.name + "' has no Cluster object");
+    }
+    if (bi && !s.queues.count(bi->gang.queue))
+      bi = make_error(b.where + ": queue '" + bi->gang.queue + "' (from " + bi->workload + ") has no Queue object");
+    if (!bi) {
+      if (!skipped) return bi.error();
+      skipped->push_back(bi.message());
+      continue;
+    }
+    s.bindings.push_back(std::move(*bi));
+  }
+  std::sort(s.bindings.begin(), s.bindings.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  std::map<std::string, std::vector<const BindingInfo*>> by_workload;
+  for (const auto& b : s.bindings)
+    if (!b.clusters.empty()) by_workload[b.namespace_name + "/" + b.workload_name].push_back(&b);
+  for (const auto& [member, objects] : member_objects_) {
+    if (!s.clusters.count(member))
+      return field_error(objects.front().where, std::string("metadata.annotations.") + kMemberAnnotation,
+                         "member cluster '" + member + "' has no Cluster object");
+    SnapshotBuilder mb;
+    auto& owners = s.pod_owners[member];
+    for (const auto& o : objects) {
+      if (auto st = mb.add(o.object, o.where); !st) return st.error();
+      if (kube::kind_of(o.object) != "Pod") continue;
+      if (auto k = owner_key(o.object, by_workload); !k.empty())
+        owners[kube::key_of(o.object).find('/') == std::string::npos ? "default/" + kube::key_of(o.object)
+                                                                      : kube::key_of(o.object)] =
+            {k, kube::label(o.object, "volcano.sh/task-spec")};
+    }
+    s.members[member] = mb.build();
+  }
+  for (const auto& [name, c] : s.clusters)
+    if (!s.members.count(name)) s.members[name] = SnapshotBuilder().build();
+  return s;
+}
+
+}  // namespace weft::scheduler::global
