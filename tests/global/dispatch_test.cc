@@ -334,5 +334,23 @@ TEST(GlobalDivision, AVolcanoJobIsNeverSplitAndDivisionIsAllOrNothing) {
   EXPECT_EQ(allocated_gpus(d, "team"), 0);
 }
 
+TEST(GlobalDivision, ADividedBindingHoldsEachOfItsMembers) {
+  // a2 runs someone else's pod: the queue's share (24 usable) leaves room for one more.
+  std::vector<json> o = {cluster("m1"), gpu_node("m1", "a1"), gpu_node("m1", "a2"), cluster("m2"), gpu_node("m2", "b1"),
+                         job_pod("m1", "other", "busy", 0, "a2", 8), queue("team", 1)};
+  o.push_back(deployment("serve", 2));
+  json held = divided_binding("apps/v1", "Deployment", "serve", 2);
+  held["spec"]["suspension"]["scheduling"] = false;
+  held["spec"]["clusters"] = {{{"name", "m1"}, {"replicas", 1}}, {{"name", "m2"}, {"replicas", 1}}};
+  o.push_back(held);
+  o.push_back(vcjob("ml", "next", "team", 1, 8));
+  o.push_back(binding("ml", "next", 1, "2026-01-01T00:00:05Z"));
+  GlobalDecisions d = decide(o);
+  const auto& next = find(d, "ml/next-job");
+  EXPECT_TRUE(next.suspended);
+  EXPECT_NE(next.reason.find("m1: not enough free capacity"), std::string::npos) << next.reason;
+  EXPECT_NE(next.reason.find("m2: not enough free capacity"), std::string::npos) << next.reason;
+}
+
 }  // namespace
 }  // namespace weft::scheduler::global::testing
