@@ -3,7 +3,7 @@
 #define WEFT_EBPF_LOAD_TYPES_H
 
 #define WEFT_RUNQ_BUCKETS 48     /* log2(ns) buckets: bucket b holds [2^b, 2^(b+1)) ns */
-#define WEFT_MAX_WATCHED 64      /* cgroups whose busy time is attributed */
+#define WEFT_MAX_WATCHED 256     /* cgroups whose busy time is attributed (slots are __u8) */
 #define WEFT_MAX_CGROUP_DEPTH 16 /* ancestors walked from a task's cgroup */
 #define WEFT_MAX_SLOTS 8         /* watched cgroups one task can count towards */
 #define WEFT_RUNQ_START_SLOTS 65536

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{"weft node agent: IB fabric position and node load"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", WEFT_VERSION);
 #ifdef WEFT_HAVE_PROBE
   weft::agent::ProbeOptions probe_options;
   auto* probe = weft::agent::add_probe_command(app, probe_options);

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "collectors/load/load.h"
 #include "common/log.h"
 #include "kube/client/client.h"
 #include "kube/client/config.h"
@@ -21,6 +22,7 @@
 #include "node-agent/daemon/http_server.h"
 #include "node-agent/daemon/kube_node_api.h"
 #include "node-agent/daemon/metrics.h"
+#include "node-agent/daemon/pod_directory.h"
 
 #ifndef WEFT_VERSION
 #define WEFT_VERSION "dev"
@@ -41,6 +43,11 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
                   "(instead of --load-backend)");
   run->add_option("--load-cgroup-cpus", o.load_cgroup_cpus, "CPU capacity in cores of the node --load-cgroup measures")
       ->capture_default_str();
+  run->add_option("--pod-cgroup-root", o.pod_cgroup_roots,
+                  "Where pods' cgroup v2 groups are looked for (repeatable; default: kubelet's kubepods.slice and "
+                  "kubepods under the cgroup2 mount, or the --load-cgroup group)");
+  run->add_flag("--no-pod-metrics", o.no_pod_metrics,
+                "No per-pod series (weft_pod_*; they need get/list/watch on pods for the names)");
   run->add_option("--ib-interval", o.ib_interval, "IB probe period (and at once on a port state change)")
       ->capture_default_str();
   run->add_option("--load-interval", o.load_interval, "Load summary period")->capture_default_str();
@@ -74,7 +81,7 @@ Result<Intervals> parse_intervals(const RunOptions& o) {
   return out;
 }
 
-Result<std::unique_ptr<NodeApi>> make_node_api(const RunOptions& o) {
+Result<std::unique_ptr<weft::kube::Client>> make_client(const RunOptions& o) {
   weft::kube::ClientOptions options;
   // One small patch per change: a low rate, and a per-call deadline short enough that
   // SIGTERM during a call still exits within 5 s.
@@ -88,7 +95,19 @@ Result<std::unique_ptr<NodeApi>> make_node_api(const RunOptions& o) {
   auto client = weft::kube::Client::from_config(*config, options);
   if (!client) return wrap(client.error(), config->source);
   spdlog::info("publishing to {} ({})", client.value()->address(), config->source);
-  return std::unique_ptr<NodeApi>(std::make_unique<KubeNodeApi>(std::move(client.value())));
+  return client;
+}
+
+// The pods' groups for the load collector: as given, else the --load-cgroup group (the
+// demo's node), else kubelet's places (empty: the collector's default).
+Result<std::vector<std::string>> pod_roots(const RunOptions& o) {
+  if (!o.pod_cgroup_roots.empty() || o.load_cgroup.empty()) return o.pod_cgroup_roots;
+  weft::load::HostFiles files;
+  auto mount = weft::load::cgroup2_mount(files);
+  if (!mount) return wrap(mount.error(), "--load-cgroup");
+  auto dir = weft::load::resolve_cgroup_dir(files, *mount, o.load_cgroup);
+  if (!dir) return dir.error();
+  return std::vector<std::string>{*dir};
 }
 
 }  // namespace
@@ -134,24 +153,53 @@ int run_daemon(const RunOptions& o) {
   // The CPU ratio of a window needs only its first and last reading, so one reading per
   // summary is enough; the window is the 60 s the weft.dev/load annotation promises.
   // --load-cgroup: simulated nodes sharing one machine each measure their own cgroup.
-  auto load = o.load_cgroup.empty()
-                  ? make_load_source(o.load_backend, intervals->load,
-                                     std::max(intervals->load, std::chrono::milliseconds(60000)), &why)
-                  : make_cgroup_load_source(o.load_cgroup, o.load_cgroup_cpus, &why);
+  // Pods are named from the API, so without it there are no pod series.
+  LoadSourceOptions load_options;
+  load_options.backend = o.load_backend;
+  load_options.period = intervals->load;
+  load_options.window = std::max(intervals->load, std::chrono::milliseconds(60000));
+  load_options.pods = !o.no_pod_metrics && !o.no_publish;
+  if (load_options.pods) {
+    auto roots = pod_roots(o);
+    if (!roots) {
+      spdlog::error("run: --pod-cgroup-root: {}", roots.message());
+      return 2;
+    }
+    load_options.pod_roots = std::move(roots.value());
+  }
+  auto load = o.load_cgroup.empty() ? make_load_source(load_options, &why)
+                                    : make_cgroup_node_source(o.load_cgroup, o.load_cgroup_cpus, load_options, &why);
   if (!load) {
     spdlog::error("run: --load-backend {}: {}", o.load_backend, load.message());
     return 2;
   }
   spdlog::info("load: {}", why);
   std::unique_ptr<NodeApi> api;
+  std::unique_ptr<KubePodDirectory> pods;
   if (!o.no_publish) {
-    auto made = make_node_api(o);
+    auto made = make_client(o);
     if (!made) {
       spdlog::error("run: {}", made.message());
       return 2;
     }
-    api = std::move(made.value());
+    api = std::make_unique<KubeNodeApi>(std::move(made.value()));
+    if (load_options.pods) {
+      // A client of its own: the watch holds a connection for minutes at a time.
+      auto client = make_client(o);
+      if (!client) {
+        spdlog::error("run: pods: {}", client.message());
+        return 2;
+      }
+      auto directory = KubePodDirectory::start(std::move(client.value()), node);
+      if (!directory) {
+        spdlog::error("run: pods: {}", directory.message());
+        return 2;
+      }
+      pods = std::move(directory.value());
+      spdlog::info("pods: usage per pod from its cgroup, named by a watch of pods with spec.nodeName={}", node);
+    }
   }
+  if (!pods) spdlog::info("pods: no per-pod series ({})", o.no_publish ? "--no-publish: no API to name them" : "--no-pod-metrics");
 
   // Loading the eBPF programs parsed the kernel's BTF (several MB, freed again); hand
   // that heap back to the system instead of keeping it resident for the agent's life.
@@ -184,6 +232,7 @@ int run_daemon(const RunOptions& o) {
   options.publisher.load_threshold = o.load_threshold;
   options.publisher.resync = std::max(options.publisher.heartbeat, std::chrono::seconds(30));
   Daemon daemon(*ib.value(), *load.value(), api.get(), state, metrics, node, options);
+  daemon.set_pod_directory(pods.get());
   daemon.start();
 
   int sig = 0;

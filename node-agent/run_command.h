@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -18,6 +19,8 @@ struct RunOptions {
   std::string load_backend = "auto";
   std::string load_cgroup;          // --load-cgroup: this cgroup's CPU time is the node's load
   double load_cgroup_cpus = 1;      // --load-cgroup-cpus: that node's CPU capacity in cores
+  std::vector<std::string> pod_cgroup_roots;  // --pod-cgroup-root: where pods' groups are
+  bool no_pod_metrics = false;      // --no-pod-metrics
   std::string ib_interval = "30s";
   std::string load_interval = "5s";
   std::string heartbeat = "60s";

@@ -22,6 +22,22 @@ Result<std::string> parse_cgroup2_mount(const std::string& mounts_text) {
   return make_error("no cgroup2 file system mounted (see /proc/self/mounts)");
 }
 
+Result<std::string> parse_cgroup1_mount(const std::string& mounts_text, const std::string& controller) {
+  std::istringstream in(mounts_text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string dev, dir, type, options;
+    if (!(f >> dev >> dir >> type >> options) || type != "cgroup") continue;
+    std::istringstream opts(options);
+    std::string o;
+    while (std::getline(opts, o, ',')) {
+      if (o == controller) return dir;
+    }
+  }
+  return make_error("no cgroup v1 hierarchy with the " + controller + " controller (see /proc/self/mounts)");
+}
+
 Result<std::string> cgroup2_mount(const TextFiles& files) {
   auto mounts = files.read("/proc/self/mounts");
   if (!mounts) return mounts.error();

@@ -21,6 +21,15 @@ struct MemoryInfo {
   uint64_t available_bytes = 0;
 };
 
+// One pod's group at a reading (pods/pod_tracker.h): its id in the tracker, cumulative
+// CPU time (the backend's own cgroup count, or cpu.stat) and working set.
+struct PodSample {
+  uint32_t id = 0;
+  uint64_t cpu_ns = 0;
+  bool cpu_from_backend = false;
+  std::optional<uint64_t> memory_bytes;  // unset without a memory controller on the group
+};
+
 struct LoadCounters {
   int64_t at_ns = 0;                                  // CLOCK_MONOTONIC of the reading
   std::vector<CpuCounter> cpus;                       // online CPUs, ascending
@@ -36,6 +45,7 @@ struct LoadCounters {
   // Cumulative time run-queue waits were recorded, when that is only part of the time
   // (ebpf sampled mode: a duty cycle); unset when they are recorded all the time.
   std::optional<uint64_t> runq_observed_ns;
+  std::vector<PodSample> pods;  // ascending by id; filled by the sampler when it tracks pods
 };
 
 int64_t monotonic_now_ns();

@@ -1,12 +1,14 @@
 // collectors/load — how busy this node is, measured on the node: CPU (node, per CPU,
-// per cgroup), memory, run-queue latency and reclaim stalls.
+// per cgroup), memory, run-queue latency and reclaim stalls; and each pod's CPU and
+// memory, from its cgroup.
 //
 // Entry points (everything a caller outside this folder needs is in this header):
 //   auto j = probe_load(options);                 // one window: the probe JSON "load" object
 //   auto m = start_load_monitor(options, &why);   // a reading every period, on a thread of its own
 //   std::optional<LoadSummary> s = (*m)->summary();  // the last window, from any thread
 // Backends: ebpf/ (the programs of ebpf/load.bpf.c) and procfs/ (/proc/stat, meminfo,
-// PSI, cgroup cpu.stat); "auto" takes eBPF and falls back to procfs, saying why.
+// PSI, cgroup cpu.stat); "auto" takes eBPF and falls back to procfs, saying why. pods/
+// finds pods' groups by kubelet's naming and reads their working set.
 #pragma once
 
 #include <chrono>
@@ -47,6 +49,21 @@ struct SamplerOptions {
   std::chrono::milliseconds window{60000};
 };
 
+// A pod's cgroup v2 group and who it is by its name (pods/pod_cgroups.h).
+struct PodCgroup {
+  std::string dir;
+  std::string uid;           // kubelet's groups: metadata.uid
+  std::string runtime_name;  // weft-node-runtime's "pod-<namespace>-<name>": "<namespace>-<name>"
+};
+
+struct PodUsage {
+  PodCgroup cgroup;
+  double cpu_cores = 0;               // CPU time over the pod's part of the window / its length
+  double window_s = 0;                // that part: from the first reading that had the pod
+  std::optional<double> memory_bytes;  // working set averaged over those readings; unset
+                                       // without a memory controller on the group
+};
+
 struct LoadSummary {
   std::string source;         // "ebpf" or "procfs"
   std::string source_reason;
@@ -56,6 +73,7 @@ struct LoadSummary {
   std::optional<double> runq_sum_seconds_total;       // since start, exact sum of those waits
   std::optional<double> reclaim_stall_seconds_total;  // since start
   std::chrono::system_clock::time_point at;
+  std::vector<PodUsage> pods;  // when pods are tracked: those with two readings in the window
 };
 
 class LoadMonitor {
@@ -70,6 +88,10 @@ class LoadMonitor {
 struct MonitorOptions {
   std::string backend = "auto";  // auto | ebpf | procfs
   SamplerOptions sampling;
+  // Each pod's usage in the summaries: the groups under pod_roots, or kubelet's places
+  // under the cgroup2 mount (kubepods.slice, kubepods) when it is empty.
+  bool pods = false;
+  std::vector<std::string> pod_roots;
 };
 
 // Chooses the backend (why: which and why) and takes the first reading; errors when

@@ -1,19 +1,39 @@
 #include "collectors/load/sampler.h"
 
+#include "collectors/load/cgroup.h"
 #include "collectors/load/histogram.h"
+#include "collectors/load/pods/pod_cgroups.h"
+#include "collectors/load/pods/pod_usage.h"
 #include "common/log.h"
 
 namespace weft::load {
 
-LoadSampler::LoadSampler(SelectedSource selected, SamplerOptions options)
-    : source_(std::move(selected.source)), reason_(std::move(selected.reason)), options_(options) {}
+LoadSampler::LoadSampler(SelectedSource selected, SamplerOptions options, std::unique_ptr<PodTracker> pods)
+    : source_(std::move(selected.source)),
+      pod_tracker_(std::move(pods)),
+      reason_(std::move(selected.reason)),
+      options_(options) {}
+
+Result<LoadCounters> LoadSampler::read_source() {
+  if (!pod_tracker_) return source_->read();
+  const bool changed = pod_tracker_->refresh(*source_);
+  auto r = source_->read();
+  if (!r) return r;
+  r->pods = pod_tracker_->sample(*r);
+  if (changed) {
+    auto pods = pod_tracker_->pods();
+    std::lock_guard lock(mu_);
+    pods_ = std::move(pods);
+  }
+  return r;
+}
 
 LoadSampler::~LoadSampler() { stop(); }
 
 Status LoadSampler::watch_cgroup(const std::string& path) { return source_->watch_cgroup(path); }
 
 Status LoadSampler::start() {
-  auto first = source_->read();
+  auto first = read_source();
   if (!first) return wrap(first.error(), "load sampler (" + source_->name() + ")");
   {
     std::lock_guard lock(mu_);
@@ -44,7 +64,7 @@ void LoadSampler::loop() {
 }
 
 void LoadSampler::take_reading() {
-  auto r = source_->read();
+  auto r = read_source();
   std::lock_guard lock(mu_);
   if (!r) {
     if (last_error_ != r.message()) log::warn("load sampler: {}", r.message());
@@ -79,6 +99,7 @@ std::optional<LoadSummary> LoadSampler::summary() const {
     s.reclaim_stall_seconds_total = static_cast<double>(*last.reclaim_stall_ns - *first_->reclaim_stall_ns) * 1e-9;
   }
   s.at = std::chrono::system_clock::now();
+  if (pod_tracker_) s.pods = compute_pod_usage(readings_, pods_);
   return s;
 }
 
@@ -93,7 +114,19 @@ Result<std::unique_ptr<LoadMonitor>> start_load_monitor(const MonitorOptions& op
   auto selected = select_source(*backend, host_factories());
   if (!selected) return selected.error();
   if (why) *why = selected->reason;
-  auto sampler = std::make_unique<LoadSampler>(std::move(*selected), options.sampling);
+  std::unique_ptr<PodTracker> pods;
+  if (options.pods) {
+    auto files = std::make_unique<HostFiles>();
+    auto mounts = files->read("/proc/self/mounts");
+    if (!mounts) return wrap(mounts.error(), "pods");
+    auto v2 = parse_cgroup2_mount(*mounts);
+    if (!v2) return wrap(v2.error(), "pods");
+    auto v1_memory = parse_cgroup1_mount(*mounts, "memory");
+    PodTrackerOptions o{options.pod_roots.empty() ? kubelet_pod_roots(*v2) : options.pod_roots, *v2,
+                        v1_memory ? *v1_memory : ""};
+    pods = std::make_unique<PodTracker>(std::move(files), std::move(o));
+  }
+  auto sampler = std::make_unique<LoadSampler>(std::move(*selected), options.sampling, std::move(pods));
   if (auto s = sampler->start(); !s) return s.error();
   return std::unique_ptr<LoadMonitor>(std::move(sampler));
 }

@@ -1,6 +1,7 @@
 // Long-running sampling for the agent daemon: started once, it reads the source every
 // period and keeps the readings of the last window; summary() can be called at any
-// time from any thread (e.g. by the /metrics handler).
+// time from any thread (e.g. by the /metrics handler). With a PodTracker, each reading
+// also follows the pods' groups and the summary has each pod's usage.
 #pragma once
 
 #include <chrono>
@@ -14,13 +15,14 @@
 #include <vector>
 
 #include "collectors/load/load.h"
+#include "collectors/load/pods/pod_tracker.h"
 #include "collectors/load/select.h"
 
 namespace weft::load {
 
 class LoadSampler : public LoadMonitor {
  public:
-  LoadSampler(SelectedSource selected, SamplerOptions options);
+  LoadSampler(SelectedSource selected, SamplerOptions options, std::unique_ptr<PodTracker> pods = nullptr);
   ~LoadSampler() override;
   LoadSampler(const LoadSampler&) = delete;
   LoadSampler& operator=(const LoadSampler&) = delete;
@@ -37,7 +39,10 @@ class LoadSampler : public LoadMonitor {
   void loop();
   void take_reading();
 
+  Result<LoadCounters> read_source();
+
   std::unique_ptr<LoadSource> source_;
+  std::unique_ptr<PodTracker> pod_tracker_;  // used on the sampling thread (and by start())
   std::string reason_;
   SamplerOptions options_;
   mutable std::mutex mu_;
@@ -46,6 +51,7 @@ class LoadSampler : public LoadMonitor {
   std::deque<LoadCounters> readings_;
   std::optional<LoadCounters> first_;
   std::string last_error_;
+  std::map<uint32_t, PodCgroup> pods_;  // the tracker's pods as of the last reading
   std::thread thread_;
 };
 

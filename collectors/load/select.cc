@@ -70,6 +70,8 @@ class OwningSource : public LoadSource {
   std::string name() const override { return inner_->name(); }
   std::string detail() const override { return inner_->detail(); }
   Status watch_cgroup(const std::string& path) override { return inner_->watch_cgroup(path); }
+  Status unwatch_cgroup(const std::string& path) override { return inner_->unwatch_cgroup(path); }
+  bool attributes_cgroups() const override { return inner_->attributes_cgroups(); }
   Result<LoadCounters> read() override { return inner_->read(); }
 
  private:

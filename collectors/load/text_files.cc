@@ -1,5 +1,6 @@
 #include "collectors/load/text_files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +27,25 @@ Result<std::string> HostFiles::read(const std::string& path) const {
     out.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
+  return out;
+}
+
+Result<std::vector<std::string>> HostFiles::subdirs(const std::string& dir) const {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return make_error(dir + ": " + std::strerror(errno), errno);
+  std::vector<std::string> out;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    // cgroupfs and sysfs fill d_type; other file systems may leave it unknown.
+    bool dir_entry = e->d_type == DT_DIR;
+    if (e->d_type == DT_UNKNOWN) {
+      struct stat st;
+      dir_entry = ::stat((dir + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    }
+    if (dir_entry) out.push_back(name);
+  }
+  ::closedir(d);
   return out;
 }
 

@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
-#include "descheduler/core/duration.h"
 #include "descheduler/core/load.h"
 
 namespace weft::descheduler {

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "kube/client/base64.h"
+#include "kube/client/kubeconfig_merge.h"
 
 extern char** environ;
 
@@ -83,6 +85,70 @@ Status pem_field(const YAML::Node& map, const std::string& key, const std::strin
   pem = std::move(*text);
   if (file_out) *file_out = path;
   return {};
+}
+
+// users[].user.exec -> a provider that runs the plugin when a token is needed.
+Result<std::shared_ptr<TokenProvider>> exec_provider(const YAML::Node& exec, const std::string& where,
+                                                     const std::string& kubeconfig_path, const ClientConfig& cfg,
+                                                     const YAML::Node& cluster) {
+  if (!exec.IsMap()) return make_error("field '" + where + "': not a map");
+  ExecConfig e;
+  e.where = "kubeconfig " + kubeconfig_path + ": " + where;
+  auto field = [&](const char* key) { return scalar(exec, key, where); };
+  auto api_version = field("apiVersion");
+  if (!api_version) return api_version.error();
+  e.api_version = *api_version;
+  if (e.api_version != "client.authentication.k8s.io/v1" && e.api_version != "client.authentication.k8s.io/v1beta1")
+    return make_error("field '" + where + ".apiVersion': '" + e.api_version +
+                      "' is not client.authentication.k8s.io/v1 or v1beta1");
+  auto command = field("command");
+  if (!command) return command.error();
+  if (command->empty()) return make_error("field '" + where + ".command': missing");
+  e.command = command->find('/') != std::string::npos ? resolve_relative(*command, kubeconfig_path) : *command;
+  if (const YAML::Node args = exec["args"]; args && !args.IsNull()) {
+    if (!args.IsSequence()) return make_error("field '" + where + ".args': not a list");
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!args[i].IsScalar()) return make_error("field '" + where + ".args[" + std::to_string(i) + "]': not a string");
+      e.args.push_back(args[i].as<std::string>());
+    }
+  }
+  if (const YAML::Node env = exec["env"]; env && !env.IsNull()) {
+    if (!env.IsSequence()) return make_error("field '" + where + ".env': not a list");
+    for (size_t i = 0; i < env.size(); ++i) {
+      const std::string at = where + ".env[" + std::to_string(i) + "]";
+      if (!env[i].IsMap()) return make_error("field '" + at + "': not a map");
+      auto name = scalar(env[i], "name", at);
+      auto value = scalar(env[i], "value", at);
+      if (!name) return name.error();
+      if (!value) return value.error();
+      if (name->empty()) return make_error("field '" + at + ".name': missing");
+      e.env.emplace_back(*name, *value);
+    }
+  }
+  auto hint = field("installHint");
+  if (!hint) return hint.error();
+  e.install_hint = *hint;
+  auto mode = field("interactiveMode");
+  if (!mode) return mode.error();
+  e.interactive_mode = *mode;
+  if (e.interactive_mode.empty() && e.api_version == "client.authentication.k8s.io/v1")
+    return make_error("field '" + where + ".interactiveMode': required for client.authentication.k8s.io/v1");
+  if (e.interactive_mode == "Always")
+    return make_error("field '" + where + ".interactiveMode': Always needs a terminal, and weft runs without one "
+                      "(use Never or IfAvailable)");
+  if (!e.interactive_mode.empty() && e.interactive_mode != "Never" && e.interactive_mode != "IfAvailable")
+    return make_error("field '" + where + ".interactiveMode': '" + e.interactive_mode +
+                      "' is not Never, IfAvailable or Always");
+  if (const YAML::Node p = exec["provideClusterInfo"]; p && !p.IsNull()) {
+    if (!p.IsScalar() || !YAML::convert<bool>::decode(p, e.provide_cluster_info))
+      return make_error("field '" + where + ".provideClusterInfo': not a boolean");
+  }
+  e.server = cfg.server.url();
+  if (auto ca = scalar(cluster, "certificate-authority-data", ""); ca) e.certificate_authority_data = *ca;
+  if (e.certificate_authority_data.empty() && !cfg.ca_pem.empty())
+    e.certificate_authority_data = base64_encode(cfg.ca_pem);
+  e.insecure_skip_tls_verify = cfg.insecure_skip_tls_verify;
+  return std::shared_ptr<TokenProvider>(std::make_shared<ExecTokenProvider>(std::move(e)));
 }
 
 bool file_exists(const std::string& path) {
@@ -207,10 +273,17 @@ Result<ClientConfig> parse_kubeconfig(const std::string& text, const std::string
       auto token_file = scalar(*user, "tokenFile", uwhere);
       if (!token_file) return fail(token_file.message());
       if (!token_file->empty()) cfg.token_file = resolve_relative(*token_file, path);
-      if ((*user)["exec"] || (*user)["auth-provider"]) {
-        if (cfg.token.empty() && cfg.token_file.empty() && cfg.client_cert_pem.empty()) {
-          return fail("field '" + uwhere + "': exec and auth-provider credentials are not supported");
-        }
+      // A static token wins over exec, as in kubectl (its exec round tripper leaves a
+      // request that already carries an Authorization header alone).
+      if (const YAML::Node exec = (*user)["exec"]; exec && !exec.IsNull() && cfg.token.empty() &&
+                                                   cfg.token_file.empty()) {
+        auto provider = exec_provider(exec, uwhere + ".exec", path, cfg, *cluster);
+        if (!provider) return fail(provider.message());
+        cfg.token_provider = std::move(*provider);
+      }
+      if ((*user)["auth-provider"] && cfg.token.empty() && cfg.token_file.empty() && cfg.client_cert_pem.empty() &&
+          !cfg.token_provider) {
+        return fail("field '" + uwhere + ".auth-provider': not supported (removed from kubectl in 1.26; use exec)");
       }
     }
     if (cfg.server.scheme == "http" && (!cfg.client_cert_pem.empty())) {
@@ -257,10 +330,17 @@ Result<ClientConfig> resolve_config(const std::string& kubeconfig_flag, const En
   if (auto it = env.find("KUBECONFIG"); it != env.end() && !it->second.empty()) {
     std::stringstream list(it->second);
     std::string entry, first;
+    std::vector<std::string> files;
     while (std::getline(list, entry, ':')) {
       if (entry.empty()) continue;
       if (first.empty()) first = entry;
-      if (file_exists(entry)) return load_kubeconfig(entry);
+      if (file_exists(entry) && std::find(files.begin(), files.end(), entry) == files.end()) files.push_back(entry);
+    }
+    if (files.size() == 1) return load_kubeconfig(files.front());
+    if (files.size() > 1) {
+      auto merged = merge_kubeconfigs(files);
+      if (!merged) return merged.error();
+      return parse_kubeconfig(*merged, "$KUBECONFIG (" + it->second + ")");
     }
     if (!first.empty()) return make_error("kubeconfig " + first + " (from $KUBECONFIG): no such file");
   }

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "common/result.h"
+#include "kube/client/exec_credential.h"
 
 namespace weft::kube {
 
@@ -28,6 +30,8 @@ struct ClientConfig {
   std::string client_key_pem;
   std::string token;             // static bearer token
   std::string token_file;        // re-read when it changes (service account, tokenFile)
+  // users[].user.exec (when no token or tokenFile is set): asked before every request.
+  std::shared_ptr<TokenProvider> token_provider;
   bool insecure_skip_tls_verify = false;
   std::string source;            // "kubeconfig /path (context x)" or "in-cluster service account"
 };
@@ -44,7 +48,8 @@ using Environment = std::map<std::string, std::string>;
 Result<ClientConfig> load_in_cluster(const Environment& env,
                                      const std::string& dir = "/var/run/secrets/kubernetes.io/serviceaccount");
 
-// --kubeconfig > $KUBECONFIG (first existing entry of the list) > in-cluster > ~/.kube/config.
+// --kubeconfig > $KUBECONFIG > in-cluster > ~/.kube/config. $KUBECONFIG is a ':' list
+// merged as kubectl does (kubeconfig_merge.h); entries that do not exist are skipped.
 Result<ClientConfig> resolve_config(const std::string& kubeconfig_flag, const Environment& env,
                                     const std::string& service_account_dir =
                                         "/var/run/secrets/kubernetes.io/serviceaccount");

@@ -126,16 +126,19 @@ class HttpTransport : public Transport {
         ca_(std::move(ca)),
         cert_(std::move(cert)),
         key_(std::move(key)),
-        token_(config.token, config.token_file) {}
+        token_(config.token, config.token_file),
+        provider_(config.token_provider) {}
 
   std::string address() const override { return server_.url(); }
 
   Result<HttpResponse> send(const HttpRequest& request, Clock::time_point deadline) override {
     auto remaining = std::chrono::duration_cast<Millis>(deadline - Clock::now());
     if (remaining <= Millis(0)) return make_error("deadline exceeded before sending to " + address());
+    auto bearer = provided_token();
+    if (!bearer) return bearer.error();
     auto cli = acquire();
     set_timeouts(*cli, remaining, remaining);
-    httplib::Request req = make_request(request);
+    httplib::Request req = make_request(request, *bearer);
     req.progress = [deadline](uint64_t, uint64_t) { return Clock::now() < deadline; };
     httplib::Response res;
     httplib::Error err = httplib::Error::Success;
@@ -145,6 +148,7 @@ class HttpTransport : public Transport {
       return connection_error(err, Clock::now() >= deadline);
     }
     release(std::move(cli));
+    if (res.status == 401 && provider_) provider_->unauthorized();
     HttpResponse out;
     out.status = res.status;
     out.body = std::move(res.body);
@@ -154,13 +158,15 @@ class HttpTransport : public Transport {
 
   Result<HttpResponse> stream(const HttpRequest& request, Millis idle_timeout,
                               const std::function<bool(std::string_view)>& on_chunk, CancelToken* cancel) override {
+    auto bearer = provided_token();
+    if (!bearer) return bearer.error();
     std::shared_ptr<httplib::ClientImpl> cli = make_client();
     set_timeouts(*cli, std::min(idle_timeout, Millis(10000)), idle_timeout);
     if (cancel) {
       if (cancel->cancelled()) return make_error("watch cancelled", -1);
       cancel->set_interrupt([cli] { cli->stop(); });
     }
-    httplib::Request req = make_request(request);
+    httplib::Request req = make_request(request, *bearer);
     HttpResponse out;
     req.response_handler = [&](const httplib::Response& r) {
       out.status = r.status;
@@ -177,6 +183,7 @@ class HttpTransport : public Transport {
     httplib::Error err = httplib::Error::Success;
     bool ok = cli->send(req, res, err);
     if (cancel) cancel->set_interrupt(nullptr);
+    if (out.status == 401 && provider_) provider_->unauthorized();
     if (cancel && cancel->cancelled()) return make_error("watch cancelled", -1);
     if (!ok && out.status == 0) return connection_error(err, false);
     if (!ok && err != httplib::Error::Canceled) {
@@ -194,7 +201,13 @@ class HttpTransport : public Transport {
     return make_error("cannot reach API server " + address() + ": " + why);
   }
 
-  httplib::Request make_request(const HttpRequest& request) {
+  // The exec plugin's token ("" without one: then the static token or token file).
+  Result<std::string> provided_token() {
+    if (!provider_) return std::string();
+    return provider_->token();
+  }
+
+  httplib::Request make_request(const HttpRequest& request, const std::string& bearer) {
     httplib::Request req;
     req.method = request.method;
     req.path = server_.base_path + request.path;
@@ -202,7 +215,7 @@ class HttpTransport : public Transport {
     req.headers.emplace("Accept", "application/json");
     req.headers.emplace("User-Agent", "weft-kube-client/0.1");
     if (!request.content_type.empty()) req.headers.emplace("Content-Type", request.content_type);
-    std::string token = token_.current();
+    std::string token = bearer.empty() ? token_.current() : bearer;
     if (!token.empty()) req.headers.emplace("Authorization", "Bearer " + token);
     return req;
   }
@@ -255,6 +268,7 @@ class HttpTransport : public Transport {
   X509Ptr cert_;
   KeyPtr key_;
   TokenSource token_;
+  std::shared_ptr<TokenProvider> provider_;
   std::mutex pool_mu_;
   std::vector<std::shared_ptr<httplib::ClientImpl>> idle_;
 };

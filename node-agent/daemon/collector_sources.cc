@@ -1,5 +1,6 @@
 #include "node-agent/daemon/collector_sources.h"
 
+#include "node-agent/daemon/cgroup_load_source.h"
 #include "node-agent/daemon/ib_adapter.h"
 #include "node-agent/daemon/load_adapter.h"
 
@@ -14,15 +15,37 @@ Result<std::unique_ptr<IbSource>> make_ib_source(const std::string& backend, std
   return std::unique_ptr<IbSource>(std::make_unique<CollectorIbSource>(std::move(options)));
 }
 
-Result<std::unique_ptr<LoadSource>> make_load_source(const std::string& backend, std::chrono::milliseconds period,
-                                                     std::chrono::milliseconds window, std::string* why) {
-  weft::load::MonitorOptions options;
-  options.backend = backend;
-  options.sampling.period = period;
-  options.sampling.window = window;
-  auto monitor = weft::load::start_load_monitor(options, why);
+namespace {
+
+weft::load::MonitorOptions monitor_options(const LoadSourceOptions& o) {
+  weft::load::MonitorOptions m;
+  m.backend = o.backend;
+  m.sampling.period = o.period;
+  m.sampling.window = o.window;
+  m.pods = o.pods;
+  m.pod_roots = o.pod_roots;
+  return m;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LoadSource>> make_load_source(const LoadSourceOptions& options, std::string* why) {
+  auto monitor = weft::load::start_load_monitor(monitor_options(options), why);
   if (!monitor) return monitor.error();
-  return std::unique_ptr<LoadSource>(std::make_unique<CollectorLoadSource>(std::move(monitor.value()), period));
+  return std::unique_ptr<LoadSource>(std::make_unique<CollectorLoadSource>(std::move(monitor.value()), options.period));
+}
+
+Result<std::unique_ptr<LoadSource>> make_cgroup_node_source(const std::string& cgroup, double cpus,
+                                                            const LoadSourceOptions& options, std::string* why) {
+  auto node = make_cgroup_load_source(cgroup, cpus, why);
+  if (!node || !options.pods) return node;
+  auto m = monitor_options(options);
+  m.backend = "procfs";
+  std::string pods_why;
+  auto pods = weft::load::start_load_monitor(m, &pods_why);
+  if (!pods) return wrap(pods.error(), "pods of --load-cgroup " + cgroup);
+  if (why) *why += "; pods' usage from their groups' cpu.stat";
+  return std::unique_ptr<LoadSource>(std::make_unique<NodeLoadWithPods>(std::move(node.value()), std::move(pods.value())));
 }
 
 }  // namespace weft::agent

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "node-agent/daemon/sources.h"
@@ -14,8 +15,19 @@ namespace weft::agent {
 // auto|umad|verbs. `why` says which backend was chosen and why.
 Result<std::unique_ptr<IbSource>> make_ib_source(const std::string& backend, std::string* why);
 // auto|ebpf|procfs; sampling starts at once (a reading every `period`), summaries span
-// up to `window`.
-Result<std::unique_ptr<LoadSource>> make_load_source(const std::string& backend, std::chrono::milliseconds period,
-                                                     std::chrono::milliseconds window, std::string* why);
+// up to `window`. With pods, each pod's usage too: the pods' groups under pod_roots
+// (empty: kubelet's places under the cgroup2 mount).
+struct LoadSourceOptions {
+  std::string backend = "auto";
+  std::chrono::milliseconds period{1000};
+  std::chrono::milliseconds window{60000};
+  bool pods = false;
+  std::vector<std::string> pod_roots;
+};
+Result<std::unique_ptr<LoadSource>> make_load_source(const LoadSourceOptions& options, std::string* why);
+// --load-cgroup: the node's load from its cgroup (cgroup_load_source.h) and, with
+// options.pods, its pods' usage by the procfs backend (cpu.stat) under pod_roots.
+Result<std::unique_ptr<LoadSource>> make_cgroup_node_source(const std::string& cgroup, double cpus,
+                                                            const LoadSourceOptions& options, std::string* why);
 
 }  // namespace weft::agent

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "node-agent/daemon/pod_directory.h"
+
 namespace weft::agent {
 
 namespace {
@@ -90,8 +92,12 @@ void Daemon::sample_load() {
   std::string error;
   try {
     auto snapshot = load_.sample();
-    if (snapshot) state_.load_ok(std::move(snapshot.value()), std::chrono::system_clock::now());
-    else error = snapshot.message();
+    if (snapshot) {
+      name_pods(pods_, snapshot->pods);
+      state_.load_ok(std::move(snapshot.value()), std::chrono::system_clock::now());
+    } else {
+      error = snapshot.message();
+    }
   } catch (const std::exception& e) {
     error = std::string("exception: ") + e.what();
   } catch (...) {

@@ -32,6 +32,8 @@ class Daemon {
          std::string node_name, DaemonOptions options);
   ~Daemon();
 
+  // Before start(): names the pods in load snapshots (without one, no pod is published).
+  void set_pod_directory(const PodDirectory* directory) { pods_ = directory; }
   void start();
   // Asks every thread to finish and waits up to `grace`. Returns false when a thread
   // was still inside a collector or API call at the deadline (it is then detached;
@@ -51,6 +53,7 @@ class Daemon {
   IbSource& ib_;
   LoadSource& load_;
   NodeApi* api_;
+  const PodDirectory* pods_ = nullptr;
   AgentState& state_;
   AgentMetrics& metrics_;
   std::string node_;

@@ -30,6 +30,20 @@ LatencyHistogram histogram_of(const std::vector<uint64_t>& buckets, std::optiona
 }
 }  // namespace
 
+std::vector<PodLoad> pods_from_summary(const weft::load::LoadSummary& s) {
+  std::vector<PodLoad> out;
+  out.reserve(s.pods.size());
+  for (const auto& p : s.pods) {
+    PodLoad l;
+    l.uid = p.cgroup.uid;
+    l.runtime_name = p.cgroup.runtime_name;
+    l.cpu_cores = p.cpu_cores;
+    l.memory_bytes = p.memory_bytes;
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 LoadSnapshot snapshot_from_summary(const weft::load::LoadSummary& s) {
   LoadSnapshot out;
   out.source = s.source;
@@ -42,6 +56,7 @@ LoadSnapshot snapshot_from_summary(const weft::load::LoadSummary& s) {
   if (!s.runq_buckets_total.empty()) out.runq_histogram = histogram_of(s.runq_buckets_total, s.runq_sum_seconds_total);
   out.json = weft::load::window_json(s.window, s.source, s.source_reason, "");
   out.json["memory"] = out.memory;
+  out.pods = pods_from_summary(s);
   return out;
 }
 
@@ -62,6 +77,14 @@ Result<LoadSnapshot> CollectorLoadSource::sample() {
   had_summary_ = true;
   if (auto e = sampler_->last_error(); !e.empty()) return make_error("load sampler: " + e);
   return snapshot_from_summary(*summary);
+}
+
+Result<LoadSnapshot> NodeLoadWithPods::sample() {
+  auto s = node_->sample();
+  if (!s) return s;
+  // The node's value stands without them: pods come with the monitor's next summary.
+  if (auto summary = pods_->summary()) s->pods = pods_from_summary(*summary);
+  return s;
 }
 
 }  // namespace weft::agent

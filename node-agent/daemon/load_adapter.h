@@ -25,7 +25,21 @@ class CollectorLoadSource : public LoadSource {
   bool had_summary_ = false;
 };
 
-// Pure part, for tests: the daemon's snapshot of a sampler summary.
+// The node's load from one source and its pods' usage from a load monitor following
+// them: the demo's simulated nodes, whose load is their cgroup's (--load-cgroup).
+class NodeLoadWithPods : public LoadSource {
+ public:
+  NodeLoadWithPods(std::unique_ptr<LoadSource> node, std::unique_ptr<weft::load::LoadMonitor> pods)
+      : node_(std::move(node)), pods_(std::move(pods)) {}
+  Result<LoadSnapshot> sample() override;
+
+ private:
+  std::unique_ptr<LoadSource> node_;
+  std::unique_ptr<weft::load::LoadMonitor> pods_;
+};
+
+// Pure parts, for tests: the daemon's snapshot of a sampler summary, and its pods (unnamed).
 LoadSnapshot snapshot_from_summary(const weft::load::LoadSummary& summary);
+std::vector<PodLoad> pods_from_summary(const weft::load::LoadSummary& summary);
 
 }  // namespace weft::agent

@@ -133,6 +133,7 @@ class SnapshotMetrics : public prometheus::Collectable {
                          MetricType::Gauge);
     source.metric.push_back(sample({{"source", load.source}}, 1, MetricType::Gauge));
     out.push_back(std::move(source));
+    collect_pods(load.pods, out);
     if (load.runq_histogram) {
       const auto& h = *load.runq_histogram;
       auto fam = family("weft_node_runqueue_latency_seconds",
@@ -147,6 +148,26 @@ class SnapshotMetrics : public prometheus::Collectable {
       fam.metric.push_back(std::move(m));
       out.push_back(std::move(fam));
     }
+  }
+
+  // One series per named pod of the last load snapshot: a pod that went is gone from
+  // the next snapshot, so the series stay as many as the node's pods.
+  static void collect_pods(const std::vector<PodLoad>& pods, std::vector<MetricFamily>& out) {
+    if (pods.empty()) return;
+    auto cpu = family("weft_pod_cpu_usage_cores",
+                      "CPU cores the pod used, averaged over the load window (its cgroup's CPU time).",
+                      MetricType::Gauge);
+    auto mem = family("weft_pod_memory_usage_bytes",
+                      "Working set of the pod's cgroup: memory.current minus inactive_file, averaged over the "
+                      "load window.",
+                      MetricType::Gauge);
+    for (const auto& p : pods) {
+      std::vector<ClientMetric::Label> id = {{"namespace", p.ns}, {"pod", p.name}};
+      cpu.metric.push_back(sample(id, p.cpu_cores, MetricType::Gauge));
+      if (p.memory_bytes) mem.metric.push_back(sample(id, *p.memory_bytes, MetricType::Gauge));
+    }
+    out.push_back(std::move(cpu));
+    if (!mem.metric.empty()) out.push_back(std::move(mem));
   }
 
   const AgentState& state_;

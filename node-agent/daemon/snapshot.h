@@ -62,6 +62,16 @@ struct LatencyHistogram {
   double sum_seconds = 0;
 };
 
+// One pod's usage on this node (collectors/load), named by the API (pod_directory.h).
+struct PodLoad {
+  std::string ns;                // "" until named
+  std::string name;
+  std::string uid;               // how its cgroup names it: kubelet's metadata.uid ...
+  std::string runtime_name;      // ... or weft-node-runtime's "<namespace>-<name>"
+  double cpu_cores = 0;          // averaged over the load window
+  std::optional<double> memory_bytes;  // working set; unset without a memory controller
+};
+
 struct LoadSnapshot {
   std::string source;          // "ebpf" or "procfs"
   double cpu = 0;              // busy ratio 0..1 over the window
@@ -71,6 +81,7 @@ struct LoadSnapshot {
   std::optional<double> runq_latency_p99_s;
   double reclaim_stall_seconds_total = 0;
   std::optional<LatencyHistogram> runq_histogram;
+  std::vector<PodLoad> pods;   // named pods only, once the daemon has named them
   nlohmann::json json = nlohmann::json::object();  // the probe JSON "load" object
 };
 

@@ -3,6 +3,7 @@
 // collectors/ib, collectors/load and kube/client.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,20 @@ class LoadSource {
   virtual ~LoadSource() = default;
   // The summary of the window since the last call (the sampler runs continuously).
   virtual Result<LoadSnapshot> sample() = 0;
+};
+
+struct PodName {
+  std::string ns;
+  std::string name;
+};
+
+// Names the pods whose cgroups the load collector found (pod_directory.h).
+class PodDirectory {
+ public:
+  virtual ~PodDirectory() = default;
+  virtual std::optional<PodName> by_uid(const std::string& uid) const = 0;
+  // weft-node-runtime's group name "pod-<namespace>-<name>" without "pod-".
+  virtual std::optional<PodName> by_runtime_name(const std::string& runtime_name) const = 0;
 };
 
 // The agent's own Node in the API.

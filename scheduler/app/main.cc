@@ -9,6 +9,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"weft-scheduler: gang scheduler for InfiniBand clusters (Volcano job model)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", WEFT_VERSION);
   int exit_code = 0;
   weft::scheduler::app::add_simulate_command(app, exit_code);
   weft::scheduler::app::add_topology_command(app, exit_code);

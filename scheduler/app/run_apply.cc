@@ -46,6 +46,14 @@ DecisionApplier::DecisionApplier(SchedulerApi& api, ApplyOptions options) : api_
   if (!options_.may_write) options_.may_write = [] { return true; };
 }
 
+std::vector<std::string> DecisionApplier::remembered_objects() {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [pod, uid] : evicting_) out.push_back(object_index_key("Pod", pod));
+  for (const auto& [key, what] : last_event_) out.push_back(key);
+  return out;
+}
+
 bool DecisionApplier::writable(ApplyReport& report) {
   std::lock_guard lock(mu_);
   if (report.stopped) return false;
@@ -332,8 +340,8 @@ void DecisionApplier::event(const ObjectIndex& objects, const std::string& kind,
   std::lock_guard lock(mu_);
   if (auto it = last_event_.find(index_key); it != last_event_.end() && it->second == what) return;
   if (auto s = api_.record_event(involved_object(objects, kind, key), type, reason, message); !s) {
-    ++report.errors;
-    spdlog::warn("event {} on {} {}: {}", reason, kind, key, s.message());
+    // Not an API error: Events are advisory and the queue says how many it dropped.
+    if (report.events_failed++ == 0) spdlog::warn("event {} on {} {}: {}", reason, kind, key, s.message());
     return;
   }
   last_event_[index_key] = what;

@@ -49,6 +49,7 @@ struct ApplyReport {
   std::vector<StatusWrite> status_written;
   int status_failed = 0;
   int events_recorded = 0;
+  int events_failed = 0;                      // not recorded (the event queue was full)
   int errors = 0;                             // API calls that failed
   bool stopped = false;                       // may_write turned false half-way
 };
@@ -60,7 +61,12 @@ std::string object_index_key(const std::string& kind, const std::string& key);
 class DecisionApplier {
  public:
   DecisionApplier(SchedulerApi& api, ApplyOptions options = {});
+  // `snapshot` needs only the pods the decisions name and every member of their groups;
+  // `objects` those pods and groups, the objects of the Events and remembered_objects().
   ApplyReport apply(const Decisions& decisions, const Snapshot& snapshot, const ObjectIndex& objects);
+  // ObjectIndex keys of objects this applier remembers across cycles (evictions asked
+  // for, Events recorded): it forgets them when a later cycle's index lacks them.
+  std::vector<std::string> remembered_objects();
 
  private:
   void apply_evictions(const Decisions& d, const ObjectIndex& objects, ApplyReport& report);

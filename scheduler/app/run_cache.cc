@@ -195,4 +195,9 @@ void ClusterCache::assume_status(const std::string& podgroup_key, const json& st
   statuses_[podgroup_key] = {status, cached_version};
 }
 
+void ClusterCache::forget_status(const std::string& podgroup_key) {
+  std::lock_guard lock(mu_);
+  statuses_.erase(podgroup_key);
+}
+
 }  // namespace weft::scheduler

@@ -69,6 +69,7 @@ class ClusterCache {
   // object changes from `cached_version` (the version the cycle decided on).
   void assume_status(const std::string& podgroup_key, const nlohmann::json& status,
                      const std::string& cached_version);
+  void forget_status(const std::string& podgroup_key);
 
   std::vector<std::string> absent_kinds() const { return absent_; }
 

@@ -23,6 +23,7 @@
 #include "scheduler/app/run_apply.h"
 #include "scheduler/app/run_cache.h"
 #include "scheduler/app/run_loop.h"
+#include "scheduler/app/run_metrics.h"
 #include "scheduler/core/config.h"
 
 namespace weft::scheduler {
@@ -63,6 +64,7 @@ void app::add_run_command(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run->add_option("--log-level", o.log_level, "trace|debug|info|warn|error")->capture_default_str();
+  run->add_option("--metrics-listen", o.metrics_listen, "host:port for /metrics, /healthz, /readyz ('' = off)");
   run->callback([options, &exit_code] { exit_code = run_scheduler(*options); });
 }
 
@@ -189,9 +191,11 @@ void log_cycle(int n, const CycleSummary& s) {
   auto level = busy ? spdlog::level::info : spdlog::level::debug;
   spdlog::log(level,
               "cycle {}: {} pods ({} pending), bound {}, bind failed {}, rolled back {}, evicted {}, "
-              "status writes {}, unschedulable {}, events {}, API errors {}, {:.3f}s",
+              "status writes {}, unschedulable {}, events {} ({} not queued), API errors {}, {:.3f}s "
+              "(snapshot {:.3f}s, decide {:.3f}s, apply {:.3f}s)",
               n, s.pods, s.pending, s.bound, s.bind_failed, s.rolled_back, s.evicted, s.status_written,
-              s.unschedulable, s.events, s.errors, s.seconds);
+              s.unschedulable, s.events, s.events_failed, s.errors, s.seconds, s.snapshot_seconds, s.decide_seconds,
+              s.apply_seconds);
 }
 
 }  // namespace
@@ -245,6 +249,17 @@ int run_scheduler(const RunOptions& o) {
                api_config->source);
 
   StopSignal stop;
+  RunMetrics metrics(WEFT_VERSION);
+  // /healthz fails when the leader finished no cycle for 10 periods (at least 60 s).
+  RunHttpServer http(metrics, std::max(milliseconds(60000), timings->period * 10));
+  if (!o.metrics_listen.empty()) {
+    auto port = http.start(o.metrics_listen);
+    if (!port) {
+      spdlog::error("run: {}", port.message());
+      return 2;
+    }
+    spdlog::info("metrics on http://{}:{}/metrics", o.metrics_listen.substr(0, o.metrics_listen.rfind(':')), *port);
+  }
   ClusterCache cache(api);
   (void)cache.start();
 
@@ -281,12 +296,15 @@ int run_scheduler(const RunOptions& o) {
   DecisionApplier applier(writer, apply_options);
   SessionOptions session;
   session.scheduler_names = {o.scheduler_name};
-  SchedulerLoop loop(cache, applier, *config, session);
+  SchedulerLoop loop(cache, applier, *config, session, /*pipelined=*/o.bind_concurrency > 1);
+  loop.set_metrics(&metrics);
 
   int exit_code = 0;
-  int cycles = 0;
+  int cycles = 0, logged = 0;   // cycles decided; cycles whose decisions were applied
   bool announced_sync = false;
   while (!stop.stopped()) {
+    metrics.set_leader(leading.load());
+    metrics.set_synced(cache.synced());
     if (lost) {
       spdlog::error("run: leadership of the Lease lost; exiting so a fresh start rebuilds the caches");
       exit_code = 1;
@@ -301,11 +319,13 @@ int run_scheduler(const RunOptions& o) {
       announced_sync = true;
     }
     const auto started = std::chrono::steady_clock::now();
-    log_cycle(++cycles, loop.run_cycle());
+    ++cycles;
+    if (auto done = loop.run_cycle(); done.complete) log_cycle(++logged, done);
     if (o.cycles > 0 && cycles >= o.cycles) break;
     auto left = timings->period - std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
     if (left.count() > 0) stop.sleep(left, [&] { return lost.load(); });
   }
+  if (auto done = loop.finish(); done.complete) log_cycle(++logged, done);
   if (elector) {
     elector->stop();
     election.join();

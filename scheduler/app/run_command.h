@@ -24,15 +24,17 @@ struct RunOptions {
   std::string lease_duration = "15s";
   std::string renew_deadline = "10s";
   std::string retry_period = "2s";
-  // Bindings, evictions and status writes; sized for 5,000 nodes, where one cycle may
-  // place tens of thousands of pods (kube-scheduler's 50/100 would take minutes).
-  double kube_api_qps = 5000;
-  int kube_api_burst = 10000;
+  // Bindings, evictions and status writes. Sized for 5,000 GPU nodes, where one cycle
+  // may place 40,000 pods (kube-scheduler's 50/100 would take minutes): a backstop
+  // against a runaway loop, the API server's own flow control does the rest.
+  double kube_api_qps = 10000;
+  int kube_api_burst = 20000;
   int bind_concurrency = 16;            // API writes in flight together; 1 = one at a time
   double event_qps = 500;               // Events have a client and budget of their own
   int event_burst = 1000;
   size_t event_queue = 10000;           // Events waiting to be posted; more are dropped
   std::string log_level = "info";
+  std::string metrics_listen;           // host:port for /metrics, /healthz, /readyz; "" = off
 };
 
 // Runs until --cycles are done or SIGTERM/SIGINT; returns the process exit code

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <set>
 
 #include "kube/scenario.h"
+#include "scheduler/core/plugins/registry.h"
 
 namespace weft::scheduler {
 namespace {
@@ -18,187 +18,7 @@ std::string trim(std::string s) {
   return s;
 }
 
-const std::set<std::string>& supported_plugins() {
-  static const std::set<std::string> s{"gang",      "priority", "conformance", "drf",
-                                       "proportion", "predicates", "nodeorder", "binpack",
-                                       "network-topology-aware", "usage", "overcommit"};
-  return s;
-}
-
-// Volcano's per-plugin switches (PluginOption fields); accepted, they keep the plugin's role.
-const std::set<std::string>& plugin_option_keys() {
-  static const std::set<std::string> s{
-      "name", "arguments", "enableJobOrder", "enableHierarchy", "enableJobReady", "enableJobPipelined",
-      "enableTaskOrder", "enablePreemptable", "enableReclaimable", "enablePreemptive", "enableQueueOrder",
-      "enableClusterOrder", "enablePredicate", "enableBestNode", "enableNodeOrder", "enableTargetJob",
-      "enableReservedNodes", "enableJobEnqueued", "enableVictim", "enableJobStarving", "enabledOverused",
-      "enabledAllocatable"};
-  return s;
-}
-
-Result<double> number_arg(const json& v, const std::string& key) {
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    try {
-      size_t used = 0;
-      double d = std::stod(v.get<std::string>(), &used);
-      if (used == v.get<std::string>().size()) return d;
-    } catch (const std::exception&) {
-    }
-  }
-  return make_error("argument '" + key + "': " + v.dump() + " is not a number");
-}
-
-// "90s", "2m", "1h", "45" (seconds) or a number.
-Result<double> duration_arg(const json& v, const std::string& key) {
-  if (v.is_number()) return v.get<double>();
-  if (!v.is_string() || v.get<std::string>().empty())
-    return make_error("argument '" + key + "': " + v.dump() + " is not a duration");
-  std::string s = v.get<std::string>();
-  double unit = 1;
-  char last = s.back();
-  if (last == 's' || last == 'm' || last == 'h') {
-    unit = last == 's' ? 1 : last == 'm' ? 60 : 3600;
-    s.pop_back();
-  }
-  auto n = number_arg(json(s), key);
-  if (!n || *n < 0) return make_error("argument '" + key + "': " + v.dump() + " is not a duration");
-  return *n * unit;
-}
-
-Status set_binpack(Config& c, const std::string& k, const json& v) {
-  if (k == "binpack.resources") {
-    if (!v.is_string()) return make_error("argument 'binpack.resources': not a comma-separated string");
-    std::string list = v.get<std::string>();
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t comma = list.find(',', start);
-      std::string name = trim(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-      if (!name.empty() && !c.binpack.resources.count(name)) c.binpack.resources[name] = 1;
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    return {};
-  }
-  auto n = number_arg(v, k);
-  if (!n) return n.error();
-  if (k == "binpack.weight") c.binpack.weight = *n;
-  else if (k == "binpack.cpu") c.binpack.resources["cpu"] = *n;
-  else if (k == "binpack.memory") c.binpack.resources["memory"] = *n;
-  else if (k.rfind("binpack.resources.", 0) == 0) c.binpack.resources[k.substr(18)] = *n;
-  else return make_error("argument '" + k + "' is unknown");
-  return {};
-}
-
-Status set_nodeorder(Config& c, const std::string& k, const json& v) {
-  auto n = number_arg(v, k);
-  if (!n) return n.error();
-  if (k == "leastrequested.weight") c.nodeorder.least_requested = *n;
-  else if (k == "mostrequested.weight") c.nodeorder.most_requested = *n;
-  else if (k == "balancedresource.weight") c.nodeorder.balanced_resource = *n;
-  else if (k == "tainttoleration.weight") c.nodeorder.taint_toleration = *n;
-  else return make_error("argument '" + k + "' is unknown (supported: leastrequested.weight, mostrequested.weight, "
-                         "balancedresource.weight, tainttoleration.weight)");
-  return {};
-}
-
-Status set_proportion(Config& c, const std::string& k, const json& v) {
-  if (k == "tolerations") {
-    auto t = kube::tolerations_of_pod(json{{"spec", {{"tolerations", v}}}});
-    if (!t) return make_error("argument 'tolerations': " + t.message());
-    c.proportion.tolerations = std::move(*t);
-    return {};
-  }
-  if (k == "nodeSelector") {
-    if (!v.is_object()) return make_error("argument 'nodeSelector': not a map of labels");
-    for (const auto& [lk, lv] : v.items()) {
-      if (!lv.is_string()) return make_error("argument 'nodeSelector." + lk + "': not a string");
-      c.proportion.node_selector[lk] = lv.get<std::string>();
-    }
-    return {};
-  }
-  return make_error("argument '" + k + "' is unknown (supported: tolerations, nodeSelector)");
-}
-
-Status set_usage(Config& c, const std::string& k, const json& v) {
-  if (k == "thresholds") {
-    if (!v.is_object()) return make_error("argument 'thresholds': not a map {cpu, mem}");
-    for (const auto& [tk, tv] : v.items()) {
-      auto n = number_arg(tv, "thresholds." + tk);
-      if (!n) return n.error();
-      if (tk == "cpu") c.usage.cpu_threshold = *n;
-      else if (tk == "mem" || tk == "memory") c.usage.memory_threshold = *n;
-      else return make_error("argument 'thresholds." + tk + "' is unknown (supported: cpu, mem)");
-    }
-    return {};
-  }
-  if (k == "usage.maxAge") {
-    auto d = duration_arg(v, k);
-    if (!d) return d.error();
-    c.usage.max_age_s = *d;
-    return {};
-  }
-  auto n = number_arg(v, k);
-  if (!n) return n.error();
-  if (k == "usage.weight") c.usage.weight = *n;
-  else if (k == "cpu.weight") c.usage.cpu_weight = *n;
-  else if (k == "memory.weight") c.usage.memory_weight = *n;
-  else return make_error("argument '" + k + "' is unknown (supported: usage.weight, cpu.weight, memory.weight, "
-                         "thresholds, usage.maxAge)");
-  return {};
-}
-
-// Volcano's predicates switches. weft always applies the filters it has (resources,
-// taints, node selector and required affinity, pod count, cordon, readiness), so a
-// switch may keep them on but not off; the optional extras weft lacks may stay off.
-// The filters weft lacks that Volcano enables by default are accepted either way (a
-// carried-over config keeps working; docs/scheduler.md lists them).
-Status set_predicates(const std::string& k, const json& v) {
-  static const std::set<std::string> always_on{"predicate.NodeAffinityEnable", "predicate.TaintTolerationEnable"};
-  static const std::set<std::string> not_built{"predicate.NodePortsEnable",        "predicate.PodAffinityEnable",
-                                               "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
-                                               "predicate.PodTopologySpreadEnable", "predicate.VolumeBindingEnable",
-                                               "predicate.DynamicResourceAllocationEnable"};
-  static const std::set<std::string> extras_off{"predicate.GPUSharingEnable", "predicate.GPUNumberEnable",
-                                                "predicate.CacheEnable", "predicate.ProportionalEnable"};
-  if (k == "predicate.resources" || k.rfind("predicate.resources.", 0) == 0) {
-    // Settings of the ProportionalEnable extra, which must stay off.
-    if (!v.is_string() && !v.is_number()) return make_error("argument '" + k + "': not a string or number");
-    return {};
-  }
-  if (!always_on.count(k) && !not_built.count(k) && !extras_off.count(k))
-    return make_error("argument '" + k + "' is unknown (supported: Volcano's predicate.*Enable switches and "
-                      "predicate.resources)");
-  bool on = false;
-  if (v.is_boolean()) on = v.get<bool>();
-  else if (v.is_string() && (v == "true" || v == "false")) on = v == "true";
-  else return make_error("argument '" + k + "': " + v.dump() + " is not a boolean");
-  if (always_on.count(k) && !on) return make_error("argument '" + k + "': weft always applies this filter");
-  if (extras_off.count(k) && on) return make_error("argument '" + k + "': weft does not implement this predicate");
-  return {};
-}
-
-Status set_argument(Config& c, const std::string& plugin, const std::string& k, const json& v) {
-  if (plugin == "binpack") return set_binpack(c, k, v);
-  if (plugin == "nodeorder") return set_nodeorder(c, k, v);
-  if (plugin == "proportion") return set_proportion(c, k, v);
-  if (plugin == "usage") return set_usage(c, k, v);
-  if (plugin == "predicates") return set_predicates(k, v);
-  if (plugin == "overcommit" && k == "overcommit-factor") {
-    auto n = number_arg(v, k);
-    if (!n) return n.error();
-    if (*n < 1) return make_error("argument 'overcommit-factor': must be at least 1");
-    c.overcommit_factor = *n;
-    return {};
-  }
-  if (plugin == "network-topology-aware" && k == "weight") {
-    auto n = number_arg(v, k);
-    if (!n) return n.error();
-    c.topology_weight = *n;
-    return {};
-  }
-  return make_error("argument '" + k + "' is unknown");
-}
+const char* kActionNames = "enqueue, allocate, preempt, reclaim, backfill";
 
 Result<Action> parse_action(const std::string& name) {
   if (name == "enqueue") return Action::Enqueue;
@@ -206,29 +26,60 @@ Result<Action> parse_action(const std::string& name) {
   if (name == "preempt") return Action::Preempt;
   if (name == "reclaim") return Action::Reclaim;
   if (name == "backfill") return Action::Backfill;
-  return make_error("action '" + name + "' is unknown (supported: enqueue, allocate, preempt, reclaim, backfill)");
+  if (name == "shuffle" || name == "gangpreempt" || name == "gangreclaim")
+    return make_error("action '" + name + "' is a Volcano action weft does not implement (implemented: " +
+                      kActionNames + ")");
+  return make_error("action '" + name + "' is unknown (supported: " + std::string(kActionNames) + ")");
 }
 
-Status parse_plugin(Config& c, const json& p, const std::string& where) {
+std::string switch_names() {
+  std::string out;
+  for (const auto& [s, key] : switch_keys()) out += (out.empty() ? "" : ", ") + std::string(key);
+  return out;
+}
+
+Status parse_plugin(Config& c, const json& p, int tier, const std::string& where) {
   if (!p.is_object() || !p.contains("name") || !p["name"].is_string())
     return make_error(where + ": missing 'name'");
-  std::string name = p["name"].get<std::string>();
-  std::string at = where + " (" + name + ")";
-  if (!supported_plugins().count(name))
-    return make_error(at + ": plugin '" + name + "' is unknown (supported: gang, priority, conformance, drf, "
-                      "proportion, predicates, nodeorder, binpack, network-topology-aware, usage, overcommit)");
+  PluginOption opt;
+  opt.name = p["name"].get<std::string>();
+  opt.tier = tier;
+  opt.where = where + " (" + opt.name + ")";
+  const PluginFactory* factory = find_plugin(opt.name);
+  if (!factory) {
+    std::string what = volcano_plugin_not_implemented(opt.name) ? "is a Volcano plugin weft does not implement"
+                                                                : "is unknown";
+    return make_error(opt.where + ": plugin '" + opt.name + "' " + what + " (implemented: " +
+                      implemented_plugin_names() + ")");
+  }
   for (const auto& [k, v] : p.items()) {
-    if (!plugin_option_keys().count(k)) return make_error(at + ": option '" + k + "' is unknown");
-    if (k.rfind("enable", 0) == 0 && !v.is_boolean() && !v.is_null())
-      return make_error(at + ": option '" + k + "': not a boolean");
+    if (k == "name" || k == "arguments") continue;
+    auto sw = std::find_if(switch_keys().begin(), switch_keys().end(), [&](const auto& e) { return k == e.second; });
+    if (sw == switch_keys().end())
+      return make_error(opt.where + ": option '" + k + "' is unknown (supported: " + switch_names() + ")");
+    if (v.is_null()) continue;
+    if (!v.is_boolean()) return make_error(opt.where + ": option '" + k + "': not a boolean");
+    opt.switches[sw->first] = v.get<bool>();
   }
-  if (std::find(c.plugins.begin(), c.plugins.end(), name) == c.plugins.end()) c.plugins.push_back(name);
+  if (c.has(opt.name)) return make_error(opt.where + ": plugin '" + opt.name + "' is listed twice");
   if (p.contains("arguments") && !p["arguments"].is_null()) {
-    if (!p["arguments"].is_object()) return make_error(at + ": arguments: not a map");
-    for (const auto& [k, v] : p["arguments"].items())
-      if (auto st = set_argument(c, name, k, v); !st) return wrap(st.error(), at);
+    if (!p["arguments"].is_object()) return make_error(opt.where + ": arguments: not a map");
+    opt.arguments = p["arguments"];
   }
+  std::vector<std::string> warnings;
+  auto made = factory->make(opt, &warnings);
+  if (!made) return wrap(made.error(), opt.where);
+  for (const auto& w : warnings) c.warnings.push_back(opt.where + ": " + w);
+  c.plugins.push_back(std::move(opt));
   return {};
+}
+
+// weft's own constraint plugins are on unless listed (a Volcano configuration carried
+// over does not name them, and their annotations must not be ignored).
+void add_implicit(Config& c) {
+  int tier = c.plugins.empty() ? 0 : c.plugins.back().tier;
+  for (const auto& f : plugin_factories())
+    if (f.implicit && !c.has(f.name)) c.plugins.push_back({.name = f.name, .tier = tier});
 }
 
 }  // namespace
@@ -244,8 +95,11 @@ std::string action_name(Action a) {
   return "?";
 }
 
-bool Config::has(const std::string& plugin) const {
-  return std::find(plugins.begin(), plugins.end(), plugin) != plugins.end();
+bool Config::has(const std::string& name) const { return plugin(name) != nullptr; }
+
+const PluginOption* Config::plugin(const std::string& name) const {
+  auto it = std::find_if(plugins.begin(), plugins.end(), [&](const PluginOption& p) { return p.name == name; });
+  return it == plugins.end() ? nullptr : &*it;
 }
 
 bool Config::has(Action a) const { return std::find(actions.begin(), actions.end(), a) != actions.end(); }
@@ -253,8 +107,15 @@ bool Config::has(Action a) const { return std::find(actions.begin(), actions.end
 Config Config::defaults() {
   Config c;
   c.actions = {Action::Enqueue, Action::Allocate, Action::Reclaim, Action::Backfill};
-  c.plugins = {"priority", "gang", "conformance", "drf", "predicates", "proportion", "binpack",
-               "network-topology-aware"};
+  int tier = 0;
+  // proportion sits in the first tier with gang and conformance: reclaim's victims are
+  // voted on tier by tier, and only there does its deserved-share rule take part.
+  for (const auto& tier_plugins : {std::vector<const char*>{"priority", "gang", "conformance", "proportion"},
+                                   std::vector<const char*>{"drf", "predicates", "binpack", "network-topology-aware"}}) {
+    for (const char* name : tier_plugins) c.plugins.push_back({.name = name, .tier = tier});
+    ++tier;
+  }
+  add_implicit(c);
   return c;
 }
 
@@ -296,10 +157,17 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& nam
     const json plugins = tiers[t].value("plugins", json::array());
     if (!plugins.is_array()) return make_error(tw + ".plugins: not a list");
     for (size_t i = 0; i < plugins.size(); ++i)
-      if (auto st = parse_plugin(c, plugins[i], tw + ".plugins[" + std::to_string(i) + "]"); !st) return st.error();
+      if (auto st = parse_plugin(c, plugins[i], static_cast<int>(t), tw + ".plugins[" + std::to_string(i) + "]"); !st)
+        return st.error();
   }
-  if (doc->contains("configurations") && (*doc)["configurations"].is_array()) {
+  const PluginOption* drf = c.plugin("drf");
+  if (drf && drf->hierarchy() && c.has("proportion"))
+    return make_error(drf->where + ": enableHierarchy conflicts with proportion (as in Volcano)");
+  if (c.has("proportion") && c.has("capacity"))
+    return make_error(name + ": proportion and capacity both set queue shares; enable one of them");
+  if (doc->contains("configurations") && !(*doc)["configurations"].is_null()) {
     const auto& confs = (*doc)["configurations"];
+    if (!confs.is_array()) return make_error(name + ": configurations: not a list");
     for (size_t i = 0; i < confs.size(); ++i) {
       std::string cw = name + ": configurations[" + std::to_string(i) + "]";
       const auto& conf = confs[i];
@@ -308,9 +176,11 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& nam
       if (auto act = parse_action(conf["name"].get<std::string>()); !act) return make_error(cw + ": " + act.message());
       if (conf.contains("arguments") && conf["arguments"].is_object() && !conf["arguments"].empty())
         return make_error(cw + " (" + conf["name"].get<std::string>() + "): argument '" +
-                          conf["arguments"].items().begin().key() + "' is unknown");
+                          conf["arguments"].items().begin().key() +
+                          "' is unknown (weft's actions take no arguments; see docs/scheduler.md)");
     }
   }
+  add_implicit(c);
   return c;
 }
 

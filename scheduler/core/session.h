@@ -61,7 +61,8 @@ struct Event {
 struct QueueShare {
   std::string name;
   double weight = 1;
-  kube::ResourceList deserved, allocated;
+  kube::ResourceList deserved, allocated;   // milli units, saturating at int64 (use the _units below)
+  std::map<std::string, double> deserved_units, allocated_units;   // milli units, exact at any cluster size
 };
 
 struct Decisions {
@@ -72,6 +73,9 @@ struct Decisions {
   std::vector<QueueShare> queues;          // proportion's shares after this cycle
   // Pending pods that could not be placed: pod key -> reason naming the filter.
   std::map<std::string, std::string> unschedulable;
+  // The same pods -> the reason word of their PodGroup's Unschedulable condition
+  // (NotEnoughResources, NotEnoughPods, NotEnqueued, QueueClosed, ...), for metrics.
+  std::map<std::string, std::string> unschedulable_reasons;
 };
 
 struct SessionOptions {

@@ -40,10 +40,10 @@ Result<int> arrival_of(const kube::SourcedObject& so) {
                     "' is not a cycle number");
 }
 
-json resources_json(const kube::ResourceList& l) {
+json resources_json(const std::map<std::string, double>& milli) {
   json out = json::object();
-  for (const auto& [k, v] : l)
-    if (k != "pods") out[k] = kube::to_base_units(v);
+  for (const auto& [k, v] : milli)
+    if (k != "pods") out[k] = v / 1000.0;
   if (!out.contains("cpu")) out["cpu"] = 0;
   if (!out.contains("memory")) out["memory"] = 0;
   return out;
@@ -124,11 +124,18 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
   SimulationResult result;
   result.pending_reasons = last.unschedulable;
   json pods = json::array();
+  std::map<std::string, int> scheduled;   // PodGroup key -> pods on a node, not finished
   for (const auto& [key, i] : pod_object) {
     const json& p = objects[i].object;
     std::string node = p.contains("spec") && p["spec"].contains("nodeName") && p["spec"]["nodeName"].is_string()
                            ? p["spec"]["nodeName"].get<std::string>() : "";
     std::string phase = p.contains("status") && p["status"].is_object() ? p["status"].value("phase", "") : "";
+    if (!node.empty() && phase != "Succeeded" && phase != "Failed") {
+      std::string group = kube::annotation(p, keys::kGroupAnnotation);
+      if (group.empty()) group = kube::annotation(p, "scheduling.volcano.sh/group-name");
+      std::string ns = kube::namespace_of(p);
+      if (!group.empty()) ++scheduled[(ns.empty() ? "default" : ns) + "/" + group];
+    }
     if (phase.empty()) phase = node.empty() ? "Pending" : "Running";
     pods.push_back({{"pod", key}, {"node", node.empty() ? json(nullptr) : json(node)}, {"phase", phase}});
   }
@@ -136,23 +143,13 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
   for (const auto& [key, i] : group_object) {
     const json& g = objects[i].object;
     json status = g.contains("status") && g["status"].is_object() ? g["status"] : json::object();
-    int scheduled = 0;
-    for (const auto& [pk, pi] : pod_object) {
-      const json& p = objects[pi].object;
-      std::string ns = kube::namespace_of(p);
-      std::string group = kube::annotation(p, keys::kGroupAnnotation);
-      if (group.empty()) group = kube::annotation(p, "scheduling.volcano.sh/group-name");
-      if (group.empty() || (ns.empty() ? "default" : ns) + "/" + group != key) continue;
-      std::string phase = p.contains("status") && p["status"].is_object() ? p["status"].value("phase", "") : "";
-      if (p.contains("spec") && p["spec"].contains("nodeName") && phase != "Succeeded" && phase != "Failed") ++scheduled;
-    }
     int min_member = 1;
     if (g.contains("spec") && g["spec"].is_object() && g["spec"].contains("minMember") &&
         g["spec"]["minMember"].is_number_integer())
       min_member = g["spec"]["minMember"].get<int>();
     groups.push_back({{"name", key},
                       {"phase", status.value("phase", "Pending")},
-                      {"scheduled", scheduled},
+                      {"scheduled", scheduled[key]},
                       {"minMember", min_member},
                       {"status_writes", writes[key]}});
   }
@@ -160,8 +157,8 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
   for (const auto& q : last.queues)
     queue_list.push_back({{"name", q.name},
                           {"weight", q.weight},
-                          {"deserved", resources_json(q.deserved)},
-                          {"allocated", resources_json(q.allocated)}});
+                          {"deserved", resources_json(q.deserved_units)},
+                          {"allocated", resources_json(q.allocated_units)}});
   result.report = {{"cycles", cycles}, {"bindings", bindings}, {"evictions", evictions},
                    {"pods", pods},     {"podgroups", groups},  {"queues", queue_list}};
   return result;

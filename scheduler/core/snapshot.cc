@@ -69,6 +69,35 @@ std::optional<NodeLoad> parse_load(const std::string& text) {
   return l;
 }
 
+// Go's strconv.ParseBool, as Volcano reads volcano.sh/preemptable.
+std::optional<bool> parse_go_bool(const std::string& v) {
+  if (v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True") return true;
+  if (v == "0" || v == "f" || v == "F" || v == "false" || v == "FALSE" || v == "False") return false;
+  return std::nullopt;
+}
+
+// The annotation, else the label (Volcano's order for volcano.sh/preemptable and task-spec).
+std::optional<std::string> annotation_or_label(const json& o, const std::string& key, std::string* field) {
+  const json& md = at(o, "metadata");
+  for (const char* part : {"annotations", "labels"}) {
+    const json& m = at(md, part);
+    if (m.is_object() && m.contains(key) && m[key].is_string()) {
+      *field = std::string("metadata.") + part + "." + key;
+      return m[key].get<std::string>();
+    }
+  }
+  return std::nullopt;
+}
+
+Result<std::optional<bool>> preemptable_of(const json& o, const std::string& where) {
+  std::string field;
+  auto v = annotation_or_label(o, "volcano.sh/preemptable", &field);
+  if (!v) return std::optional<bool>();
+  auto b = parse_go_bool(*v);
+  if (!b) return field_error(where, field, "'" + *v + "' is not a boolean");
+  return std::optional<bool>(*b);
+}
+
 Status add_node(Snapshot& s, const json& o, const std::string& where) {
   NodeInfo n;
   n.name = kube::name_of(o);
@@ -118,6 +147,18 @@ Status add_pod(Snapshot& s, const json& o, const std::string& where) {
   p.phase = phase.is_string() ? phase.get<std::string>() : "";
   if (p.phase.empty() || (p.phase == "Pending" && !p.node.empty())) p.phase = p.node.empty() ? "Pending" : "Running";
   p.terminating = at(at(o, "metadata"), "deletionTimestamp").is_string();
+  auto preemptable = preemptable_of(o, where);
+  if (!preemptable) return preemptable.error();
+  p.preemptable = *preemptable;
+  std::string role_field;
+  p.task_role = annotation_or_label(o, "volcano.sh/task-spec", &role_field).value_or("");
+  const json& status = at(o, "status");
+  if (at(status, "conditions").is_array())
+    for (const auto& cond : at(status, "conditions"))
+      if (at(cond, "type") == "PodScheduled" && at(cond, "status") == "True" && at(cond, "lastTransitionTime").is_string())
+        if (auto t = kube::parse_rfc3339(at(cond, "lastTransitionTime").get<std::string>())) p.scheduled_at = *t;
+  if (!p.scheduled_at && at(status, "startTime").is_string())
+    if (auto t = kube::parse_rfc3339(at(status, "startTime").get<std::string>())) p.scheduled_at = *t;
   p.filter_signature = at(spec, "tolerations").dump() + "|" + at(spec, "nodeSelector").dump() + "|" +
                        at(at(spec, "affinity"), "nodeAffinity").dump();
   s.pods.push_back(std::move(p));
@@ -152,11 +193,38 @@ Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
     if (mode == "hard") g.topology.mode = NetworkTopology::Mode::Hard;
     else if (mode == "soft") g.topology.mode = NetworkTopology::Mode::Soft;
     else return field_error(where, "spec.networkTopology.mode", "'" + mode + "' is not hard or soft");
+    for (const auto& [k, v] : nt.items()) {
+      (void)v;
+      if (k != "mode" && k != "highestTierAllowed" && k != "highestTierName")
+        return field_error(where, "spec.networkTopology." + k, "unknown field (supported: mode, highestTierAllowed, "
+                                                               "highestTierName)");
+    }
     auto hi = int_field(at(nt, "highestTierAllowed"), where, "spec.networkTopology.highestTierAllowed", 0);
     if (!hi) return hi.error();
     if (*hi < 0) return field_error(where, "spec.networkTopology.highestTierAllowed", "negative");
     g.topology.highest_tier = *hi;
+    const json& tier_name = at(nt, "highestTierName");
+    if (!tier_name.is_null()) {
+      if (!tier_name.is_string() || tier_name.get<std::string>().empty())
+        return field_error(where, "spec.networkTopology.highestTierName", "not a tier name");
+      if (!at(nt, "highestTierAllowed").is_null())
+        return field_error(where, "spec.networkTopology", "highestTierAllowed and highestTierName are mutually exclusive");
+      g.topology.highest_tier_name = tier_name.get<std::string>();
+    }
   }
+  const json& mtm = at(spec, "minTaskMember");
+  if (!mtm.is_null()) {
+    if (!mtm.is_object()) return field_error(where, "spec.minTaskMember", "not a map of task name to count");
+    for (const auto& [task, n] : mtm.items()) {
+      auto count = int_field(n, where, "spec.minTaskMember." + task, 0);
+      if (!count) return count.error();
+      if (*count < 0) return field_error(where, "spec.minTaskMember." + task, "negative");
+      g.min_task_member[task] = *count;
+    }
+  }
+  auto preemptable = preemptable_of(o, where);
+  if (!preemptable) return preemptable.error();
+  g.preemptable = *preemptable;
   std::string same = kube::annotation(o, keys::kIbClusterAnnotation);
   if (!same.empty() && same != "same")
     return field_error(where, std::string("metadata.annotations.") + keys::kIbClusterAnnotation,
@@ -185,6 +253,15 @@ Status add_queue(Snapshot& s, const json& o, const std::string& where) {
     *into = std::move(*r);
   }
   if (at(spec, "reclaimable").is_boolean()) q.reclaimable = at(spec, "reclaimable").get<bool>();
+  auto priority = int_field(at(spec, "priority"), where, "spec.priority", 0);
+  if (!priority) return priority.error();
+  q.priority = *priority;
+  const json& parent = at(spec, "parent");
+  if (!parent.is_null()) {
+    if (!parent.is_string()) return field_error(where, "spec.parent", "not a queue name");
+    q.parent = parent.get<std::string>();
+    if (q.parent == q.name) return field_error(where, "spec.parent", "a queue cannot be its own parent");
+  }
   const json& state = at(at(o, "status"), "state");
   if (state.is_string() && (state == "Closed" || state == "Closing")) q.open = false;
   s.queues[q.name] = std::move(q);
@@ -235,6 +312,11 @@ Status add_hypernode(Snapshot& s, const json& o, const std::string& where) {
   if (!tier) return tier.error();
   if (*tier < 1) return field_error(where, "spec.tier", "missing or below 1");
   h.tier = *tier;
+  const json& tier_name = at(spec, "tierName");
+  if (!tier_name.is_null()) {
+    if (!tier_name.is_string()) return field_error(where, "spec.tierName", "not a string");
+    h.tier_name = tier_name.get<std::string>();
+  }
   const json& members = at(spec, "members");
   if (!members.is_null() && !members.is_array()) return field_error(where, "spec.members", "not a list");
   for (size_t i = 0; i < members.size(); ++i) {

@@ -56,6 +56,10 @@ struct PodInfo {
   std::string phase;                // Pending, Running, Succeeded, Failed
   std::string scheduler_name;
   bool terminating = false;         // metadata.deletionTimestamp: never placed, never a victim
+  std::optional<bool> preemptable;  // volcano.sh/preemptable (annotation, else label); unset: the PodGroup's, else true
+  std::string task_role;            // volcano.sh/task-spec (annotation, else label), for minTaskMember
+  // When the pod was bound, if known (PodScheduled condition, else status.startTime).
+  std::optional<TimePoint> scheduled_at;
   // Equal for pods that the static filters (taints, selector, affinity) treat alike.
   std::string filter_signature;
   bool best_effort() const;         // requests nothing
@@ -67,6 +71,7 @@ struct NetworkTopology {
   enum class Mode { None, Hard, Soft };
   Mode mode = Mode::None;
   int highest_tier = 0;             // 0: no limit
+  std::string highest_tier_name;    // highestTierName: resolved against HyperNode spec.tierName
 };
 
 struct PodGroupInfo {
@@ -79,6 +84,8 @@ struct PodGroupInfo {
   std::string priority_class;
   NetworkTopology topology;
   bool same_ib_cluster = false;     // annotation weft.dev/ib-cluster: same
+  std::map<std::string, int32_t> min_task_member;   // spec.minTaskMember: task role -> pods
+  std::optional<bool> preemptable;  // volcano.sh/preemptable (annotation, else label)
   nlohmann::json status = nlohmann::json::object();   // as last written (phase, running, conditions...)
   std::string phase() const;        // status.phase, "Pending" when unset
 };
@@ -89,6 +96,8 @@ struct QueueInfo {
   kube::ResourceList capability, deserved, guarantee;   // empty = not set
   bool open = true;                 // status.state / spec.state Closed stops new work
   bool reclaimable = true;          // spec.reclaimable
+  int32_t priority = 0;             // spec.priority: higher goes first, and is reclaimed from last
+  std::string parent;               // spec.parent (hierarchical queues, capacity plugin); "" = root
 };
 
 // One member selector of a HyperNode, as in topology.volcano.sh/v1alpha1.
@@ -103,6 +112,7 @@ struct HyperNodeMember {
 struct HyperNodeInfo {
   std::string name;
   int tier = 1;
+  std::string tier_name;            // spec.tierName
   std::vector<HyperNodeMember> members;
 };
 

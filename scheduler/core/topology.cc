@@ -28,6 +28,7 @@ std::vector<Domain> derive(const Snapshot& s) {
     if (auto it = index.find(key); it != index.end()) return it->second;
     Domain d;
     d.tier = tier;
+    d.tier_name = tier == 1 ? "leaf" : tier == 2 ? "spine" : "fabric";
     d.name = std::string(prefix) + value;
     if (names.count(d.name)) d.name += "-" + fabric;
     names.insert(d.name);
@@ -73,6 +74,7 @@ std::vector<Domain> resolve(const Snapshot& s) {
     Domain d;
     d.name = h.name;
     d.tier = h.tier;
+    d.tier_name = h.tier_name;
     d.members = h.members;
     by_name[h.name] = static_cast<int>(out.size());
     out.push_back(std::move(d));

@@ -14,6 +14,7 @@ namespace weft::scheduler {
 struct Domain {
   std::string name;
   int tier = 1;
+  std::string tier_name;        // HyperNode spec.tierName; derived: "leaf", "spine", "fabric"
   std::vector<int> nodes;       // node indices into Snapshot::nodes, ascending
   std::vector<int> children;    // child domain indices
   int parent = -1;

@@ -315,6 +315,10 @@ TEST(Defragment, PlanListsMovesAndReasons) {
   ASSERT_EQ(p.notes.size(), 2u);
   EXPECT_NE(p.notes[0].find("gang ml/train gets room in leaf-a-l1"), std::string::npos) << p.notes[0];
   EXPECT_NE(p.notes[1].find("gang ml/big not helped (no-movable-room)"), std::string::npos) << p.notes[1];
+  json patch = dd::reservation_patch(out.rooms[0]);
+  auto back = kube::parse_reservation(patch["metadata"]["annotations"][kube::kReservationAnnotation], "patch");
+  ASSERT_TRUE(back) << back.message();
+  EXPECT_EQ(back->nodes, out.rooms[0].reservation.nodes);
 }
 
 TEST(DefragmentArgs, ParsesAndRefuses) {

@@ -52,21 +52,26 @@ TEST(Load, File) {
 }
 
 TEST(Load, Annotation) {
-  auto s = parse_load_annotation(R"({"cpu":0.37,"memory":0.52,"window_s":60,"source":"ebpf","at":"2026-11-23T10:00:00Z"})");
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(s->source, "ebpf");
-  EXPECT_FALSE(parse_load_annotation(R"({"cpu":0.37,"memory":0.52})").ok());   // no time: cannot be judged fresh
-  EXPECT_FALSE(parse_load_annotation("garbage").ok());
-  auto no_memory = parse_load_annotation(R"({"cpu":0.37,"at":"2026-11-23T10:00:00Z"})");
-  ASSERT_FALSE(no_memory.ok());
-  EXPECT_NE(no_memory.message().find("memory"), std::string::npos) << no_memory.message();
-  // memory_at alone is not enough: cpu needs a time too.
-  EXPECT_FALSE(parse_load_annotation(R"({"cpu":0.37,"memory":0.52,"memory_at":"2026-11-23T10:00:00Z"})").ok());
-  auto split = parse_load_annotation(
-      R"({"cpu":0.37,"memory":0.52,"at":"2026-11-23T10:00:00Z","memory_at":"2026-11-23T09:00:00Z"})");
-  ASSERT_TRUE(split.ok()) << split.message();
-  EXPECT_EQ(format_rfc3339(*split->cpu_at), "2026-11-23T10:00:00Z");
-  EXPECT_EQ(format_rfc3339(*split->memory_at), "2026-11-23T09:00:00Z");
+  // The shared codec (kube/load_annotation.h) decodes; a node whose annotation does not
+  // decode is invalid (unknown), with the reason.
+  auto via_node = [](const std::string& text) {
+    test::json n = test::node("n");
+    n["metadata"]["annotations"] = {{"weft.dev/load", text}};
+    return load_from_annotations(test::build({n}));
+  };
+  LoadReport s = via_node(R"({"cpu":0.37,"memory":0.52,"window_s":60,"source":"ebpf","at":"2026-11-23T10:00:00Z"})");
+  ASSERT_TRUE(s.nodes.count("n"));
+  EXPECT_EQ(s.nodes.at("n").source, "ebpf");
+  EXPECT_TRUE(via_node(R"({"cpu":0.37,"memory":0.52})").invalid.count("n"));   // no time: cannot be judged fresh
+  EXPECT_TRUE(via_node("garbage").invalid.count("n"));
+  LoadReport no_memory = via_node(R"({"cpu":0.37,"at":"2026-11-23T10:00:00Z"})");
+  ASSERT_TRUE(no_memory.invalid.count("n"));
+  EXPECT_NE(no_memory.invalid.at("n").find("memory"), std::string::npos) << no_memory.invalid.at("n");
+  LoadReport split = via_node(
+      R"({"cpu":0.37,"memory":0.52,"cpu_at":"2026-11-23T10:00:00Z","memory_at":"2026-11-23T09:00:00Z"})");
+  ASSERT_TRUE(split.nodes.count("n")) << split.invalid["n"];
+  EXPECT_EQ(format_rfc3339(*split.nodes.at("n").cpu_at), "2026-11-23T10:00:00Z");
+  EXPECT_EQ(format_rfc3339(*split.nodes.at("n").memory_at), "2026-11-23T09:00:00Z");
 
   using test::json;
   json good = test::node("a");
@@ -86,19 +91,21 @@ TEST(Load, PrometheusVectorAndJoin) {
          {"metric":{"node":"n1"},"value":[1700000000.5,"0.9"]},
          {"metric":{"node":"n2"},"value":[1700000000.5,"NaN"]},
          {"metric":{"node":"n3"},"value":[1700000000.5,"0.2"]},
-         {"metric":{"other":"x"},"value":[1700000000.5,"0.2"]}]}})", "node");
+         {"metric":{"other":"x"},"value":[1700000000.5,"0.2"]}]}})", {"node"});
   ASSERT_TRUE(cpu.ok()) << cpu.message();
   EXPECT_EQ(cpu->size(), 3u);
   auto mem = parse_prometheus_vector(
       R"({"status":"success","data":{"resultType":"vector","result":[
          {"metric":{"node":"n1"},"value":[1700000000.5,"0.4"]},{"metric":{"node":"n2"},"value":[1700000000.5,"0.4"]},
-         {"metric":{"node":"n4"},"value":[1700000000.5,"0.4"]}]}})", "node");
+         {"metric":{"node":"n4"},"value":[1700000000.5,"0.4"]}]}})", {"node"});
   auto newest = [](const char* n1_time) {
     return parse_prometheus_vector(std::string(R"({"status":"success","data":{"resultType":"vector","result":[
          {"metric":{"node":"n1"},"value":[1700000000.5,")") + n1_time + R"("]},{"metric":{"node":"n2"},"value":[1700000000.5,"1699999990"]},
-         {"metric":{"node":"n4"},"value":[1700000000.5,"1699999990"]}]}})", "node");
+         {"metric":{"node":"n4"},"value":[1700000000.5,"1699999990"]}]}})", {"node"});
   };
-  PrometheusResults in{*cpu, *mem, *newest("1699999990"), *newest("1699999400")};
+  std::map<std::string, ResourceResults> in;
+  in["cpu"] = {*cpu, *newest("1699999990")};
+  in["memory"] = {*mem, *newest("1699999400")};
   LoadReport r = join_prometheus(in, "prometheus x");
   ASSERT_EQ(r.nodes.size(), 1u);
   EXPECT_DOUBLE_EQ(r.nodes.at("n1").cpu, 0.9);
@@ -109,23 +116,24 @@ TEST(Load, PrometheusVectorAndJoin) {
   EXPECT_TRUE(r.invalid.count("n3"));   // no memory
   EXPECT_TRUE(r.invalid.count("n4"));   // no cpu
   // A node without a recent memory sample is unknown even with a recent cpu sample.
-  in.memory_newest.erase("n1");
+  in["memory"].newest.erase("n1");
   LoadReport r2 = join_prometheus(in, "prometheus x");
   EXPECT_FALSE(r2.nodes.count("n1"));
   EXPECT_EQ(r2.invalid.at("n1"), "no recent memory sample");
-  auto err = parse_prometheus_vector(R"({"status":"error","errorType":"bad_data","error":"parse error"})", "node");
+  auto err = parse_prometheus_vector(R"({"status":"error","errorType":"bad_data","error":"parse error"})", {"node"});
   ASSERT_FALSE(err.ok());
   EXPECT_NE(err.message().find("parse error"), std::string::npos);
-  EXPECT_FALSE(parse_prometheus_vector(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", "node").ok());
+  EXPECT_FALSE(parse_prometheus_vector(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", {"node"}).ok());
 }
 
 TEST(Load, QueryTemplates) {
   MetricsArgs m;
   m.window = Seconds(300);
-  EXPECT_EQ(expand_query(m.cpu_query, m), "avg by (node) (avg_over_time(weft_node_cpu_busy_ratio[5m]))");
+  EXPECT_EQ(expand_query(m.resources.at("cpu").query, m.window, m.node_label),
+            "avg by (node) (avg_over_time(weft_node_cpu_busy_ratio[5m]))");
   m.window = Seconds(90);
   m.node_label = "kubernetes_node";
-  EXPECT_EQ(expand_query("max by ({label}) (x[{window}])", m), "max by (kubernetes_node) (x[90s])");
+  EXPECT_EQ(expand_query("max by ({label}) (x[{window}])", m.window, m.node_label), "max by (kubernetes_node) (x[90s])");
   EXPECT_EQ(promql_duration(Seconds(3600)), "1h");
   EXPECT_EQ(promql_duration(Seconds(1.5)), "1500ms");
 }

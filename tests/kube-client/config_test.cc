@@ -112,7 +112,8 @@ TEST(KubeClientKubeconfig, MalformedInputGivesOneLineNamingFileAndField) {
        "bad port '99999'"},
       {"current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\nclusters:\n- name: c\n  cluster: {}\n",
        "field 'clusters[c].cluster.server': missing"},
-      {kubeconfig("", "    exec: {command: aws}\n"), "exec and auth-provider credentials are not supported"},
+      {kubeconfig("", "    exec: {command: aws}\n"),
+       "field 'users[u1].user.exec.apiVersion': '' is not client.authentication.k8s.io/v1 or v1beta1"},
   };
   for (const auto& c : cases) {
     auto cfg = parse_kubeconfig(c.text, "/k");

@@ -44,8 +44,8 @@ TEST(KubeLiteCli, BadInputEndsWithOneLineNamingFileFieldOrAddress) {
   TempDir dir("kube-lite-cli");
   write_file(dir.file("broken.yaml"), "apiVersion: v1\nkind: Node\nmetadata:\n  name: [oops\n");
   expect_one_line_failure({"--state", dir.file("broken.yaml")}, dir.file("broken.yaml"));
-  write_file(dir.file("unknown.yaml"), "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n");
-  expect_one_line_failure({"--state", dir.file("unknown.yaml")}, "kind Deployment");
+  write_file(dir.file("unknown.yaml"), "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: d}\n");
+  expect_one_line_failure({"--state", dir.file("unknown.yaml")}, "kind StatefulSet");
   expect_one_line_failure({"--state", dir.file("missing.yaml")}, dir.file("missing.yaml"));
   write_file(dir.file("tokens.yaml"), "- user: nobody\n");
   expect_one_line_failure({"--tokens", dir.file("tokens.yaml")}, "field 'token' is missing");

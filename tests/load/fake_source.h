@@ -14,9 +14,15 @@ class FakeSource : public LoadSource {
   std::string name() const override { return name_; }
   Status watch_cgroup(const std::string& path) override {
     if (path == "/missing") return make_error("--cgroup /missing: does not exist");
+    if (path == refuse_watch) return make_error("--cgroup " + path + ": at most 0 cgroups can be watched");
     watched.push_back(path);
     return {};
   }
+  Status unwatch_cgroup(const std::string& path) override {
+    unwatched.push_back(path);
+    return {};
+  }
+  bool attributes_cgroups() const override { return counts_cgroups; }
   Result<LoadCounters> read() override {
     std::lock_guard lock(mu);
     reads++;
@@ -27,7 +33,9 @@ class FakeSource : public LoadSource {
   }
   std::mutex mu;
   std::deque<LoadCounters> readings;
-  std::vector<std::string> watched;
+  std::vector<std::string> watched, unwatched;
+  bool counts_cgroups = false;
+  std::string refuse_watch;
   int reads = 0;
 
  private:

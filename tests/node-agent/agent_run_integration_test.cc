@@ -3,6 +3,9 @@
 // the agents, promtool on /metrics, and API faults through a switchable proxy.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -14,8 +17,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/load/pod_group.h"
 #include "tests/node-agent/api_proxy.h"
-#include "tests/node-agent/discovery_stub.h"
 #include "tests/support/kube_lite.h"
 #include "tests/support/process.h"
 
@@ -168,27 +171,6 @@ Agent start_agent(const std::string& node, const std::string& kubeconfig, std::m
 json get_node(weft::kube::Client& client, const std::string& name) {
   auto n = client.get(weft::kube::resources::nodes(), "", name);
   return n ? n.value() : json();
-}
-
-// The scrape config with each kubernetes_sd_configs block replaced by an empty static one.
-std::string without_kubernetes_sd(const std::string& config) {
-  std::istringstream in(config);
-  std::string line, out;
-  size_t block_indent = std::string::npos;
-  while (std::getline(in, line)) {
-    const size_t indent = line.find_first_not_of(' ');
-    if (block_indent != std::string::npos && indent != std::string::npos &&
-        (indent > block_indent || (indent == block_indent && line.compare(indent, 2, "- ") == 0)))
-      continue;
-    block_indent = std::string::npos;
-    if (indent != std::string::npos && line.compare(indent, std::string::npos, "kubernetes_sd_configs:") == 0) {
-      block_indent = indent;
-      out += std::string(indent, ' ') + "static_configs: []\n";
-      continue;
-    }
-    out += line + "\n";
-  }
-  return out;
 }
 
 std::map<std::string, std::string> weft_labels(const json& node) {
@@ -371,6 +353,8 @@ TEST(AgentRun, LabelsTokensPrometheusOnAnIbsimFabric) {
 
 // One Node "solo" in kube-lite, reached through a fault proxy in the given mode, and a
 // kubeconfig for the agent that points at the proxy.
+// The agents behind it run with --no-pod-metrics: the proxy is for short calls, and a
+// watch of pods would hold it (and its shutdown) for minutes.
 struct SoloApi {
   TempDir dir;
   std::unique_ptr<KubeLite> api;
@@ -389,6 +373,109 @@ struct SoloApi {
   }
 };
 
+// The value of one series in a /metrics text, or nullopt when it is not there.
+std::optional<double> series_value(const std::string& metrics, const std::string& series) {
+  std::istringstream in(metrics);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  }
+  return std::nullopt;
+}
+
+std::string pod_series(const std::string& metric, const std::string& ns, const std::string& pod) {
+  return metric + "{namespace=\"" + ns + "\",pod=\"" + pod + "\"}";
+}
+
+// Real pods' groups laid out as kubelet's cgroupfs driver does, one burning a CPU with
+// 64 MiB touched and one sleeping, named by pods in kube-lite (one bound elsewhere):
+// the agent, with a token that may only read pods, publishes each pod's usage under
+// its namespace and name, and drops a pod's series when its group goes and when the
+// pod leaves the API.
+TEST(AgentRun, PodUsageSeriesFollowThePodsOnTheNode) {
+  WEFT_SKIP_UNLESS(need_agent());
+  WEFT_SKIP_UNLESS(KubeLite::need());
+  WEFT_SKIP_UNLESS(weft::testing::need_root());
+  auto mounts = weft::load::testing::cgroup_mounts();
+  if (mounts.v2.empty()) GTEST_SKIP() << "no cgroup2 file system mounted";
+  TempDir dir;
+  weft::testing::write_file(dir.file("nodes.yaml"), node_yaml("solo") + "---\n" + node_yaml("other"));
+  json tokens = json::parse(tokens_json({"solo"}));
+  tokens[0]["rules"].push_back({{"verbs", {"get", "list", "watch"}}, {"apiGroups", {""}}, {"resources", {"pods"}}});
+  weft::testing::write_file(dir.file("tokens.json"), tokens.dump(2));
+  KubeLite api({.state = dir.file("nodes.yaml"), .tokens = dir.file("tokens.json")});
+  ASSERT_EQ(api.error(), "");
+  auto admin = api.client_for_token("admin");
+  auto make_pod = [&](const std::string& ns, const std::string& name, const std::string& node) {
+    json p = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}, {"namespace", ns}}},
+              {"spec", {{"nodeName", node}, {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
+    auto made = admin->create(weft::kube::resources::pods(), ns, p);
+    EXPECT_TRUE(made) << made.message();
+    return made ? made->at("metadata").value("uid", "") : std::string();
+  };
+  ASSERT_TRUE(admin->create(weft::kube::resources::namespaces(), "",
+                            {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "team-a"}}}}));
+  const std::string burner = make_pod("team-a", "burner", "solo");
+  const std::string sleeper = make_pod("default", "sleeper", "solo");
+  const std::string elsewhere = make_pod("default", "elsewhere", "other");
+  ASSERT_FALSE(burner.empty() || sleeper.empty() || elsewhere.empty());
+
+  weft::load::testing::CgroupTree tree(mounts, "weft-agent-pods-" + std::to_string(getpid()));
+  const std::string burner_group = "kubepods/burstable/pod" + burner;
+  const std::string sleeper_group = "kubepods/besteffort/pod" + sleeper;
+  // A group for the pod on the other node: found here, but not this node's pod.
+  const std::string stray_group = "kubepods/pod" + elsewhere;
+  ASSERT_TRUE(tree.make(burner_group) && tree.make(sleeper_group) && tree.make(stray_group)) << tree.error();
+  weft::load::testing::PodProcess burn(tree.v2(burner_group), tree.memory_v1(burner_group), true, 64);
+  auto sleep = std::make_unique<weft::load::testing::PodProcess>(tree.v2(sleeper_group),
+                                                                  tree.memory_v1(sleeper_group), false, 1);
+  ASSERT_EQ(burn.error(), "");
+  ASSERT_EQ(sleep->error(), "");
+
+  Agent a = start_agent("solo", api.kubeconfig_for_token("agent-solo", "solo"), {},
+                        {"--ib-backend", "verbs", "--pod-cgroup-root", tree.v2("kubepods")});
+  const std::string burner_cpu = pod_series("weft_pod_cpu_usage_cores", "team-a", "burner");
+  const std::string sleeper_cpu = pod_series("weft_pod_cpu_usage_cores", "default", "sleeper");
+  std::string metrics;
+  ASSERT_TRUE(eventually(
+      [&] {
+        metrics = weft::testing::http_get(a.url("/metrics")).second;
+        return series_value(metrics, burner_cpu).value_or(0) > 0.2 && series_value(metrics, sleeper_cpu);
+      },
+      30s))
+      << metrics << a.process->output();
+  std::printf("burning pod %.3f cores, sleeping pod %.4f cores\n", *series_value(metrics, burner_cpu),
+              *series_value(metrics, sleeper_cpu));
+  EXPECT_LT(*series_value(metrics, sleeper_cpu), 0.02);
+  EXPECT_EQ(metrics.find("pod=\"elsewhere\""), std::string::npos);
+  if (tree.has_memory()) {
+    auto mem = series_value(metrics, pod_series("weft_pod_memory_usage_bytes", "team-a", "burner"));
+    ASSERT_TRUE(mem) << metrics;
+    EXPECT_GE(*mem, 16.0 * 1048576);
+    EXPECT_LE(*mem, 80.0 * 1048576);
+  }
+  // The sleeping pod's group goes (its pod is still in the API): its series go.
+  sleep.reset();
+  ASSERT_EQ(rmdir(tree.v2(sleeper_group).c_str()), 0) << std::strerror(errno);
+  EXPECT_TRUE(eventually(
+      [&] {
+        metrics = weft::testing::http_get(a.url("/metrics")).second;
+        return !series_value(metrics, sleeper_cpu) && series_value(metrics, burner_cpu);
+      },
+      10s))
+      << metrics;
+  // The burning pod leaves the API (its group lingers): its series go too.
+  ASSERT_TRUE(admin->remove(weft::kube::resources::pods(), "team-a", "burner"));
+  EXPECT_TRUE(eventually(
+      [&] {
+        metrics = weft::testing::http_get(a.url("/metrics")).second;
+        return metrics.find("weft_pod_") == std::string::npos;
+      },
+      10s))
+      << metrics;
+  EXPECT_TRUE(a.process->running()) << a.process->output();
+}
+
 // For a minute the API answers 500 (30 s) and then nothing at all (30 s); the agent
 // keeps running and backs off (a bounded number of attempts, no busy loop), and once
 // the API is back the labels converge.
@@ -402,7 +489,7 @@ TEST(AgentRun, ApiErrorsThenRecoveryConverges) {
   const std::string& kubeconfig = solo.kubeconfig;
 
   // No HCA here (verbs finds none): the agent publishes weft.dev/rdma=none and the load.
-  Agent a = start_agent("solo", kubeconfig, {}, {"--ib-backend", "verbs"});
+  Agent a = start_agent("solo", kubeconfig, {}, {"--ib-backend", "verbs", "--no-pod-metrics"});
   ASSERT_TRUE(eventually([&] { return proxy.failed() >= 3; }, 15s)) << a.process->output();
   std::this_thread::sleep_for(30s);
   // Exponential backoff from 0.5 s: ~7 publish attempts in 35 s, each a read and the
@@ -445,7 +532,7 @@ TEST(AgentRun, SigtermDuringAPatchExitsWithinFiveSeconds) {
   auto& proxy = *solo.proxy;
   const std::string& kubeconfig = solo.kubeconfig;
 
-  Agent a = start_agent("solo", kubeconfig, {}, {"--ib-backend", "verbs"});
+  Agent a = start_agent("solo", kubeconfig, {}, {"--ib-backend", "verbs", "--no-pod-metrics"});
   ASSERT_TRUE(eventually([&] { return proxy.held_patches() >= 1; }, 15s)) << a.process->output();
   const auto start = std::chrono::steady_clock::now();
   ::kill(a.process->pid(), SIGTERM);
@@ -457,91 +544,6 @@ TEST(AgentRun, SigtermDuringAPatchExitsWithinFiveSeconds) {
   auto n = get_node(api.client(), "solo");
   EXPECT_EQ(n["metadata"]["labels"]["weft.dev/ib-spine"], "0xstale");   // untouched: the patch never landed
   EXPECT_FALSE(n["metadata"]["annotations"].contains("weft.dev/load"));
-}
-
-// deploy/ renders with kustomize, and every object is accepted: server-side dry run
-// against kube-lite for the kinds it serves, client-side for the rest.
-TEST(Deploy, KustomizeRendersAndEveryObjectPassesDryRun) {
-  WEFT_SKIP_UNLESS(weft::testing::need_tools({"kubectl"}));
-  WEFT_SKIP_UNLESS(KubeLite::need());
-  KubeLite api;
-  ASSERT_EQ(api.error(), "");
-  auto [code, rendered] = api.kubectl({"kustomize", weft::testing::source_path("deploy")});
-  ASSERT_EQ(code, 0) << rendered;
-  TempDir dir;
-  // Split the rendered stream into one file per object.
-  std::vector<std::string> docs;
-  std::string current;
-  std::istringstream in(rendered);
-  for (std::string line; std::getline(in, line);) {
-    if (line == "---") {
-      docs.push_back(current);
-      current.clear();
-    } else {
-      current += line + "\n";
-    }
-  }
-  docs.push_back(current);
-  std::set<std::string> kinds;
-  // Namespaced objects need their namespace on the server, as on a real one.
-  auto ns = api.client().create(weft::kube::resources::namespaces(), "",
-                                json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "weft-system"}}}});
-  ASSERT_TRUE(ns.ok()) << ns.message();
-  testing::DiscoveryStub stub;
-  weft::testing::write_file(dir.file("stub.kubeconfig"),
-                            "apiVersion: v1\nkind: Config\ncurrent-context: stub\nclusters:\n- name: stub\n  cluster:\n"
-                            "    server: " + stub.url() + "\nusers:\n- name: stub\n  user: {}\ncontexts:\n- name: stub\n"
-                            "  context: {cluster: stub, user: stub}\n");
-  int applied = 0, on_server = 0;
-  for (size_t i = 0; i < docs.size(); ++i) {
-    std::smatch kind_m, version_m;
-    if (!std::regex_search(docs[i], kind_m, std::regex("(^|\n)kind: (\\S+)"))) continue;
-    std::regex_search(docs[i], version_m, std::regex("(^|\n)apiVersion: (\\S+)"));
-    const std::string kind = kind_m[2], version = version_m[2];
-    kinds.insert(kind);
-    const std::string file = dir.file("obj" + std::to_string(i) + ".yaml");
-    weft::testing::write_file(file, docs[i]);
-    // Server-side first; a kind kube-lite does not serve is checked client-side.
-    auto [rc, out] = api.kubectl({"apply", "--dry-run=server", "-f", file});
-    std::string how = "server";
-    static const std::regex not_served("no matches for kind|could not find the requested resource|"
-                                       "doesn't have a resource type|ensure CRDs are installed");
-    if (rc != 0 && std::regex_search(out, not_served)) {
-      // kubectl maps the kind through discovery even for a client-side dry run: ask the stub.
-      std::tie(rc, out) = weft::testing::run_command({"kubectl", "--kubeconfig", dir.file("stub.kubeconfig"),
-                                                      "--cache-dir", dir.file("stub-cache"), "apply",
-                                                      "--dry-run=client", "--validate=false", "-f", file});
-      how = "client";
-    } else {
-      ++on_server;
-    }
-    EXPECT_EQ(rc, 0) << kind << " " << version << " (" << how << "):\n" << out << "\n" << docs[i];
-    ++applied;
-  }
-  for (const char* k : {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet",
-                        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "PodMonitor", "ConfigMap"})
-    EXPECT_TRUE(kinds.count(k)) << k << " missing from deploy/";
-  EXPECT_GE(applied, 9);
-  // The plain Prometheus scrape config in its ConfigMap is a valid Prometheus config.
-  if (weft::testing::need_tools({"promtool"}).empty()) {
-    auto [rc, config] = api.kubectl({"apply", "--dry-run=client", "--validate=false", "-f",
-                                     weft::testing::source_path("deploy/agent/prometheus-scrape-config.yaml"), "-o",
-                                     "jsonpath={.data.weft-agent-scrape-config\\.yaml}"});
-    ASSERT_EQ(rc, 0) << config;
-    EXPECT_NE(config.find("kubernetes_sd_configs"), std::string::npos) << config;
-    weft::testing::write_file(dir.file("scrape.yml"), config);
-    auto [check_rc, out] = weft::testing::run_command({"promtool", "check", "config", dir.file("scrape.yml")});
-    if (check_rc != 0 && out.find("field kubernetes_sd_configs not found") != std::string::npos) {
-      // Debian's Prometheus is built without Kubernetes service discovery: check everything
-      // else (jobs, relabelling) with the discovery block swapped for an empty static one.
-      std::cout << "promtool here lacks kubernetes_sd; checking the rest of the scrape config\n";
-      config = without_kubernetes_sd(config);
-      weft::testing::write_file(dir.file("scrape.yml"), config);
-      std::tie(check_rc, out) = weft::testing::run_command({"promtool", "check", "config", dir.file("scrape.yml")});
-    }
-    EXPECT_EQ(check_rc, 0) << out;
-  }
-  EXPECT_GE(on_server, 3);   // Namespace, ServiceAccount, ... are served by kube-lite
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ void fill(AgentState& state) {
   auto load = testing::make_load(0.25, 0.5);
   load.reclaim_stall_seconds_total = 1.5;
   load.runq_histogram = LatencyHistogram{{1e-6, 1e-3, 1.0}, {3, 7, 9}, 10, 2.5};
+  load.pods = {PodLoad{"team-a", "trainer-0", "u-1", "", 1.75, 3.5e9}, PodLoad{"default", "idle", "", "default-idle", 0.01, {}}};
   state.load_ok(load, std::chrono::system_clock::now());
 }
 
@@ -36,7 +37,8 @@ TEST(Metrics, EveryDesignMetricHasHelpAndType) {
         "weft_ib_port_xmit_data_bytes_total", "weft_ib_probe_duration_seconds", "weft_node_cpu_busy_ratio",
         "weft_node_memory_used_ratio", "weft_node_runqueue_latency_seconds",
         "weft_node_memory_reclaim_stall_seconds_total", "weft_agent_load_source", "weft_agent_build_info",
-        "weft_agent_probe_stale", "weft_agent_probe_errors_total"}) {
+        "weft_agent_probe_stale", "weft_agent_probe_errors_total", "weft_pod_cpu_usage_cores",
+        "weft_pod_memory_usage_bytes"}) {
     EXPECT_NE(text.find(std::string("# HELP ") + name + " "), std::string::npos) << name;
     EXPECT_NE(text.find(std::string("# TYPE ") + name + " "), std::string::npos) << name;
   }
@@ -46,6 +48,30 @@ TEST(Metrics, EveryDesignMetricHasHelpAndType) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("weft_agent_build_info{version=\"1.2.3\"} 1"), std::string::npos);
+}
+
+// One series per pod of the last snapshot, named by namespace and pod; a pod without a
+// memory reading has no memory series, and a snapshot without pods no pod family.
+TEST(Metrics, PodSeriesFollowTheLastLoadSnapshot) {
+  AgentState state("n1");
+  fill(state);
+  AgentMetrics metrics(state, "1.2.3");
+  std::string text = metrics.render();
+  EXPECT_NE(text.find("weft_pod_cpu_usage_cores{namespace=\"team-a\",pod=\"trainer-0\"} 1.75\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("weft_pod_cpu_usage_cores{namespace=\"default\",pod=\"idle\"} 0.01\n"), std::string::npos);
+  EXPECT_NE(text.find("weft_pod_memory_usage_bytes{namespace=\"team-a\",pod=\"trainer-0\"} 3500000000\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("weft_pod_memory_usage_bytes{namespace=\"default\""), std::string::npos);
+  auto load = testing::make_load(0.25, 0.5);
+  load.pods = {PodLoad{"team-a", "trainer-0", "u-1", "", 0.5, 1e9}};
+  state.load_ok(load, std::chrono::system_clock::now());
+  text = metrics.render();
+  EXPECT_EQ(text.find("pod=\"idle\""), std::string::npos) << text;
+  EXPECT_NE(text.find("weft_pod_cpu_usage_cores{namespace=\"team-a\",pod=\"trainer-0\"} 0.5\n"), std::string::npos);
+  state.load_ok(testing::make_load(0.25, 0.5), std::chrono::system_clock::now());
+  EXPECT_EQ(metrics.render().find("weft_pod_"), std::string::npos);
 }
 
 // The real promtool lints the exposition exactly as a scrape would get it.

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <thread>
@@ -233,6 +234,12 @@ TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
                 .extra_args = {"--retry-after", "0"}});
   ASSERT_EQ(api.error(), "");
   auto admin = api.client_for_token("token-admin");
+  // deploy/scheduler/lease.yaml ships the Lease; the Role may only get and update it.
+  ASSERT_TRUE(admin->create(kube::ResourceRef{"coordination.k8s.io", "v1", "leases", true}, "default",
+                            json{{"apiVersion", "coordination.k8s.io/v1"},
+                                 {"kind", "Lease"},
+                                 {"metadata", {{"name", "weft-scheduler"}, {"namespace", "default"}}},
+                                 {"spec", json::object()}}));
   auto replica = [&](const std::string& user) {
     std::vector<std::string> argv = run_args(
         api.kubeconfig_for_token("token-" + user, user),
@@ -463,12 +470,19 @@ TEST(SchedulerRun, SixteenOrMoreBindingsInFlightKeepGangsWholeUnderFaults) {
       if (!p["spec"].value("nodeName", "").empty()) ++now_bound[g];
     }
     if (sabotaged.empty() && !now_bound.empty()) {
+      // All at once: the scheduler's bindings are in flight. A binding succeeds only while
+      // the pod is pending, so a steal never undoes one of the scheduler's.
+      std::vector<std::thread> stealers;
+      std::mutex mu;
       for (int g = 0; g < gangs; g += 2) {
-        const std::string group = "g" + std::to_string(100 + g);
-        if (now_bound[group] > 0) continue;
-        // A binding succeeds only while the pod is pending: a steal never undoes the scheduler's.
-        if (client->bind("default", group + "-7", "elsewhere")) sabotaged.insert(group);
+        stealers.emplace_back([&, group = "g" + std::to_string(100 + g)] {
+          auto own = api.new_client();
+          if (!own->bind("default", group + "-7", "elsewhere")) return;
+          std::lock_guard lock(mu);
+          sabotaged.insert(group);
+        });
       }
+      for (auto& t : stealers) t.join();
       ASSERT_FALSE(sabotaged.empty()) << "every gang was bound before the first poll saw one";
     }
     stable = !sabotaged.empty() && now_bound == bound && now_members == members ? stable + 1 : 0;

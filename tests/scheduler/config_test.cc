@@ -17,8 +17,8 @@ tiers:
 - plugins:
   - name: drf
   - name: predicates
-    arguments: {predicate.NodeAffinityEnable: true, predicate.PodAffinityEnable: true, predicate.GPUSharingEnable: false,
-                predicate.VolumeBindingEnable: "true"}
+    arguments: {predicate.NodeAffinityEnable: true, predicate.PodAffinityEnable: false, predicate.GPUSharingEnable: false,
+                predicate.VolumeBindingEnable: "false"}
   - name: proportion
     arguments:
       tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
@@ -39,18 +39,14 @@ tiers:
   EXPECT_EQ(c->actions, (std::vector<Action>{Action::Enqueue, Action::Allocate, Action::Reclaim, Action::Backfill}));
   EXPECT_TRUE(c->has("gang"));
   EXPECT_TRUE(c->has("usage"));
-  EXPECT_EQ(c->proportion.tolerations.size(), 1u);
-  EXPECT_EQ(c->proportion.node_selector.at("pool"), "gpu");
-  EXPECT_EQ(c->nodeorder.most_requested, 2);
-  EXPECT_EQ(c->nodeorder.least_requested, 0);
-  EXPECT_EQ(c->binpack.weight, 10);
-  EXPECT_EQ(c->binpack.resources.at("cpu"), 2);
-  EXPECT_EQ(c->binpack.resources.at("nvidia.com/gpu"), 5);
-  EXPECT_EQ(c->usage.cpu_threshold, 80);
-  EXPECT_EQ(c->usage.memory_threshold, 90);
-  EXPECT_EQ(c->usage.max_age_s, 120);
-  EXPECT_EQ(c->overcommit_factor, 1.5);
-  EXPECT_EQ(c->topology_weight, 10);
+  ASSERT_NE(c->plugin("gang"), nullptr);
+  EXPECT_FALSE(c->plugin("gang")->enabled(Switch::Preemptable));
+  EXPECT_TRUE(c->plugin("gang")->enabled(Switch::JobReady));   // absent = on
+  EXPECT_EQ(c->plugin("gang")->tier, 0);
+  EXPECT_EQ(c->plugin("drf")->tier, 1);
+  EXPECT_EQ(c->plugin("binpack")->arguments["binpack.weight"], 10);
+  EXPECT_TRUE(c->has("ib-cluster"));   // weft's own, always on
+  EXPECT_TRUE(c->warnings.empty());
 }
 
 struct BadConfig {
@@ -75,6 +71,14 @@ TEST(SchedulerConfig, UnknownNamesAreErrorsThatNameThem) {
        "(predicates): argument 'predicate.MagicEnable' is unknown"},
       {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.GPUSharingEnable: true}\n",
        "argument 'predicate.GPUSharingEnable': weft does not implement this predicate"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.PodAffinityEnable: true}\n",
+       "argument 'predicate.PodAffinityEnable': weft does not implement this predicate"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: tdm\n", "plugin 'tdm' is a Volcano plugin weft does not implement"},
+      {"actions: enqueue, shuffle\n", "action 'shuffle' is a Volcano action weft does not implement"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n", "hierarchical DRF"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n  - name: capacity\n", "enable one of them"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    enableClusterOrder: true\n",
+       "option 'enableClusterOrder' is unknown"},
       {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.TaintTolerationEnable: false}\n",
        "argument 'predicate.TaintTolerationEnable': weft always applies this filter"},
   };

@@ -208,13 +208,13 @@ TEST(SchedulerProperties, RandomScenariosKeepInvariants) {
     auto r = simulate(g.objects, Config::defaults(), SimulationOptions{.max_cycles = 60});
     ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.message();
     check_invariants(seed, g, r->report);
+    EXPECT_LT(r->report["cycles"].get<int>(), 60) << "seed " << seed << ": did not settle";
     if (HasFailure()) {
       json objs = json::array();
       for (const auto& so : g.objects) objs.push_back(so.object);
       std::printf("scenario:\n%s\nreport:\n%s\n", json({{"apiVersion", "v1"}, {"kind", "List"}, {"items", objs}}).dump().c_str(),
                   r->report.dump().c_str());
     }
-    EXPECT_LT(r->report["cycles"].get<int>(), 60) << "seed " << seed << ": did not settle";
     bound_total += static_cast<int>(r->report["bindings"].size());
     evictions += static_cast<int>(r->report["evictions"].size());
     for (const auto& e : r->report["evictions"]) {   // reclaims for jobs bound to one domain

@@ -99,11 +99,16 @@ TEST(QueuePolicy, ConformanceAndUnreclaimableQueuesAreNeverVictims) {
     SCOPED_TRACE(std::string(c.ns) + (c.reclaimable ? "" : ", queue not reclaimable"));
     ScenarioBuilder s;
     s.node("n0", 8);
-    // Pods without a PodGroup are jobs of one in queue "default".
+    // One job of four pods, minMember 1 (Volcano's gang never takes a job below its minMember).
     s.queue("default", 0, c.reclaimable ? json{{"weight", 1}} : json{{"weight", 1}, {"reclaimable", false}});
-    for (int i = 0; i < 4; ++i) s.pod("old-" + std::to_string(i), "", 2, 0, "n0", 0, c.ns);
+    s.add({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+           {"kind", "PodGroup"},
+           {"metadata", {{"name", "old"}, {"namespace", c.ns}}},
+           {"spec", {{"queue", "default"}, {"minMember", 1}}}});
+    for (int i = 0; i < 4; ++i) s.pod("old-" + std::to_string(i), "old", 2, 0, "n0", 0, c.ns);
     s.queue("late", 1);
-    pending_pods(s, "l", "late", 2, 2);
+    s.group("l", "late", 2, 0);   // a gang of 2: reclaim serves a job up to its minMember, as Volcano's
+    for (int i = 0; i < 2; ++i) s.pod("l-" + std::to_string(i), "l", 2, 0);
     auto run = s.run();
     EXPECT_EQ(run.report()["evictions"].size(), c.evictions) << run.report()["evictions"].dump();
     EXPECT_EQ(run.bound_in("l"), c.evictions == 0 ? 0 : 2);

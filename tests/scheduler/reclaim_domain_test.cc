@@ -170,7 +170,8 @@ TEST(ReclaimInDomain, VictimsNeverBreakAGang) {
 }
 
 // Victims go lowest priority first: of two leaves needing as many victims, the one whose
-// victims have the lower priority gives them, although its name sorts later.
+// victims have the lower priority gives them, although its name sorts later. (Each job
+// gives up only pods above its minMember, as Volcano's gang: one of its two here.)
 TEST(ReclaimInDomain, LowerPriorityVictimsGoFirst) {
   ScenarioBuilder s;
   s.node("n0", 8, fabric_labels("f0", "s0", "l0"));
@@ -182,9 +183,9 @@ TEST(ReclaimInDomain, LowerPriorityVictimsGoFirst) {
   s.bound("lo", "n1", 2, 4, /*priority=*/0);
   s.queue("team-b", 1);
   s.group("h", "team-b", 1, 1, false, {{"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}}});
-  s.pod("h-0", "h", 8, 1);
+  s.pod("h-0", "h", 4, 1);
   auto run = s.run();
-  ASSERT_EQ(run.report()["evictions"].size(), 2u) << run.report()["evictions"].dump();
+  ASSERT_EQ(run.report()["evictions"].size(), 1u) << run.report()["evictions"].dump();
   EXPECT_EQ(evicted_nodes(run), (std::set<std::string>{"n1"}));
   EXPECT_EQ(run.node_of("default/h-0"), "n1");
 }
@@ -206,7 +207,15 @@ TEST(ReclaimInDomain, TerminatingPodsAreNeitherVictimsNorPlaced) {
     if (terminating) p["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
     return p;
   };
-  for (int i = 0; i < 4; ++i) s.add(raw_pod("old-" + std::to_string(i), "n0", i < 2));
+  // One job of four pods (minMember 1): as in Volcano's gang, it may give up pods above
+  // its minMember; single-pod jobs would give none.
+  s.queue("default", 0);
+  s.group("old", "default", 1, 0);
+  for (int i = 0; i < 4; ++i) {
+    json p = raw_pod("old-" + std::to_string(i), "n0", i < 2);
+    p["metadata"]["annotations"] = {{"scheduling.k8s.io/group-name", "old"}};
+    s.add(p);
+  }
   s.add(raw_pod("dying", "", true));
   s.queue("late", 1);
   s.group("l", "late", 1, 1);

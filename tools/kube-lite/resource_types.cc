@@ -1,6 +1,7 @@
 #include "tools/kube-lite/resource_types.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace weft::kube_lite {
 
@@ -29,6 +30,23 @@ ResourceTypes::ResourceTypes() {
   add({0, "cluster.karmada.io", "v1alpha1", "clusters", "cluster", "Cluster", false, true, true, {}, {}});
   add({0, "work.karmada.io", "v1alpha2", "resourcebindings", "resourcebinding", "ResourceBinding", true, true, true, {"rb"}, {}});
   add({0, "batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, true, true, {"vcjob", "vj"}, {}});
+  // What deploy/ applies (schemas in schemas.cc).
+  add({0, "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, false, false, {"sa"}, {}});
+  for (auto [plural, kind, namespaced] : {std::tuple<std::string, std::string, bool>{"roles", "Role", true},
+                                          {"rolebindings", "RoleBinding", true}, {"clusterroles", "ClusterRole", false},
+                                          {"clusterrolebindings", "ClusterRoleBinding", false}})
+    add({0, "rbac.authorization.k8s.io", "v1", plural, plural.substr(0, plural.size() - 1), kind, namespaced, false,
+         false, {}, {}});
+  add({0, "apps", "v1", "daemonsets", "daemonset", "DaemonSet", true, true, false, {"ds"}, {"all"}});
+  add({0, "apps", "v1", "deployments", "deployment", "Deployment", true, true, false, {"deploy"}, {"all"}});
+  add({0, "batch", "v1", "jobs", "job", "Job", true, true, false, {}, {"all"}});
+  add({0, "batch", "v1", "cronjobs", "cronjob", "CronJob", true, true, false, {"cj"}, {"all"}});
+  add({0, "admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", "validatingadmissionpolicy",
+       "ValidatingAdmissionPolicy", false, true, false, {}, {"api-extensions"}});
+  add({0, "admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", "validatingadmissionpolicybinding",
+       "ValidatingAdmissionPolicyBinding", false, false, false, {}, {"api-extensions"}});
+  add({0, "monitoring.coreos.com", "v1", "podmonitors", "podmonitor", "PodMonitor", true, false, true, {"pmon"},
+       {"prometheus-operator"}});
 }
 
 const ResourceType* ResourceTypes::find(const std::string& group, const std::string& version,

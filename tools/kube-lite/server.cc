@@ -240,6 +240,17 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
   }
   if (route.name.empty() && req.method != "POST")
     return error_reply(method_not_allowed("the server does not allow this method on the requested resource"));
+  if (req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
+    // A JSON patch is a list of operations: only merge patches and bodies are checked.
+    json checked = req.method == "PATCH" ? json::parse(req.body, nullptr, false) : json();
+    if (req.method != "PATCH") {
+      auto decoded = decode_body(req);
+      if (auto* d = std::get_if<json>(&decoded)) checked = std::move(*d);
+    }
+    auto fields = validate_fields(schemas_, type, checked, req.get_param_value("fieldValidation"));
+    if (auto* e = std::get_if<ApiError>(&fields)) return error_reply(*e);
+    for (const auto& w : std::get<std::vector<std::string>>(fields)) res.set_header("Warning", "299 - " + json(w).dump());
+  }
   if (req.method == "PATCH") {
     return registry_.patch(user, type, route.ns, route.name, sub, req.get_header_value("Content-Type"), req.body,
                            dry_run);

@@ -11,6 +11,7 @@
 #include "common/result.h"
 #include "tools/kube-lite/auth.h"
 #include "tools/kube-lite/faults.h"
+#include "tools/kube-lite/field_validation.h"
 #include "tools/kube-lite/registry.h"
 #include "tools/kube-lite/request_log.h"
 
@@ -52,6 +53,7 @@ class Server {
   ServerOptions options_;
   RequestLog* log_;
   FaultInjector faults_;
+  FieldSchemas schemas_;
   std::unique_ptr<httplib::Server> http_;
   std::string address_;
 };

@@ -23,10 +23,18 @@ ObjectPtr Store::make_stored(json object, uint64_t rv) {
   return stored;
 }
 
+std::string watch_line(const std::string& type, const std::string& object_text) {
+  std::string line;
+  line.reserve(object_text.size() + type.size() + 24);
+  line.append("{\"type\":\"").append(type).append("\",\"object\":").append(object_text).append("}\n");
+  return line;
+}
+
 void Store::record(ChangeEvent event) {
-  events_.push_back(std::move(event));
+  event.line = std::make_shared<const std::string>(watch_line(event.type, event.object->text));
+  events_.push_back(std::make_shared<const ChangeEvent>(std::move(event)));
   while (events_.size() > window_) {
-    compacted_ = events_.front().resource_version;
+    compacted_ = events_.front()->resource_version;
     events_.pop_front();
   }
   changed_.notify_all();
@@ -111,7 +119,7 @@ Store::Events Store::events_after(uint64_t after, size_t max) {
     return out;
   }
   auto it = std::upper_bound(events_.begin(), events_.end(), after,
-                             [](uint64_t v, const ChangeEvent& e) { return v < e.resource_version; });
+                             [](uint64_t v, const ChangeEventPtr& e) { return v < e->resource_version; });
   for (; it != events_.end() && out.events.size() < max; ++it) out.events.push_back(*it);
   return out;
 }

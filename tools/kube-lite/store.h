@@ -34,7 +34,13 @@ struct ChangeEvent {
   std::string type;                // ADDED, MODIFIED, DELETED
   ObjectPtr object;                // the new state (the last state for DELETED)
   ObjectPtr previous;              // for MODIFIED: the state before (selector transitions)
+  // The watch line for `type`, rendered once for every watcher that sends it unchanged.
+  std::shared_ptr<const std::string> line;
 };
+using ChangeEventPtr = std::shared_ptr<const ChangeEvent>;
+
+// {"type":TYPE,"object":TEXT}\n as a watch stream carries it.
+std::string watch_line(const std::string& type, const std::string& object_text);
 
 std::string object_key(const std::string& ns, const std::string& name);
 
@@ -102,7 +108,7 @@ class Store {
   // Events with resourceVersion > after, up to max; too_old is set when events after
   // `after` have already left the window (the caller answers 410 Gone).
   struct Events {
-    std::vector<ChangeEvent> events;
+    std::vector<ChangeEventPtr> events;   // shared with every other watcher, not copied
     bool too_old = false;
     uint64_t oldest_available = 0;   // the oldest version one may still watch from
     uint64_t current = 0;
@@ -128,7 +134,7 @@ class Store {
   mutable std::mutex mu_;
   std::condition_variable changed_;
   std::vector<std::map<std::string, ObjectPtr>> objects_;
-  std::deque<ChangeEvent> events_;
+  std::deque<ChangeEventPtr> events_;
   size_t window_;
   uint64_t rv_ = 0;
   std::vector<Index> indexes_;

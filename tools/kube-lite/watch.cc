@@ -13,7 +13,7 @@ WatchSession::WatchSession(Store& store, const ResourceType& type, ObjectFilter 
 }
 
 std::string WatchSession::line(const std::string& type, const std::string& object_text) const {
-  return "{\"type\":\"" + type + "\",\"object\":" + object_text + "}\n";
+  return watch_line(type, object_text);
 }
 
 std::string WatchSession::bookmark() const {
@@ -60,11 +60,12 @@ std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
       ended_ = true;
       return out + line("ERROR", e.to_status().dump());
     }
-    for (const auto& ev : batch.events) {
+    for (const auto& event : batch.events) {
+      const ChangeEvent& ev = *event;
       last_ = ev.resource_version;
       if (ev.type_id != type_.id) continue;
       bool now_matches = filter_.matches(ev.object->value);
-      std::string type = ev.type;
+      const char* type = nullptr;   // set when a selector transition changes the event's type
       if (ev.type == "MODIFIED") {
         bool before = filter_.matches(ev.previous->value);
         if (!before && !now_matches) continue;
@@ -73,7 +74,8 @@ std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
       } else if (!now_matches) {
         continue;
       }
-      out += line(type, ev.object->text);
+      if (type) out += line(type, ev.object->text);
+      else out += *ev.line;
       ++sent_;
       if (reached_limit()) break;
     }

@@ -268,14 +268,14 @@ std::string EbpfSource::detail() const {
 
 Status EbpfSource::watch_cgroup(const std::string& path) {
   if (slots_.count(path)) return {};
-  if (slots_.size() >= WEFT_MAX_WATCHED) {
+  if (free_slots_.empty() && next_slot_ >= WEFT_MAX_WATCHED) {
     return make_error("--cgroup " + path + ": at most " + std::to_string(WEFT_MAX_WATCHED) + " cgroups can be watched");
   }
   auto dir = resolve_cgroup_dir(files_, mount_, path);
   if (!dir) return dir.error();
   auto id = cgroup_id(*dir);
   if (!id) return id.error();
-  auto slot = static_cast<uint32_t>(slots_.size());
+  const uint32_t slot = free_slots_.empty() ? next_slot_ : free_slots_.back();
   weft_load* skel = programs_->skel;
   std::vector<uint64_t> zeros(static_cast<size_t>(possible_cpus_), 0);
   if (bpf_map__update_elem(skel->maps.cgroup_busy, &slot, sizeof slot, zeros.data(),
@@ -286,8 +286,26 @@ Status EbpfSource::watch_cgroup(const std::string& path) {
   if (bpf_map__update_elem(skel->maps.watched, &key, sizeof key, &slot, sizeof slot, BPF_ANY) != 0) {
     return make_error("ebpf: watching cgroup " + path + ": " + std::strerror(errno), errno);
   }
-  slots_[path] = slot;
-  // Tasks already running pick up the new slot at their next switch.
+  if (free_slots_.empty()) next_slot_++;
+  else free_slots_.pop_back();
+  slots_[path] = {slot, key};
+  // Tasks already running pick up the new slot at their next switch (or tick).
+  skel->bss->watch_count = static_cast<uint32_t>(slots_.size());
+  return {};
+}
+
+Status EbpfSource::unwatch_cgroup(const std::string& path) {
+  auto it = slots_.find(path);
+  if (it == slots_.end()) return {};
+  weft_load* skel = programs_->skel;
+  uint64_t key = it->second.id;
+  if (bpf_map__delete_elem(skel->maps.watched, &key, sizeof key, 0) != 0 && errno != ENOENT) {
+    return make_error("ebpf: unwatching cgroup " + path + ": " + std::strerror(errno), errno);
+  }
+  // A CPU may still hold the slot for the task it last saw there (switch mode): up to
+  // one interval of that task lands in the slot, which watch_cgroup() clears on reuse.
+  free_slots_.push_back(it->second.slot);
+  slots_.erase(it);
   skel->bss->watch_count = static_cast<uint32_t>(slots_.size());
   return {};
 }
@@ -309,7 +327,8 @@ Result<LoadCounters> EbpfSource::read() {
       return make_error(std::string("ebpf: reading cpu_stats: ") + std::strerror(errno), errno);
     }
     now = monotonic_now_ns();
-    for (const auto& [path, slot] : slots_) {
+    for (const auto& [path, watched] : slots_) {
+      const uint32_t slot = watched.slot;
       auto& v = cgroups[path];
       v.slot = slot;
       v.per_cpu_ns.assign(n, 0);

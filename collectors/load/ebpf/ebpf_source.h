@@ -31,6 +31,8 @@ class EbpfSource : public LoadSource {
 
   std::string name() const override { return "ebpf"; }
   Status watch_cgroup(const std::string& path) override;
+  Status unwatch_cgroup(const std::string& path) override;
+  bool attributes_cgroups() const override { return true; }
   Result<LoadCounters> read() override;
   std::string detail() const override;
 
@@ -47,7 +49,13 @@ class EbpfSource : public LoadSource {
   EbpfOptions options_;
   std::unique_ptr<EbpfPrograms> programs_;
   int possible_cpus_;
-  std::map<std::string, uint32_t> slots_;  // watched path -> cgroup_busy slot
+  struct Watched {
+    uint32_t slot = 0;    // in cgroup_busy
+    uint64_t id = 0;      // key in `watched` (the group may be gone when it is unwatched)
+  };
+  std::map<std::string, Watched> slots_;  // watched path -> its slot
+  std::vector<uint32_t> free_slots_;      // given back by unwatch_cgroup
+  uint32_t next_slot_ = 0;
 };
 
 }  // namespace weft::load

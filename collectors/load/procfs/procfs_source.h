@@ -21,6 +21,10 @@ class ProcfsSource : public LoadSource {
   ProcfsSource(const TextFiles& files, std::string cgroup2_mount, ProcfsPaths paths = {});
   std::string name() const override { return "procfs"; }
   Status watch_cgroup(const std::string& path) override;
+  Status unwatch_cgroup(const std::string& path) override {
+    cgroups_.erase(path);
+    return {};
+  }
   Result<LoadCounters> read() override;
 
  private:

@@ -38,10 +38,9 @@ Result<Args> parse_args(const json& args, const std::string& path) {
       out.exclude_namespaces = *exc;
     } else if (key == "reservationTTL") {
       if (!value.is_string()) return make_error(at + ": must be a duration such as 10m");
-      auto d = parse_duration(value.get<std::string>());
+      auto d = kube::parse_duration_at_least(value.get<std::string>(), std::chrono::seconds(1));
       if (!d) return make_error(at + ": " + d.message());
-      if (d->count() < 1) return make_error(at + ": must be at least 1s");
-      out.reservation_ttl = *d;
+      out.reservation_ttl = to_seconds(*d);
     } else if (key == "maxEvictionsPerGang") {
       if (!value.is_number_integer() || value.get<int64_t>() < 1 || value.get<int64_t>() > 100000)
         return make_error(at + ": must be an integer from 1 to 100000");

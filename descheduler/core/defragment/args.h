@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
-#include "descheduler/core/duration.h"
+#include "descheduler/core/load.h"
 
 namespace weft::descheduler::defragment {
 

@@ -543,6 +543,10 @@ Result<Outcome> plan_defragment(const World& world, const Policy& policy, const 
   return Defragmenter(world, scoped, args, state, options, std::move(*ev)).run();
 }
 
+nlohmann::json reservation_patch(const GangRoom& room) {
+  return {{"metadata", {{"annotations", {{kube::kReservationAnnotation, kube::format_reservation(room.reservation)}}}}}};
+}
+
 void add_to_plan(const Outcome& outcome, Plan& plan) {
   for (const auto& room : outcome.rooms) {
     plan.notes.push_back("defragment: gang " + room.gang + " gets room in " + room.reservation.domain + " on " +

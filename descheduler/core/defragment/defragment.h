@@ -50,6 +50,9 @@ struct Outcome {
 Result<Outcome> plan_defragment(const World& world, const Policy& policy, const Args& args,
                                 const DeschedulerState& state, const Options& options);
 
+// The merge patch that writes a room's reservation on its PodGroup (before any eviction).
+nlohmann::json reservation_patch(const GangRoom& room);
+
 // Adds the rooms' evictions to the plan (after those already there) and one note per
 // gang not helped, so `plan` and `run` print them like any other move.
 void add_to_plan(const Outcome& outcome, Plan& plan);

@@ -1,0 +1,99 @@
+// Mutable per-cycle state of the nodes: free resources in dense arrays, cached static
+// filter results per pod signature, node scoring, and tentative placements that can be
+// rolled back. Internal to the core.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduler/core/snapshot.h"
+
+namespace weft::scheduler {
+
+// Node callbacks the plugins register (see Session): static ones are evaluated once per
+// pod signature (taints, selector, affinity are equal for pods with equal signatures) and
+// node; batch scorers see the current free resources.
+using PredicateFn = std::function<std::string(int pod, int node)>;   // "" passes, else why not
+using StaticScoreFn = std::function<double(int pod, int node)>;
+using BatchScoreFn = std::function<void(int pod, const std::vector<int>& nodes, std::vector<double>& scores)>;
+
+struct NodeCallbacks {
+  std::vector<PredicateFn> predicates;
+  std::vector<StaticScoreFn> static_scores;
+  std::vector<BatchScoreFn> batch_scores;
+};
+
+struct StaticFilter {
+  std::vector<uint16_t> reject;       // per node: 0 passes, else an index into ClusterState's reasons
+  std::vector<double> static_score;   // the static part of the score
+  std::vector<int> feasible;          // nodes that pass, ascending
+};
+
+class ClusterState {
+ public:
+  ClusterState(const Snapshot& snapshot, const NodeCallbacks& callbacks);
+
+  int dims() const { return static_cast<int>(dim_names_.size()); }
+  int node_count() const { return static_cast<int>(snap_.nodes.size()); }
+  const std::string& dim_name(int d) const { return dim_names_[d]; }
+  int dim_of(const std::string& resource) const;   // -1 when no node or pod has it
+
+  // Dense request of a pod (cpu, memory, ..., plus one "pods" slot).
+  const std::vector<int64_t>& request(int pod) const { return requests_[pod]; }
+  int64_t free(int node, int d) const { return free_[static_cast<size_t>(node) * dim_names_.size() + d]; }
+  int64_t allocatable(int node, int d) const { return alloc_[static_cast<size_t>(node) * dim_names_.size() + d]; }
+
+  const StaticFilter& filter_for(int pod);
+  bool fits(int pod, int node) const {
+    const int64_t* fr = &free_[static_cast<size_t>(node) * dim_names_.size()];
+    for (const auto& [d, v] : sparse_[pod])
+      if (fr[d] < v) return false;
+    return true;
+  }
+  // How many pods like `pod` still fit on `node` by resources (ignores static filters).
+  int64_t slots(int pod, int node) const;
+  // Used fraction of a resource on the node were the pod placed there (1 when the node has none).
+  double used_fraction(int pod, int node, int d) const {
+    const size_t base = static_cast<size_t>(node) * dim_names_.size();
+    int64_t a = alloc_[base + d];
+    if (a <= 0) return 1;
+    return static_cast<double>(a - free_[base + d] + requests_[pod][d]) / static_cast<double>(a);
+  }
+  const std::vector<std::pair<int, int64_t>>& sparse_request(int pod) const { return sparse_[pod]; }
+
+  // Best feasible node for the pod among `candidates` (nullptr: all nodes); -1 when none.
+  // Rejections are counted into `reasons` when given.
+  int best_node(int pod, const std::vector<int>* candidates, std::map<std::string, int>* reasons);
+
+  void assume(int pod, int node);   // take the pod's request from the node
+  void release(int pod, int node);  // give it back
+
+  const Snapshot& snapshot() const { return snap_; }
+  const std::string& reason(uint16_t r) const { return reasons_[r]; }
+  std::string resources_message(int pod, int node) const;
+
+ private:
+  StaticFilter compute_filter(int pod);
+
+  const Snapshot& snap_;
+  const NodeCallbacks& callbacks_;
+  std::vector<std::string> dim_names_;
+  int pods_ = -1;
+  std::vector<int64_t> free_, alloc_;
+  std::vector<std::vector<int64_t>> requests_;
+  std::vector<std::vector<std::pair<int, int64_t>>> sparse_;   // nonzero dims per pod
+  std::unordered_map<std::string, StaticFilter> filters_;
+  std::vector<std::string> reasons_{""};
+  std::unordered_map<std::string, uint16_t> reason_index_;
+  std::vector<int> fitting_;       // scratch for best_node
+  std::vector<double> scores_;
+};
+
+// "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint {a: b}."
+std::string format_reasons(int nodes, const std::map<std::string, int>& reasons);
+
+}  // namespace weft::scheduler

@@ -1,0 +1,49 @@
+// A job (a PodGroup, or a pod without one) and a queue as one session sees them.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler/core/framework/quantities.h"
+#include "scheduler/core/snapshot.h"
+
+namespace weft::scheduler {
+
+struct Job {
+  std::string key;                    // PodGroup key, or the pod key of a pod without a group
+  const PodGroupInfo* group = nullptr;
+  std::string queue = kDefaultQueue;
+  int min_member = 1;
+  int priority = 0;
+  bool preemptable = false;           // volcano.sh/preemptable on the PodGroup (false when unset)
+  std::vector<int> pods;              // every pod of the job (indices into Snapshot::pods)
+  std::vector<int> pending;           // pods this scheduler may place
+  int bound = 0, succeeded = 0, failed = 0;
+  int pipelined = 0;                  // pods holding room freed by evictions this cycle
+  std::map<std::string, int> bound_by_task;   // task role -> bound (for minTaskMember)
+  Quantities allocated;
+  std::string phase = "Pending";      // Pending | Inqueue | Running | Unknown | Completed
+  bool enqueued = false;
+  // Why the job (or some of its pods) is not placed: {reason, message}.
+  std::optional<std::pair<std::string, std::string>> unschedulable;
+  std::string blocked;                // a reason that keeps it from being tried at all
+  std::string blocked_reason;         // condition reason for `blocked`
+  int evicted_this_cycle = 0;
+  bool has_nonbest_effort_pending = false;
+
+  int occupied() const { return bound + succeeded; }
+};
+
+struct QueueAccount {
+  const QueueInfo* info = nullptr;
+  Quantities allocated;   // bound pods of its jobs
+  Quantities request;     // allocated + every pending pod of its jobs
+  Quantities inqueue;     // minResources of jobs Inqueue without bound pods
+  Quantities deserved;    // set by proportion or capacity
+  Quantities capability;  // the effective cap (capacity: bounded by the parents'); empty = none
+  std::vector<std::string> children;   // hierarchy (capacity with enableHierarchy)
+};
+
+}  // namespace weft::scheduler

@@ -1,0 +1,109 @@
+// Opening a session: jobs and queue accounting from the snapshot, then every configured
+// plugin registers its callbacks (in tier order).
+#include <algorithm>
+#include <unordered_map>
+
+#include "scheduler/core/framework/session.h"
+#include "scheduler/core/plugins/registry.h"
+
+namespace weft::scheduler {
+namespace {
+
+bool ours(const PodInfo& p, const SessionOptions& o) {
+  return o.scheduler_names.empty() || o.scheduler_names.count(p.scheduler_name) ||
+         (p.scheduler_name.empty() && o.scheduler_names.count("default-scheduler"));
+}
+
+Job new_job(Session& s, const PodInfo& pod, const std::string& key) {
+  Job j;
+  j.key = key;
+  j.priority = pod.priority;
+  if (!pod.group.empty()) {
+    auto g = s.snap.podgroups.find(pod.group);
+    if (g == s.snap.podgroups.end()) {
+      j.blocked = "PodGroup " + pod.group + " not found";
+      j.blocked_reason = "PodGroupNotFound";
+    } else {
+      j.group = &g->second;
+      j.queue = g->second.queue;
+      j.min_member = g->second.min_member;
+      j.priority = g->second.priority;
+      j.preemptable = g->second.preemptable.value_or(false);
+      j.phase = g->second.phase();
+      if (j.phase == "Completed") j.phase = "Running";
+    }
+  } else {
+    j.phase = pod.bound() ? "Running" : "Pending";
+  }
+  auto q = s.snap.queues.find(j.queue);
+  if (q == s.snap.queues.end()) {
+    j.blocked = "queue '" + j.queue + "' not found";
+    j.blocked_reason = "QueueNotFound";
+  } else if (!q->second.open && j.blocked.empty()) {
+    j.blocked = "queue '" + j.queue + "' is closed";
+    j.blocked_reason = "QueueClosed";
+  }
+  return j;
+}
+
+void build_jobs(Session& s) {
+  const Snapshot& snap = s.snap;
+  std::unordered_map<std::string, int> index;
+  s.job_of_pod.assign(snap.pods.size(), -1);
+  s.node_of_pod.assign(snap.pods.size(), -1);
+  s.pipelined_pod.assign(snap.pods.size(), 0);
+  for (const auto& [name, q] : snap.queues) s.queues[name].info = &q;
+  for (size_t p = 0; p < snap.pods.size(); ++p) {
+    const PodInfo& pod = snap.pods[p];
+    const std::string& key = pod.group.empty() ? pod.key : pod.group;
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, static_cast<int>(s.jobs.size())).first;
+      s.jobs.push_back(new_job(s, pod, key));
+    }
+    Job& j = s.jobs[it->second];
+    s.job_of_pod[p] = it->second;
+    j.pods.push_back(static_cast<int>(p));
+    if (pod.phase == "Succeeded") ++j.succeeded;
+    else if (pod.phase == "Failed") ++j.failed;
+    else if (!pod.node.empty()) {
+      s.node_of_pod[p] = s.node_index(pod.node);
+      ++j.bound;
+      ++j.bound_by_task[pod.task_role];
+      add(j.allocated, pod.request);
+      if (auto* qa = s.queue_of(j)) add(qa->allocated, pod.request);
+    } else if (ours(pod, s.opts) && !pod.terminating) {
+      j.pending.push_back(static_cast<int>(p));
+      if (!pod.best_effort()) j.has_nonbest_effort_pending = true;
+    }
+  }
+  for (auto& j : s.jobs) {
+    if (j.bound > 0 && j.phase == "Pending") j.phase = "Running";
+    j.enqueued = j.phase != "Pending";
+    if (auto* qa = s.queue_of(j)) {
+      add(qa->request, j.allocated);
+      for (int p : j.pending) add(qa->request, snap.pods[p].request);
+      if (j.phase == "Inqueue" && j.bound == 0 && j.group && j.group->has_min_resources)
+        add(qa->inqueue, j.group->min_resources);
+    }
+  }
+}
+
+}  // namespace
+
+void open_session(Session& ssn) {
+  build_jobs(ssn);
+  for (const auto& option : ssn.config.plugins) {
+    const PluginFactory* factory = find_plugin(option.name);
+    if (!factory) continue;   // parse_config refuses these; a hand-built Config may not
+    auto plugin = factory->make(option, nullptr);
+    if (!plugin) continue;
+    (*plugin)->open(ssn);
+    ssn.own(std::move(*plugin));
+  }
+  // Pending pods in task order (priority plugin: higher first; then by name).
+  for (auto& j : ssn.jobs)
+    std::sort(j.pending.begin(), j.pending.end(), [&](int a, int b) { return ssn.task_before(a, b); });
+}
+
+}  // namespace weft::scheduler

@@ -1,0 +1,6 @@
+#pragma once
+#include "scheduler/core/plugins/registry.h"
+namespace weft::scheduler {
+Result<std::unique_ptr<Plugin>> make_network_topology_aware_plugin(const PluginOption& option,
+                                                                   std::vector<std::string>* warnings);
+}

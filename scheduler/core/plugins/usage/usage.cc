@@ -1,0 +1,145 @@
+// usage (load-aware): scores nodes by the idle share of their real load, from the agents'
+// weft.dev/load annotation, and filters nodes above thresholds. No herd: a report only
+// knows the pods that ran before it, so every pod bound since (PodScheduled after the
+// report's time, or placed earlier in this session) counts as load by its requests until
+// a newer report arrives; a burst of placements spreads instead of piling on the node
+// that looked idlest. A report older than maxAge (default: twice its own window) is no
+// report: the node counts as half loaded.
+#include "scheduler/core/plugins/usage/usage.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "scheduler/core/plugins/plugin_makers.h"
+
+namespace weft::scheduler {
+namespace {
+
+struct Args {
+  double weight = 1, cpu_weight = 1, memory_weight = 1;
+  std::optional<double> cpu_threshold, memory_threshold;   // percent
+  double max_age_s = 0;
+};
+
+class Usage : public OptionPlugin {
+ public:
+  Usage(const PluginOption& o, Args a) : OptionPlugin(o), args_(std::move(a)) {}
+
+  void open(Session& ssn) override {
+    const ClusterState& c = ssn.cluster;
+    cpu_ = c.dim_of("cpu");
+    mem_ = c.dim_of("memory");
+    const int nodes = c.node_count();
+    base_cpu_.assign(nodes, 0.5);
+    base_mem_.assign(nodes, 0.5);
+    free_cpu0_.resize(nodes);
+    free_mem0_.resize(nodes);
+    std::vector<char> fresh(nodes, 0);
+    for (int n = 0; n < nodes; ++n) {
+      free_cpu0_[n] = c.free(n, cpu_);
+      free_mem0_[n] = c.free(n, mem_);
+      const NodeInfo& node = ssn.snap.nodes[n];
+      if (!load_fresh(ssn, node)) continue;
+      fresh[n] = 1;
+      base_cpu_[n] = node.load->cpu;
+      base_mem_[n] = node.load->memory;
+    }
+    // Pods bound after the node's report (or bound with no known time while the report
+    // exists): their requests are load the report has not seen.
+    for (size_t p = 0; p < ssn.snap.pods.size(); ++p) {
+      const PodInfo& pod = ssn.snap.pods[p];
+      int n = ssn.node_of_pod[p];
+      if (n < 0 || !fresh[n]) continue;
+      const NodeLoad& load = *ssn.snap.nodes[n].load;
+      bool unseen = pod.scheduled_at ? *pod.scheduled_at > *load.at : pod.phase == "Pending";
+      if (!unseen) continue;
+      base_cpu_[n] += fraction(c, static_cast<int>(p), n, cpu_);
+      base_mem_[n] += fraction(c, static_cast<int>(p), n, mem_);
+    }
+    if (args_.cpu_threshold || args_.memory_threshold)
+      ssn.add_predicate(opt_, [this, fresh](int, int node) -> std::string {
+        if (!fresh[node]) return "";
+        if ((args_.cpu_threshold && base_cpu_[node] * 100 > *args_.cpu_threshold) ||
+            (args_.memory_threshold && base_mem_[node] * 100 > *args_.memory_threshold))
+          return "node(s) had load above the usage thresholds";
+        return "";
+      });
+    ssn.add_batch_node_order(opt_, [this, &ssn](int, const std::vector<int>& nodes, std::vector<double>& scores) {
+      const ClusterState& c = ssn.cluster;
+      const double cw = args_.cpu_weight, mw = args_.memory_weight;
+      if (cw + mw <= 0) return;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        int n = nodes[i];
+        double cpu = base_cpu_[n] + placed_fraction(c, n, cpu_, free_cpu0_[n]);
+        double mem = base_mem_[n] + placed_fraction(c, n, mem_, free_mem0_[n]);
+        double idle = ((1 - cpu) * cw + (1 - mem) * mw) / (cw + mw);
+        scores[i] += args_.weight * 100.0 * std::clamp(idle, 0.0, 1.0);
+      }
+    });
+  }
+
+ private:
+  bool load_fresh(const Session& ssn, const NodeInfo& n) const {
+    if (!n.load || !n.load->at) return false;
+    double max_age = args_.max_age_s > 0 ? args_.max_age_s : 2 * std::max(n.load->window_s, 1.0);
+    double age = std::chrono::duration<double>(ssn.snap.now - *n.load->at).count();
+    // A report from further in the future than it may be old is a clock gone wrong.
+    return age <= max_age && age >= -max_age;
+  }
+
+  static double fraction(const ClusterState& c, int pod, int node, int dim) {
+    double a = static_cast<double>(c.allocatable(node, dim));
+    return a > 0 ? static_cast<double>(c.request(pod)[dim]) / a : 0;
+  }
+
+  // What this session has placed on the node so far, as a share of it.
+  static double placed_fraction(const ClusterState& c, int node, int dim, int64_t free_at_open) {
+    double a = static_cast<double>(c.allocatable(node, dim));
+    double placed = static_cast<double>(free_at_open - c.free(node, dim));
+    return a > 0 && placed > 0 ? placed / a : 0;
+  }
+
+  Args args_;
+  int cpu_ = -1, mem_ = -1;
+  std::vector<double> base_cpu_, base_mem_;
+  std::vector<int64_t> free_cpu0_, free_mem0_;
+};
+
+Result<std::unique_ptr<Plugin>> make(const PluginOption& option, std::vector<std::string>*) {
+  Args a;
+  for (const auto& [k, v] : option.arguments.items()) {
+    if (k == "thresholds") {
+      if (!v.is_object()) return make_error("argument 'thresholds': not a map {cpu, mem}");
+      for (const auto& [tk, tv] : v.items()) {
+        auto n = number_arg(tv, "thresholds." + tk);
+        if (!n) return n.error();
+        if (tk == "cpu") a.cpu_threshold = *n;
+        else if (tk == "mem" || tk == "memory") a.memory_threshold = *n;
+        else return unknown_argument("thresholds." + tk, "cpu, mem");
+      }
+      continue;
+    }
+    if (k == "usage.maxAge") {
+      auto d = duration_arg(v, k);
+      if (!d) return d.error();
+      a.max_age_s = *d;
+      continue;
+    }
+    auto n = number_arg(v, k);
+    if (!n) return n.error();
+    if (k == "usage.weight") a.weight = *n;
+    else if (k == "cpu.weight") a.cpu_weight = *n;
+    else if (k == "memory.weight") a.memory_weight = *n;
+    else return unknown_argument(k, "usage.weight, cpu.weight, memory.weight, thresholds, usage.maxAge");
+  }
+  return std::unique_ptr<Plugin>(std::make_unique<Usage>(option, std::move(a)));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Plugin>> make_usage_plugin(const PluginOption& option, std::vector<std::string>* warnings) {
+  return make(option, warnings);
+}
+
+}  // namespace weft::scheduler
