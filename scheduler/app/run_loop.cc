@@ -59,7 +59,8 @@ CycleSummary SchedulerLoop::run_cycle() {
   sum.events = report.events_recorded;
   sum.errors = report.errors;
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (metrics_) metrics_->observe_cycle(snap, decisions, report, index, sum.seconds, std::chrono::system_clock::now());
+  if (metrics_)
+    metrics_->observe_cycle(snap, decisions, report, index, sum.seconds, sum.pending, std::chrono::system_clock::now());
   return sum;
 }
 
