@@ -143,7 +143,8 @@ TEST_F(Deploy, DeschedulerAndSchedulerRolesHoldNoUnusedVerb) {
                                                                  {"nodes", {"list"}},
                                                                  {"pods/eviction", {"create"}},
                                                                  {"podgroups", {"list"}},
-                                                                 {"priorityclasses", {"list"}}}));
+                                                                 {"priorityclasses", {"list"}},
+                                                                 {"poddisruptionbudgets", {"list"}}}));
   for (const auto& rule : find_object(r, "ClusterRole", "weft-scheduler")["rules"]) {
     if (strings(rule["resources"]).count("events")) {
       EXPECT_EQ(strings(rule["verbs"]), std::set<std::string>{"create"});
