@@ -49,7 +49,11 @@ void GlobalWatch::start() {
                         Kind{refs::resource_bindings(), "work.karmada.io/v1alpha2", "ResourceBinding", "", true},
                         Kind{res::queues(), "scheduling.volcano.sh/v1beta1", "Queue", "", false},
                         Kind{refs::volcano_jobs(), "batch.volcano.sh/v1alpha1", "Job", "", false},
-                        Kind{priority_classes, "scheduling.k8s.io/v1", "PriorityClass", "", false}})
+                        Kind{priority_classes, "scheduling.k8s.io/v1", "PriorityClass", "", false},
+                        Kind{{"apps", "v1", "deployments", true}, "apps/v1", "Deployment", "", false},
+                        Kind{{"apps", "v1", "statefulsets", true}, "apps/v1", "StatefulSet", "", false},
+                        Kind{{"apps", "v1", "replicasets", true}, "apps/v1", "ReplicaSet", "", false},
+                        Kind{{"batch", "v1", "jobs", true}, "batch/v1", "Job", "", false}})
     watch(control_plane_, k);
   for (const auto& [name, client] : members_)
     for (const Kind& k : {Kind{res::nodes(), "v1", "Node", name, true}, Kind{res::pods(), "v1", "Pod", name, true},

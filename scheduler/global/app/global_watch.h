@@ -1,5 +1,6 @@
 // What `weft-scheduler global run` watches: on the control plane Karmada's Clusters and
-// ResourceBindings, Volcano Queues and Jobs, PriorityClasses; on each member its Nodes,
+// ResourceBindings, Volcano Queues and Jobs, PriorityClasses, the workloads (Deployments,
+// StatefulSets, ReplicaSets, batch Jobs) where the API serves them; on each member its Nodes,
 // Pods and HyperNodes, handed out with the annotation weft.dev/member-cluster: NAME.
 #pragma once
 

@@ -25,12 +25,15 @@ bool may_hold(const NodeInfo& n, const kube::ResourceList& request) {
   return true;
 }
 
-// Feasibility only: the gang rule, predicates and the topology tiers, with the core's
-// best-fit node order. No queues of the member (the global queues decide), no load.
+// Feasibility only: the default configuration's gang rule, predicates, topology tiers and
+// best-fit order, without the member's queues (the global queues decide), DRF or load,
+// and only the actions that place.
 Config fit_config() {
-  Config c;
+  Config c = Config::defaults();
   c.actions = {Action::Enqueue, Action::Allocate};
-  c.plugins = {"priority", "gang", "conformance", "predicates", "binpack", "network-topology-aware"};
+  std::erase_if(c.plugins, [](const auto& p) {
+    return p.name == "proportion" || p.name == "drf" || p.name == "usage" || p.name == "overcommit";
+  });
   return c;
 }
 
