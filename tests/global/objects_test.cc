@@ -66,6 +66,20 @@ TEST(GlobalObjects, UnknownQueueAndBadSuspension) {
   EXPECT_NE(error_of(o).find("spec.suspension.scheduling: not a boolean"), std::string::npos);
 }
 
+TEST(GlobalObjects, WeightedDivisionIsRefusedNotIgnored) {
+  auto o = base();
+  json b = binding("ml", "train", 2, "2026-01-01T00:00:00Z");
+  b["spec"]["placement"]["replicaScheduling"] = {{"replicaSchedulingType", "Divided"},
+                                                 {"replicaDivisionPreference", "Weighted"}};
+  o.push_back(b);
+  std::string e = error_of(o);
+  EXPECT_NE(e.find("spec.placement.replicaScheduling.replicaDivisionPreference: \"Weighted\" is not supported"),
+            std::string::npos) << e;
+  b["spec"]["placement"]["replicaScheduling"]["replicaDivisionPreference"] = "Aggregated";
+  o.back() = b;
+  EXPECT_EQ(error_of(o), "");
+}
+
 TEST(GlobalObjects, MemberObjectsNeedAClusterAndTheAnnotation) {
   auto o = base();
   o.push_back(gpu_node("m7", "n7"));

@@ -113,6 +113,12 @@ Status parse_placement(const json& p, const std::string& where, BindingInfo& b) 
     return field_error(where, "spec.placement.replicaScheduling.replicaSchedulingType",
                        type.dump() + " is not Duplicated or Divided");
   b.divisible = type == "Divided";
+  // Aggregated (as few members as possible) is how weft divides; following weights would
+  // need a placement per weight, which weft does not do: refused, never ignored.
+  const json& preference = at(at(p, "replicaScheduling"), "replicaDivisionPreference");
+  if (!preference.is_null() && preference != "Aggregated")
+    return field_error(where, "spec.placement.replicaScheduling.replicaDivisionPreference",
+                       preference.dump() + " is not supported (weft divides as Aggregated: fewest members first)");
   const json& spread = at(p, "spreadConstraints");
   for (size_t i = 0; spread.is_array() && i < spread.size(); ++i) {
     auto mg = int_field(at(spread[i], "minGroups"), where, "spec.placement.spreadConstraints[" + std::to_string(i) + "].minGroups", 1);
