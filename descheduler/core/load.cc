@@ -42,7 +42,7 @@ Result<LoadReport> parse_load_file(const std::string& text, const std::string& f
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {   // parse_error, or out_of_range for a number too large
     return make_error("load file " + file + ": " + e.what());
   }
   auto bad = [&](const std::string& where, const std::string& what) {
@@ -104,7 +104,7 @@ Result<LoadSample> parse_load_annotation(const std::string& text) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {   // parse_error, or out_of_range for a number too large
     return make_error(std::string("not JSON: ") + e.what());
   }
   if (!doc.is_object()) return make_error("not a JSON object");
@@ -140,7 +140,7 @@ Result<std::map<std::string, PromPoint>> parse_prometheus_vector(const std::stri
   json doc;
   try {
     doc = json::parse(body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {   // parse_error, or out_of_range for a number too large
     return make_error(std::string("response is not JSON: ") + e.what());
   }
   // A peer's response: anything not shaped as documented is an error, never an exception.

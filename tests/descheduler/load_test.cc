@@ -122,7 +122,7 @@ TEST(Load, PrometheusVectorAndJoin) {
 // Found by fuzz/prometheus_fuzz.cc: a body of the wrong shape threw (nlohmann's value()
 // on a non-object), and sample times beyond the clock's range overflowed.
 TEST(Load, PrometheusResponseOfTheWrongShapeIsAnError) {
-  for (const char* body : {"1699999990", "[]", "null", R"({"status":1})", R"({"status":"success","data":7})",
+  for (const char* body : {"1699999990", "[]", "null", "20e2311", R"({"status":1})", R"({"status":"success","data":7})",
                            R"({"status":"success","data":{"resultType":"vector","result":{}}})",
                            R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"node":"n"},"value":[1e300,"0.5"]}]}})"})
     EXPECT_FALSE(parse_prometheus_vector(body, "node").ok()) << body;
