@@ -95,7 +95,9 @@ Result<int64_t> parse_quantity_milli(std::string_view text) {
     if (exp10 > 30) {
       if (value != 0) return bad(text, "too large");
     } else {
-      value *= pow10(exp10);
+      const i128 scale = pow10(exp10);
+      if (value > kMax / scale) return bad(text, "too large");   // 36 digits times 10^30 would pass i128
+      value *= scale;
     }
   } else {
     if (-exp10 > 36) {

@@ -161,6 +161,8 @@ Result<std::vector<SourcedObject>> from_json_text(const std::string& text, const
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     return make_error(name + ": JSON error at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const json::exception& e) {   // out_of_range: a number too large
+    return make_error(name + ": JSON error: " + e.what());
   }
   std::vector<SourcedObject> out;
   const json* items = nullptr;

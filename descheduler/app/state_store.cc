@@ -25,7 +25,7 @@ Result<DeschedulerState> StateStore::load() {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(data[kKey].get<std::string>());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {   // parse_error, or out_of_range for a number too large
     return make_error(where + ": data." + kKey + ": " + e.what());
   }
   return DeschedulerState::from_json(doc, where + " data." + kKey);

@@ -180,7 +180,7 @@ Result<LoadReport> parse_load_file(const std::string& text, const std::string& f
                             : add_file_pod(parsed, at, report, bad, times);
       return false;
     });
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {   // parse_error, or out_of_range for a number too large
     return make_error("load file " + file + ": " + e.what());
   }
   if (!failed) return failed.error();
@@ -230,7 +230,7 @@ Result<PromVector> parse_prometheus_vector(const std::string& body, const std::v
       out[key] = p;
       return false;
     });
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {   // parse_error, or out_of_range for a number too large
     return make_error(std::string("response is not JSON: ") + e.what());
   }
   if (!doc.is_object()) return make_error("response is not a JSON object");

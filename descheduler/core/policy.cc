@@ -437,10 +437,11 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
                             "gracePeriodSeconds", "metricsCollector", "metricsProviders", "prometheus"});
       !s)
     return s.error();
-  std::string api = doc.value("apiVersion", "");
-  if (api != "descheduler/v1alpha2") return c.at("apiVersion", "'" + api + "' is not descheduler/v1alpha2");
-  std::string kind = doc.value("kind", "");
-  if (kind != "DeschedulerPolicy") return c.at("kind", "'" + kind + "' is not DeschedulerPolicy");
+  // field(): a null or non-string apiVersion is refused like a wrong one, not thrown on.
+  const json& api = field(doc, "apiVersion");
+  if (api != "descheduler/v1alpha2") return c.at("apiVersion", api.dump() + " is not descheduler/v1alpha2");
+  const json& kind = field(doc, "kind");
+  if (kind != "DeschedulerPolicy") return c.at("kind", kind.dump() + " is not DeschedulerPolicy");
   auto sel = get_selector(c, field(doc, "nodeSelector"), "nodeSelector");
   if (!sel) return sel.error();
   policy.node_selector = std::move(*sel);

@@ -83,7 +83,7 @@ class Scanner {
 Result<json> parse_slice(const std::string& body, size_t begin, size_t end) {
   try {
     return json::parse(body.begin() + static_cast<std::ptrdiff_t>(begin), body.begin() + static_cast<std::ptrdiff_t>(end));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {   // parse_error, or out_of_range for a number too large
     return make_error("response is not valid JSON (item at byte " + std::to_string(begin) + "): " + e.what());
   }
 }

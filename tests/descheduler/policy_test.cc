@@ -115,6 +115,16 @@ TEST(Policy, FullShape) {
   EXPECT_EQ(p->max_total, 5);
 }
 
+// Found by fuzz/descheduler_policy_fuzz.cc: "apiVersion:" with no value threw.
+TEST(Policy, NullApiVersionOrKindIsAnError) {
+  auto api = parse("apiVersion:  # nothing\nkind: DeschedulerPolicy\n");
+  ASSERT_FALSE(api.ok());
+  EXPECT_NE(api.message().find("apiVersion: null is not descheduler/v1alpha2"), std::string::npos) << api.message();
+  auto kind = parse("apiVersion: descheduler/v1alpha2\nkind: [1]\n");
+  ASSERT_FALSE(kind.ok());
+  EXPECT_NE(kind.message().find("kind: [1] is not DeschedulerPolicy"), std::string::npos) << kind.message();
+}
+
 TEST(Policy, UnknownFieldsAreErrorsNamingThem) {
   struct Case {
     std::string yaml, field;

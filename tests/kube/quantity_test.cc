@@ -1,4 +1,5 @@
 #include "kube/quantity.h"
+#include "kube/scenario.h"
 
 #include <gtest/gtest.h>
 
@@ -76,4 +77,23 @@ TEST(Quantity, ArithmeticAndFit) {
 }
 
 }  // namespace
+// Found by fuzz/quantity_fuzz.cc: 36 digits with a large suffix overflowed the 128-bit
+// intermediate before the range check.
+TEST(Quantity, HugeMantissaTimesLargeSuffixIsTooLarge) {
+  for (const char* q : {"444444144441944444444444594444444444E", "999999999999999999999999999999999999E",
+                        "999999999999999999999999999999999999e30", "99999999999999999999P"}) {
+    auto r = parse_quantity_milli(q);
+    ASSERT_FALSE(r.ok()) << q;
+    EXPECT_NE(r.message().find("too large"), std::string::npos) << r.message();
+  }
+  EXPECT_EQ(*parse_quantity_milli("9000000000000000"), 9000000000000000000LL);
+}
+
+// A JSON number beyond double's range is an error, not an exception (found by fuzz/prometheus_fuzz.cc).
+TEST(Quantity, ScenarioJsonWithAnOverflowingNumberIsAnError) {
+  auto r = load_objects_text(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"x":20e2311})", "n.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("n.json"), std::string::npos) << r.message();
+}
+
 }  // namespace weft::kube
