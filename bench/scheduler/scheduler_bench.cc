@@ -11,12 +11,15 @@
 // Usage: scheduler_bench [--quick] [--no-simulate]   (--quick: smaller baseline samples)
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
+#include <set>
 #include <random>
 #include <string>
 
@@ -187,12 +190,86 @@ void topology_jobs(bool quick) {
               1000 * tn / sample, tn, last_wall, placed, sample);
 }
 
+void gpu_gangs() {
+  const int nodes = 5000, gangs = 500;
+  SnapshotBuilder b;
+  char name[32];
+  for (int i = 0; i < nodes; ++i) {
+    std::snprintf(name, sizeof name, "gpu-%05d", i);
+    json n = node(name, 192, {{"weft.dev/ib-fabric", "f" + std::to_string(i % 10)}});
+    n["status"]["allocatable"]["memory"] = "2Ti";
+    n["status"]["allocatable"]["nvidia.com/gpu"] = "8";
+    (void)b.add(n);
+  }
+  for (int j = 0; j < gangs; ++j) {
+    std::string g = "gang-" + std::to_string(j);
+    json pg = podgroup(g, 8, json::object());
+    pg["metadata"]["annotations"] = {{"weft.dev/ib-cluster", "same"}};
+    (void)b.add(pg);
+    for (int p = 0; p < 8; ++p) {
+      json pd = pod(g + "-" + std::to_string(p), g, 96);
+      pd["spec"]["containers"][0]["resources"]["requests"] = {{"cpu", "96"}, {"memory", "1Ti"}, {"nvidia.com/gpu", "8"}};
+      (void)b.add(pd);
+    }
+  }
+  Snapshot snap = b.build();
+  std::map<std::string, std::string> fabric;
+  for (const auto& n : snap.nodes) fabric[n.name] = n.labels.at("weft.dev/ib-fabric");
+  Decisions d;
+  double t = seconds([&] { d = run_session(snap, Config::defaults()); });
+  std::map<std::string, std::set<std::string>> fabrics_of;   // gang -> fabrics
+  for (const auto& bind : d.bindings) fabrics_of[bind.pod.substr(0, bind.pod.rfind('-'))].insert(fabric[bind.node]);
+  size_t whole = 0;
+  for (const auto& [g, f] : fabrics_of) whole += f.size() == 1;
+  std::printf("| %-52s | %10.2f ms/job  | %6.3f s cpu, %6.3f s wall | %zu/%d gangs bound, %zu in one fabric |\n",
+              "weft core: 5,000 GPU nodes, 500 ib-cluster gangs of 8", 1000 * t / gangs, t, last_wall,
+              fabrics_of.size(), gangs, whole);
+}
+
+// The 30,000 single-pod jobs of case 1 as a scenario file, through the simulate process.
+void simulate_process() {
+  const int nodes = 5000, jobs = 30000;
+  std::string path = "/tmp/weft-scheduler-bench-" + std::to_string(getpid()) + ".yaml";
+  {
+    std::ofstream out(path);
+    std::mt19937 rng(7);
+    char name[32];
+    for (int i = 0; i < nodes; ++i) {
+      std::snprintf(name, sizeof name, "node-%05d", i);
+      out << "---\n" << node(name, 32, json::object()).dump() << "\n";
+    }
+    for (int j = 0; j < jobs; ++j) {
+      std::string g = "job-" + std::to_string(j);
+      out << "---\n" << podgroup(g, 1, json::object()).dump() << "\n";
+      out << "---\n" << pod(g + "-0", g, 1 + static_cast<int>(rng() % 4)).dump() << "\n";
+    }
+  }
+  std::string cmd = std::string(WEFT_SCHEDULER_BIN) + " simulate " + path + " > /dev/null";
+  rusage before{}, after{};
+  getrusage(RUSAGE_CHILDREN, &before);
+  auto t0 = std::chrono::steady_clock::now();
+  int rc = std::system(cmd.c_str());
+  double wall = Seconds(std::chrono::steady_clock::now() - t0).count();
+  getrusage(RUSAGE_CHILDREN, &after);
+  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; };
+  double cpu = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime);
+  std::remove(path.c_str());
+  std::printf("| %-52s | %10.0f pods/s | %6.3f s cpu, %6.3f s wall | exit %d (parse, every cycle, report) |\n",
+              "weft-scheduler simulate process, same 30,000 jobs", jobs / cpu, cpu, wall, WEXITSTATUS(rc));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false, with_simulate = true;
+  for (int i = 1; i < argc; ++i) {
+    quick = quick || std::strcmp(argv[i], "--quick") == 0;
+    with_simulate = with_simulate && std::strcmp(argv[i], "--no-simulate") != 0;
+  }
   std::printf("| case | figure | time | result |\n|---|---|---|---|\n");
   single_pod_jobs(quick);
+  if (with_simulate) simulate_process();
   topology_jobs(quick);
+  gpu_gangs();
   return 0;
 }

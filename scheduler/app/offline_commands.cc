@@ -35,6 +35,7 @@ struct SimulateArgs {
 int simulate_main(const SimulateArgs& a) {
   auto config = load_config(a.config);
   if (!config) return fail(config.message());
+  for (const auto& w : config->warnings) std::cerr << "weft-scheduler: warning: " << w << "\n";
   auto objects = kube::load_objects_file(a.scenario);
   if (!objects) return fail(objects.message());
   SimulationOptions opts{.max_cycles = a.max_cycles};

@@ -41,9 +41,7 @@ std::string switch_names() {
 Status parse_plugin(Config& c, const json& p, int tier, const std::string& where) {
   if (!p.is_object() || !p.contains("name") || !p["name"].is_string())
     return make_error(where + ": missing 'name'");
-  PluginOption opt;
-  opt.name = p["name"].get<std::string>();
-  opt.tier = tier;
+  PluginOption opt(p["name"].get<std::string>(), tier);
   opt.where = where + " (" + opt.name + ")";
   const PluginFactory* factory = find_plugin(opt.name);
   if (!factory) {
@@ -79,7 +77,7 @@ Status parse_plugin(Config& c, const json& p, int tier, const std::string& where
 void add_implicit(Config& c) {
   int tier = c.plugins.empty() ? 0 : c.plugins.back().tier;
   for (const auto& f : plugin_factories())
-    if (f.implicit && !c.has(f.name)) c.plugins.push_back({.name = f.name, .tier = tier});
+    if (f.implicit && !c.has(f.name)) c.plugins.emplace_back(f.name, tier);
 }
 
 }  // namespace
@@ -112,7 +110,7 @@ Config Config::defaults() {
   // voted on tier by tier, and only there does its deserved-share rule take part.
   for (const auto& tier_plugins : {std::vector<const char*>{"priority", "gang", "conformance", "proportion"},
                                    std::vector<const char*>{"drf", "predicates", "binpack", "network-topology-aware"}}) {
-    for (const char* name : tier_plugins) c.plugins.push_back({.name = name, .tier = tier});
+    for (const char* name : tier_plugins) c.plugins.emplace_back(name, tier);
     ++tier;
   }
   add_implicit(c);

@@ -5,7 +5,9 @@
 #include <regex>
 #include <set>
 
+#include "kube/load_annotation.h"
 #include "kube/objects.h"
+#include "kube/podgroup.h"
 #include "kube/time.h"
 
 namespace weft::scheduler {
@@ -45,27 +47,21 @@ Result<kube::ResourceList> list_field(const json& v, const std::string& where, c
   return r;
 }
 
-std::optional<NodeLoad> parse_load(const std::string& text) {
+// Written by the agents: a report that does not decode is no report (the node's load is
+// unknown, never guessed; docs/contracts.md), and the reason is kept for messages.
+std::optional<NodeLoad> parse_load(const std::string& text, std::string* error) {
   if (text.empty()) return std::nullopt;
-  json j = json::parse(text, nullptr, false);
-  if (!j.is_object()) return std::nullopt;
-  // Written by the agents, not by the user: a report that is not as expected is no
-  // report (the node scores as unknown load) rather than an error or a guess.
-  auto number = [&](const char* k) -> std::optional<double> {
-    if (!j.contains(k) || !j[k].is_number()) return std::nullopt;
-    double v = j[k].get<double>();
-    return std::isfinite(v) && v >= 0 ? std::optional<double>(v) : std::nullopt;
-  };
-  auto cpu = number("cpu"), memory = number("memory");
-  if (!cpu || !memory) return std::nullopt;
-  NodeLoad l;
-  l.cpu = *cpu;
-  l.memory = *memory;
-  l.window_s = number("window_s").value_or(0.0);
-  if (j.contains("source") && j["source"].is_string()) l.source = j["source"].get<std::string>();
-  if (j.contains("at") && j["at"].is_string()) {
-    if (auto t = kube::parse_rfc3339(j["at"].get<std::string>())) l.at = *t;
+  auto decoded = kube::decode_load_annotation(text);
+  if (!decoded) {
+    *error = decoded.message();
+    return std::nullopt;
   }
+  NodeLoad l;
+  l.cpu = decoded->cpu;
+  l.memory = decoded->memory;
+  l.window_s = decoded->window_s;
+  l.source = decoded->source;
+  l.at = decoded->oldest();
   return l;
 }
 
@@ -110,7 +106,7 @@ Status add_node(Snapshot& s, const json& o, const std::string& where) {
   n.taints = std::move(*taints);
   n.ready = kube::node_ready(o);
   n.unschedulable = kube::node_unschedulable(o);
-  n.load = parse_load(kube::annotation(o, keys::kLoadAnnotation));
+  n.load = parse_load(kube::annotation(o, keys::kLoadAnnotation), &n.load_error);
   s.nodes.push_back(std::move(n));
   return {};
 }
@@ -166,70 +162,28 @@ Status add_pod(Snapshot& s, const json& o, const std::string& where) {
 }
 
 Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
+  auto spec = kube::parse_podgroup(o);
+  if (!spec) return make_error((where.empty() ? "" : where + ": ") + spec.message());
   PodGroupInfo g;
-  std::string ns = kube::namespace_of(o);
-  g.key = (ns.empty() ? "default" : ns) + "/" + kube::name_of(o);
-  const json& spec = at(o, "spec");
-  if (!at(spec, "queue").is_null()) {
-    if (!at(spec, "queue").is_string() || at(spec, "queue").get<std::string>().empty())
-      return field_error(where, "spec.queue", "not a queue name");
-    g.queue = at(spec, "queue").get<std::string>();
-  }
-  auto mm = int_field(at(spec, "minMember"), where, "spec.minMember", 1);
-  if (!mm) return mm.error();
-  if (*mm < 0) return field_error(where, "spec.minMember", "negative");
-  g.min_member = *mm;
-  if (!at(spec, "minResources").is_null()) {
-    auto mr = list_field(at(spec, "minResources"), where, "spec.minResources");
-    if (!mr) return mr.error();
-    g.min_resources = std::move(*mr);
+  g.key = spec->key();
+  g.queue = spec->queue;
+  g.min_member = spec->min_member;
+  g.min_task_member = spec->min_task_member;
+  if (spec->min_resources) {
+    g.min_resources = *spec->min_resources;
     g.has_min_resources = true;
   }
-  if (at(spec, "priorityClassName").is_string()) g.priority_class = at(spec, "priorityClassName").get<std::string>();
-  const json& nt = at(spec, "networkTopology");
-  if (!nt.is_null()) {
-    if (!nt.is_object()) return field_error(where, "spec.networkTopology", "not a map");
-    std::string mode = nt.value("mode", "hard");
-    if (mode == "hard") g.topology.mode = NetworkTopology::Mode::Hard;
-    else if (mode == "soft") g.topology.mode = NetworkTopology::Mode::Soft;
-    else return field_error(where, "spec.networkTopology.mode", "'" + mode + "' is not hard or soft");
-    for (const auto& [k, v] : nt.items()) {
-      (void)v;
-      if (k != "mode" && k != "highestTierAllowed" && k != "highestTierName")
-        return field_error(where, "spec.networkTopology." + k, "unknown field (supported: mode, highestTierAllowed, "
-                                                               "highestTierName)");
-    }
-    auto hi = int_field(at(nt, "highestTierAllowed"), where, "spec.networkTopology.highestTierAllowed", 0);
-    if (!hi) return hi.error();
-    if (*hi < 0) return field_error(where, "spec.networkTopology.highestTierAllowed", "negative");
-    g.topology.highest_tier = *hi;
-    const json& tier_name = at(nt, "highestTierName");
-    if (!tier_name.is_null()) {
-      if (!tier_name.is_string() || tier_name.get<std::string>().empty())
-        return field_error(where, "spec.networkTopology.highestTierName", "not a tier name");
-      if (!at(nt, "highestTierAllowed").is_null())
-        return field_error(where, "spec.networkTopology", "highestTierAllowed and highestTierName are mutually exclusive");
-      g.topology.highest_tier_name = tier_name.get<std::string>();
-    }
+  g.priority_class = spec->priority_class_name;
+  if (const auto& nt = spec->network_topology) {
+    g.topology.mode = nt->mode == kube::PodGroupNetworkTopology::Mode::Hard ? NetworkTopology::Mode::Hard
+                                                                             : NetworkTopology::Mode::Soft;
+    g.topology.highest_tier = nt->highest_tier_allowed.value_or(0);
+    g.topology.highest_tier_name = nt->highest_tier_name;
   }
-  const json& mtm = at(spec, "minTaskMember");
-  if (!mtm.is_null()) {
-    if (!mtm.is_object()) return field_error(where, "spec.minTaskMember", "not a map of task name to count");
-    for (const auto& [task, n] : mtm.items()) {
-      auto count = int_field(n, where, "spec.minTaskMember." + task, 0);
-      if (!count) return count.error();
-      if (*count < 0) return field_error(where, "spec.minTaskMember." + task, "negative");
-      g.min_task_member[task] = *count;
-    }
-  }
+  g.same_ib_cluster = spec->same_ib_cluster;
   auto preemptable = preemptable_of(o, where);
   if (!preemptable) return preemptable.error();
   g.preemptable = *preemptable;
-  std::string same = kube::annotation(o, keys::kIbClusterAnnotation);
-  if (!same.empty() && same != "same")
-    return field_error(where, std::string("metadata.annotations.") + keys::kIbClusterAnnotation,
-                       "'" + same + "' is not 'same'");
-  g.same_ib_cluster = same == "same";
   if (at(o, "status").is_object()) g.status = at(o, "status");
   s.podgroups[g.key] = std::move(g);
   return {};

@@ -40,6 +40,7 @@ struct NodeInfo {
   bool ready = true;
   bool unschedulable = false;       // cordoned
   std::optional<NodeLoad> load;
+  std::string load_error;           // why a weft.dev/load annotation present was not read
 };
 
 struct PodInfo {
@@ -77,7 +78,7 @@ struct NetworkTopology {
 struct PodGroupInfo {
   std::string key;                  // "ns/name"
   std::string queue = kDefaultQueue;
-  int32_t min_member = 1;
+  int32_t min_member = 1;          // absent in the object: 0, as Volcano reads it
   kube::ResourceList min_resources;
   bool has_min_resources = false;
   int32_t priority = 0;

@@ -158,7 +158,7 @@ TEST(VolcanoSemantics, HighestTierNameErrors) {
                             {{"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}, {"highestTierName", "rack"}}}}),
                   "s.yaml: document 1");
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("highestTierAllowed and highestTierName are mutually exclusive"), std::string::npos)
+  EXPECT_NE(st.message().find("highestTierAllowed and highestTierName are both set"), std::string::npos)
       << st.message();
   ScenarioBuilder s;
   racks(s);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <tuple>
 
 #include "scheduler/core/framework/domains.h"
@@ -32,13 +33,31 @@ VictimFinder::VictimFinder(Session& ssn, const Job& job, EvictKind kind) : ssn_(
   for (size_t p = 0; p < ssn.snap.pods.size(); ++p)
     if (ssn.node_of_pod[p] >= 0 && ssn.job_of_pod[p] >= 0 && !ssn.pipelined_pod[p])
       on_node_[ssn.node_of_pod[p]].push_back(static_cast<int>(p));
+  // Volcano's victim order: inside one job the task order reversed; across queues the
+  // victim queue order (by default the reverse of queue order: a lower-priority queue
+  // gives first); else the job order reversed. As ranks, so the sort key is consistent.
+  std::vector<int> queue_rank_of_job(ssn.jobs.size(), 0), job_rank(ssn.jobs.size(), 0);
+  std::vector<const QueueAccount*> queues;
+  for (const auto& [name, q] : ssn.queues) queues.push_back(&q);
+  std::sort(queues.begin(), queues.end(), [&](const QueueAccount* a, const QueueAccount* b) {
+    return ssn.victim_queue_before(*a, *b);
+  });
+  std::map<std::string, int> queue_rank;
+  for (size_t i = 0; i < queues.size(); ++i) queue_rank[queues[i]->info->name] = static_cast<int>(i);
+  std::vector<int> jobs(ssn.jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) jobs[i] = static_cast<int>(i);
+  std::sort(jobs.begin(), jobs.end(), [&](int a, int b) { return ssn.job_before(ssn.jobs[b], ssn.jobs[a]); });
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    job_rank[jobs[i]] = static_cast<int>(i);
+    auto q = queue_rank.find(ssn.jobs[jobs[i]].queue);
+    queue_rank_of_job[jobs[i]] = q == queue_rank.end() ? static_cast<int>(queues.size()) : q->second;
+  }
   for (auto& pods : on_node_)
     std::sort(pods.begin(), pods.end(), [&](int a, int b) {
-      const auto &pa = ssn.snap.pods[a], &pb = ssn.snap.pods[b];
-      int ja = ssn.jobs[ssn.job_of_pod[a]].priority, jb = ssn.jobs[ssn.job_of_pod[b]].priority;
-      if (pa.priority != pb.priority) return pa.priority < pb.priority;
-      if (ja != jb) return ja < jb;
-      return pa.key > pb.key;
+      int ja = ssn.job_of_pod[a], jb = ssn.job_of_pod[b];
+      if (queue_rank_of_job[ja] != queue_rank_of_job[jb]) return queue_rank_of_job[ja] < queue_rank_of_job[jb];
+      if (job_rank[ja] != job_rank[jb]) return job_rank[ja] < job_rank[jb];
+      return ssn.task_before(b, a);
     });
 }
 

@@ -1,7 +1,7 @@
 // Shared by preempt and reclaim: finding victims on nodes so a job's pods fit, planning a
 // job's pods (tentatively, in a Statement) into one node set, and cheap bounds that cut
-// hopeless plans. Victim order: lowest pod priority, then lowest job priority, then the
-// name (last first).
+// hopeless plans. Victim order on a node: Volcano's (reverse task order inside a job,
+// victim queue order across queues, reverse job order otherwise).
 #pragma once
 
 #include <string>

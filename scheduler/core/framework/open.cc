@@ -93,7 +93,10 @@ void build_jobs(Session& s) {
 
 void open_session(Session& ssn) {
   build_jobs(ssn);
-  for (const auto& option : ssn.config.plugins) {
+  std::vector<PluginOption> options = ssn.config.plugins;
+  for (const auto& f : plugin_factories())   // weft's own constraints, also for a Config built in code
+    if (f.implicit && !ssn.config.has(f.name)) options.emplace_back(f.name, options.empty() ? 0 : options.back().tier);
+  for (const auto& option : options) {
     const PluginFactory* factory = find_plugin(option.name);
     if (!factory) continue;   // parse_config refuses these; a hand-built Config may not
     auto plugin = factory->make(option, nullptr);

@@ -23,6 +23,11 @@ enum class Switch {
 const std::vector<std::pair<Switch, const char*>>& switch_keys();
 
 struct PluginOption {
+  PluginOption() = default;
+  // So that a configuration built in code reads `plugins = {"gang", "predicates"}` (tier 0, no switches).
+  PluginOption(const char* plugin_name) : name(plugin_name) {}          // NOLINT(google-explicit-constructor)
+  PluginOption(std::string plugin_name, int plugin_tier = 0) : name(std::move(plugin_name)), tier(plugin_tier) {}   // NOLINT
+
   std::string name;
   int tier = 0;
   std::map<Switch, bool> switches;                       // only the ones written

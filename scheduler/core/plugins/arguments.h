@@ -11,8 +11,6 @@ namespace weft::scheduler {
 
 Result<double> number_arg(const nlohmann::json& v, const std::string& key);
 Result<bool> bool_arg(const nlohmann::json& v, const std::string& key);
-// "90s", "2m", "1h30m", "45" (seconds) or a number of seconds.
-Result<double> duration_arg(const nlohmann::json& v, const std::string& key);
 Error unknown_argument(const std::string& key, const std::string& supported);
 
 }  // namespace weft::scheduler

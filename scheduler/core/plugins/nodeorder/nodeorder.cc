@@ -54,6 +54,10 @@ Result<std::unique_ptr<Plugin>> make(const PluginOption& option, std::vector<std
     else if (k == "mostrequested.weight") w.most_requested = *n;
     else if (k == "balancedresource.weight") w.balanced_resource = *n;
     else if (k == "tainttoleration.weight") w.taint_toleration = *n;
+    else if (k == "nodeaffinity.weight" || k == "podaffinity.weight" || k == "imagelocality.weight" ||
+             k == "podtopologyspread.weight")
+      return make_error("argument '" + k + "' is a Volcano score weft does not implement (weft scores " +
+                        "leastrequested, mostrequested, balancedresource, tainttoleration)");
     else
       return unknown_argument(k, "leastrequested.weight, mostrequested.weight, balancedresource.weight, "
                                  "tainttoleration.weight");

@@ -3,13 +3,15 @@
 // knows the pods that ran before it, so every pod bound since (PodScheduled after the
 // report's time, or placed earlier in this session) counts as load by its requests until
 // a newer report arrives; a burst of placements spreads instead of piling on the node
-// that looked idlest. A report older than maxAge (default: twice its own window) is no
-// report: the node counts as half loaded.
+// that looked idlest. A report older than usage.maxAge (default 5m, docs/contracts.md) or
+// that does not decode is no report: the node counts as half loaded.
 #include "scheduler/core/plugins/usage/usage.h"
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
+
+#include "kube/load_annotation.h"
 
 #include "scheduler/core/plugins/plugin_makers.h"
 
@@ -19,7 +21,7 @@ namespace {
 struct Args {
   double weight = 1, cpu_weight = 1, memory_weight = 1;
   std::optional<double> cpu_threshold, memory_threshold;   // percent
-  double max_age_s = 0;
+  kube::Duration max_age = kube::kDefaultLoadMaxAge;   // usage.maxAge
 };
 
 class Usage : public OptionPlugin {
@@ -82,10 +84,9 @@ class Usage : public OptionPlugin {
  private:
   bool load_fresh(const Session& ssn, const NodeInfo& n) const {
     if (!n.load || !n.load->at) return false;
-    double max_age = args_.max_age_s > 0 ? args_.max_age_s : 2 * std::max(n.load->window_s, 1.0);
-    double age = std::chrono::duration<double>(ssn.snap.now - *n.load->at).count();
-    // A report from further in the future than it may be old is a clock gone wrong.
-    return age <= max_age && age >= -max_age;
+    kube::LoadAnnotation reading;
+    reading.cpu_at = reading.memory_at = *n.load->at;
+    return kube::check_load_fresh(reading, ssn.snap.now, args_.max_age).ok();
   }
 
   static double fraction(const ClusterState& c, int pod, int node, int dim) {
@@ -120,10 +121,12 @@ Result<std::unique_ptr<Plugin>> make(const PluginOption& option, std::vector<std
       }
       continue;
     }
-    if (k == "usage.maxAge") {
-      auto d = duration_arg(v, k);
-      if (!d) return d.error();
-      a.max_age_s = *d;
+    if (k == "usage.maxAge") {   // a Go duration ("90s", "2m"), or a number of seconds
+      auto d = v.is_number() ? kube::duration_from_seconds(v.get<double>())
+               : v.is_string() ? kube::parse_duration_at_least(v.get<std::string>(), kube::Duration::zero())
+                               : Result<kube::Duration>(make_error("not a duration"));
+      if (!d) return make_error("argument 'usage.maxAge': " + d.message());
+      a.max_age = *d;
       continue;
     }
     auto n = number_arg(v, k);
