@@ -83,6 +83,7 @@ Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>&
       {"Pod", kube::resources::pods(), false, live_pods},
       {"PodGroup", kube::resources::podgroups(), true, paged},
       {"PriorityClass", kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, true, paged},
+      {"PodDisruptionBudget", kube::ResourceRef{"policy", "v1", "poddisruptionbudgets", true}, true, paged},
   };
   for (const Kind& k : kinds) {
     // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.

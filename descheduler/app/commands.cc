@@ -31,14 +31,24 @@ int fail(const std::string& message) {
   return 1;
 }
 
-Result<Policy> read_policy(const std::string& path) {
+Result<Policy> read_policy(const std::string& path, const PrometheusAuthFlags& flags) {
   std::ifstream in(path);
   if (!in) return make_error("policy " + path + ": cannot be read");
   std::stringstream text;
   text << in.rdbuf();
   auto policy = parse_policy_text(text.str(), path);
-  if (policy)
-    for (const auto& w : policy->warnings) spdlog::warn("policy {}: {}", path, w);
+  if (!policy) return policy;
+  for (const auto& w : policy->warnings) spdlog::warn("policy {}: {}", path, w);
+  PrometheusAuth& auth = policy->load_aware.metrics.auth;
+  if (!flags.bearer_token_file.empty()) auth.bearer_token_file = flags.bearer_token_file;
+  if (!flags.ca_file.empty()) auth.ca_file = flags.ca_file;
+  if (!flags.username.empty()) auth.username = flags.username;
+  if (!flags.password_file.empty()) auth.password_file = flags.password_file;
+  if (flags.insecure_skip_verify) auth.insecure_skip_verify = true;
+  if (auth.username.empty() != auth.password_file.empty())
+    return make_error("Prometheus basic auth needs both --prometheus-username and --prometheus-password-file");
+  if (!auth.username.empty() && !auth.bearer_token_file.empty())
+    return make_error("Prometheus: use a bearer token or basic auth, not both");
   return policy;
 }
 
@@ -122,7 +132,7 @@ struct Prepared {
 
 Result<Prepared> prepare_run(const RunFlags& f) {
   Prepared p;
-  auto policy = read_policy(f.policy);
+  auto policy = read_policy(f.policy, f.prometheus);
   if (!policy) return policy.error();
   p.config.policy = std::move(*policy);
   auto spec = f.load.empty() ? load_spec_from_policy(p.config.policy) : parse_load_spec(f.load);
@@ -235,7 +245,7 @@ int run_interval(const RunFlags& f, Prepared& p) {
 }  // namespace
 
 int plan_command(const PlanFlags& f) {
-  auto policy = read_policy(f.policy);
+  auto policy = read_policy(f.policy, f.prometheus);
   if (!policy) return fail(policy.message());
   auto spec = parse_load_spec(f.load);
   if (!spec) return fail(spec.message());

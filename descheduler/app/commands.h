@@ -6,6 +6,12 @@
 
 namespace weft::descheduler {
 
+// Prometheus client credentials; each set flag overrides LoadAware.metrics.auth.
+struct PrometheusAuthFlags {
+  std::string bearer_token_file, ca_file, username, password_file;
+  bool insecure_skip_verify = false;
+};
+
 struct PlanFlags {
   std::string scenario;
   std::string policy;
@@ -14,6 +20,7 @@ struct PlanFlags {
   std::string max_metric_age = "5m";
   std::string cooldown = "10m";
   std::string now;             // RFC 3339; "" = the clock
+  PrometheusAuthFlags prometheus;
 };
 
 struct RunFlags {
@@ -30,6 +37,7 @@ struct RunFlags {
   bool leader_elect = true;
   std::string lease;                 // ns/name; "" = <namespace>/weft-descheduler
   std::string output = "json";
+  PrometheusAuthFlags prometheus;
 };
 
 int plan_command(const PlanFlags& flags);

@@ -5,6 +5,20 @@
 #include "common/log.h"
 #include "descheduler/app/commands.h"
 
+namespace {
+
+void add_prometheus_auth(CLI::App* app, weft::descheduler::PrometheusAuthFlags& f) {
+  app->add_option("--prometheus-bearer-token-file", f.bearer_token_file,
+                  "file holding a bearer token for Prometheus (re-read every cycle)");
+  app->add_option("--prometheus-ca-file", f.ca_file, "PEM CA bundle for an https Prometheus");
+  app->add_option("--prometheus-username", f.username, "basic auth user for Prometheus");
+  app->add_option("--prometheus-password-file", f.password_file, "file holding the basic auth password");
+  app->add_flag("--prometheus-insecure-skip-verify", f.insecure_skip_verify,
+                "do not verify Prometheus' certificate (tests only)");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace weft::descheduler;
   CLI::App app{"weft-descheduler: evicts pods from hot nodes so the scheduler re-places them on cool ones"};
@@ -29,6 +43,7 @@ int main(int argc, char** argv) {
       ->default_val(true);
   r->add_option("--lease", run.lease, "NAMESPACE/NAME of the leader election Lease");
   r->add_option("--output", run.output, "plan format: json|table")->default_val("json");
+  add_prometheus_auth(r, run.prometheus);
 
   PlanFlags plan;
   auto* p = app.add_subcommand("plan", "plan one cycle offline on a scenario file");
@@ -39,6 +54,7 @@ int main(int argc, char** argv) {
   p->add_option("--max-metric-age", plan.max_metric_age, "older node metrics make the node unknown")->default_val("5m");
   p->add_option("--cooldown", plan.cooldown, "per-workload cooldown")->default_val("10m");
   p->add_option("--now", plan.now, "plan as of this RFC 3339 time (default: now)");
+  add_prometheus_auth(p, plan.prometheus);
 
   try {
     app.parse(argc, argv);

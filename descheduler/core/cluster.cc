@@ -69,33 +69,45 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where) {
   for (const auto& [res, _] : p.requests)
     if (is_rdma_resource(res)) p.requests_rdma = true;
   p.labels = kube::labels_of(obj);
+  auto qos = pod_qos(obj);
+  if (!qos) return wrap(qos.error(), where);
+  p.qos = *qos;
   const json& owners = at_path(obj, {"metadata", "ownerReferences"});
   if (owners.is_array()) {
+    bool have_controller = false;
     for (const auto& o : owners) {
-      if (o.is_object() && o.value("controller", false)) {
-        p.owner_kind = o.value("kind", "");
-        p.owner_name = o.value("name", "");
-      }
+      if (!o.is_object()) continue;
+      ++p.owner_count;
+      if (o.value("kind", "") == "DaemonSet") p.daemonset = true;
+      bool controller = o.value("controller", false);
+      if (have_controller || (!controller && !p.owner_kind.empty())) continue;
+      p.owner_kind = o.value("kind", "");
+      p.owner_name = o.value("name", "");
+      p.owner_uid = o.value("uid", "");
+      if (p.owner_kind.empty()) p.owner_kind = "Owner";
+      have_controller = controller;
     }
   }
   p.group = kube::annotation(obj, keys::kGroupAnnotation);
   const json& phase = at_path(obj, {"status", "phase"});
   if (phase.is_string()) p.phase = phase.get<std::string>();
-  const json& created = at_path(obj, {"metadata", "creationTimestamp"});
-  if (created.is_string()) {
-    auto t = parse_rfc3339(created.get<std::string>());
-    if (!t) return wrap(t.error(), where + ": metadata.creationTimestamp");
-    p.created = *t;
+  const json& started = at_path(obj, {"status", "startTime"});
+  if (started.is_string()) {
+    auto t = parse_rfc3339(started.get<std::string>());
+    if (!t) return wrap(t.error(), where + ": status.startTime");
+    p.started = *t;
   }
-  p.mirror = kube::pod_is_mirror(obj);
+  std::string config_source = kube::annotation(obj, "kubernetes.io/config.source");
+  p.mirror = kube::pod_is_mirror(obj) || (!config_source.empty() && config_source != "api");
   p.terminating = !at_path(obj, {"metadata", "deletionTimestamp"}).is_null();
   const json& annotations = at_path(obj, {"metadata", "annotations"});
   p.evict_annotation = annotations.is_object() && annotations.contains(kEvictAnnotation);
+  p.prefer_no_eviction = annotations.is_object() && annotations.contains(kPreferNoEvictionAnnotation);
   const json& volumes = at_path(obj, {"spec", "volumes"});
   if (volumes.is_array()) {
     for (const auto& v : volumes) {
       if (!v.is_object()) continue;
-      if (v.contains("persistentVolumeClaim") || v.contains("ephemeral")) p.has_pvc = true;
+      if (v.contains("persistentVolumeClaim")) p.has_pvc = true;
       if (v.contains("hostPath") || v.contains("emptyDir")) p.has_local_storage = true;
     }
   }
@@ -139,7 +151,32 @@ Status add_podgroup(Cluster& c, const json& obj, const std::string& where) {
   return {};
 }
 
+// Which budgets cover each pod (same namespace, selector matches), and each budget's
+// allowance. Budgets are few: they are grouped by namespace so each pod tries only its own.
+void match_pdbs(Cluster& c) {
+  if (c.pdbs.empty()) return;
+  std::unordered_map<std::string, std::vector<int>> by_ns;
+  for (size_t i = 0; i < c.pdbs.size(); ++i) by_ns[c.pdbs[i].ns].push_back(static_cast<int>(i));
+  for (size_t i = 0; i < c.pods.size(); ++i) {
+    PodInfo& p = c.pods[i];
+    auto it = by_ns.find(p.ns);
+    if (it == by_ns.end()) continue;
+    for (int b : it->second) {
+      PdbInfo& pdb = c.pdbs[static_cast<size_t>(b)];
+      if (!pdb.selector || !pdb.selector->matches(p.labels)) continue;
+      p.pdbs.push_back(b);
+      ++pdb.expected;
+      if ((p.phase.empty() || p.phase == "Running") && !p.terminating) ++pdb.healthy;
+    }
+  }
+  for (auto& pdb : c.pdbs) pdb.disruptions_allowed = pdb.compute_allowed();
+}
+
 }  // namespace
+
+std::string PodInfo::owner_key() const {
+  return owner_uid.empty() ? owner_kind + "/" + ns + "/" + owner_name : owner_uid;
+}
 
 std::string PodInfo::workload() const {
   if (!group.empty()) return "PodGroup/" + ns + "/" + group;
@@ -180,6 +217,12 @@ Status ClusterBuilder::add(const json& obj, const std::string& where) {
     cluster_.priority_classes[kube::name_of(obj)] = v.get<int32_t>();
     return {};
   }
+  if (kind == "PodDisruptionBudget") {
+    auto pdb = parse_pdb(obj);
+    if (!pdb) return wrap(pdb.error(), where + ": PodDisruptionBudget " + kube::key_of(obj));
+    cluster_.pdbs.push_back(std::move(*pdb));
+    return {};
+  }
   if (kind != "Pod") return {};
   const json& node = at_path(obj, {"spec", "nodeName"});
   if (!node.is_string() || node.get<std::string>().empty() || kube::pod_terminal(obj)) return {};
@@ -214,20 +257,24 @@ Cluster ClusterBuilder::finish() {
     if (kept != i) c.pods[kept] = std::move(c.pods[i]);
     PodInfo& p = c.pods[kept];
     p.node = it->second;
+    p.has_priority = p.priority_in_spec;
     if (!p.priority_in_spec && !p.priority_class.empty()) {
       // Hand-written scenarios name a class without the admission-filled spec.priority.
+      p.has_priority = true;
       if (auto pc = c.priority_classes.find(p.priority_class); pc != c.priority_classes.end()) p.priority = pc->second;
       else if (p.priority_class == "system-cluster-critical") p.priority = 2000000000;
       else if (p.priority_class == "system-node-critical") p.priority = 2000001000;
+      else p.has_priority = false;
     }
     NodeInfo& n = c.nodes[static_cast<size_t>(it->second)];
     kube::add_to(n.requested, p.requests);
     n.pods.push_back(static_cast<int>(kept));
     if (!p.terminating && !p.group.empty()) c.running_in_group[p.ns + "/" + p.group]++;
-    if (!p.owner_kind.empty()) c.pods_of_owner[p.owner_kind + "/" + p.ns + "/" + p.owner_name]++;
+    if (!p.owner_kind.empty()) c.pods_of_owner[p.owner_key()]++;
     ++kept;
   }
   c.pods.erase(c.pods.begin() + static_cast<std::ptrdiff_t>(kept), c.pods.end());
+  match_pdbs(c);
   pod_nodes_ = {};
   return c;
 }

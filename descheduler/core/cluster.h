@@ -15,14 +15,18 @@
 #include "common/keys.h"
 #include "common/result.h"
 #include "descheduler/core/load.h"
+#include "descheduler/core/pdb.h"
+#include "descheduler/core/qos.h"
 #include "kube/quantity.h"
 #include "kube/selector.h"
 #include "kube/taints.h"
 
 namespace weft::descheduler {
 
-// The descheduler's own opt-in annotation (weft's keys are in common/keys.h).
+// The descheduler's own annotations (weft's keys are in common/keys.h): opt-in to eviction,
+// and "evict me last among my priority and QoS class".
 inline constexpr const char* kEvictAnnotation = "descheduler.alpha.kubernetes.io/evict";
+inline constexpr const char* kPreferNoEvictionAnnotation = "descheduler.alpha.kubernetes.io/prefer-no-eviction";
 
 struct NodeInfo {
   std::string name;
@@ -44,18 +48,27 @@ struct PodInfo {
   int node = -1;
   int32_t priority = 0;
   bool priority_in_spec = false;        // else resolved from priority_class when finishing
+  bool has_priority = false;            // spec.priority set or resolved; upstream evicts pods without one first
   std::string priority_class;
   kube::ResourceList requests;
+  QosClass qos = QosClass::BestEffort;
   kube::Labels labels;
-  std::string owner_kind, owner_name;   // controller; empty for a bare pod
+  // The controller reference, else the first owner reference (upstream counts any
+  // ownerReference as owned); empty for a bare pod.
+  std::string owner_kind, owner_name;
+  std::string owner_uid;                // minReplicas counts pods per owner uid, as upstream
+  int owner_count = 0;                  // ownerReferences; minReplicas checks only pods with one
+  bool daemonset = false;               // any ownerReference of kind DaemonSet
   std::string group;                    // PodGroup name (same namespace), from the annotation
   std::string phase;
-  std::optional<TimePoint> created;
-  bool mirror = false;
+  std::optional<TimePoint> started;     // status.startTime: minPodAge counts from it
+  bool mirror = false;                  // mirror or static (config.source not "api")
   bool terminating = false;
   bool has_pvc = false;
   bool has_local_storage = false;
   bool evict_annotation = false;
+  bool prefer_no_eviction = false;
+  std::vector<int> pdbs;                // Cluster::pdbs whose selector matches, set when finishing
   bool requests_rdma = false;
   std::vector<kube::Toleration> tolerations;
   kube::NodeAffinity affinity;
@@ -63,6 +76,8 @@ struct PodInfo {
   std::string key() const { return ns + "/" + name; }
   // The unit the cooldown applies to: the gang, else the controller, else the pod.
   std::string workload() const;
+  // The owner's identity for minReplicas: its uid, else kind/ns/name.
+  std::string owner_key() const;
 };
 
 struct PodGroupInfo {
@@ -78,7 +93,8 @@ struct Cluster {
   std::map<std::string, PodGroupInfo> groups;          // "ns/name"
   std::map<std::string, int32_t> priority_classes;
   std::unordered_map<std::string, int> running_in_group;   // "ns/name" -> bound, live pods
-  std::unordered_map<std::string, int> pods_of_owner;      // "Kind/ns/name" -> live pods
+  std::unordered_map<std::string, int> pods_of_owner;      // owner key (PodInfo::owner_key) -> live pods
+  std::vector<PdbInfo> pdbs;
 
   const NodeInfo* node(const std::string& name) const;
 };
@@ -88,7 +104,8 @@ LoadReport load_from_annotations(const Cluster& cluster);
 
 class ClusterBuilder {
  public:
-  // Adds one object; kinds other than Node, Pod, PodGroup and PriorityClass are ignored,
+  // Adds one object; kinds other than Node, Pod, PodGroup, PriorityClass and
+  // PodDisruptionBudget are ignored,
   // as are objects that arrive later (weft.dev/arrival-cycle > 0) and finished pods.
   // Errors name `where` and the field; a failed add changes nothing.
   Status add(const nlohmann::json& object, const std::string& where);
@@ -97,7 +114,9 @@ class ClusterBuilder {
   // How many pods the nodes added so far can hold (allocatable pods, 110 when not given):
   // a bound on the bound pods still to come.
   size_t pod_capacity() const;
-  // Binds pods to nodes, sums requests, counts gangs. Pods on unknown nodes are dropped.
+  // Binds pods to nodes, sums requests, counts gangs and owners, matches PodDisruptionBudgets
+  // (a budget without status gets disruptionsAllowed computed from its spec). Pods on
+  // unknown nodes are dropped.
   Cluster finish();
 
  private:

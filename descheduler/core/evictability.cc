@@ -22,37 +22,45 @@ Result<Evictability> Evictability::create(const Policy& policy, const Cluster& c
   return e;
 }
 
-std::string Evictability::blocker(const PodInfo& pod) const {
-  const EvictorArgs& a = policy_->evictor;
+bool Evictability::namespace_allowed(const PodInfo& pod) const {
   const LoadAwareArgs& la = policy_->load_aware;
-  if (pod.terminating) return "terminating";
-  if (pod.mirror) return "mirror-pod";
-  if (pod.owner_kind == "DaemonSet" && !a.evict_daemonset_pods) return "daemonset";
-  if (pod.owner_kind.empty() && !(a.evict_failed_bare_pods && pod.phase == "Failed")) return "bare-pod";
   if (!la.include_namespaces.empty() &&
       std::find(la.include_namespaces.begin(), la.include_namespaces.end(), pod.ns) == la.include_namespaces.end())
-    return "namespace-excluded";
-  if (std::find(la.exclude_namespaces.begin(), la.exclude_namespaces.end(), pod.ns) != la.exclude_namespaces.end())
-    return "namespace-excluded";
-  bool critical = pod.ns == "kube-system" || pod.priority >= kSystemCriticalPriority ||
-                  pod.priority_class == "system-cluster-critical" || pod.priority_class == "system-node-critical";
-  if (!a.evict_system_critical_pods) {
-    if (critical) return "system-critical";
-    if (pod.priority >= threshold_) return "priority-threshold";
-  }
-  if (pod.has_pvc && a.ignore_pvc_pods) return "pvc";
-  // The evict annotation lifts the remaining soft rules. Unlike upstream it does not lift
-  // priority, system-critical or PVC protection: those are the operator's policy.
+    return false;
+  return std::find(la.exclude_namespaces.begin(), la.exclude_namespaces.end(), pod.ns) == la.exclude_namespaces.end();
+}
+
+std::string Evictability::blocker(const PodInfo& pod) const {
+  // Never lifted: the Eviction API cannot move a mirror pod, a terminating pod is already
+  // going, and evictableNamespaces belongs to the balance plugin, not to the evictor.
+  if (pod.terminating) return "terminating";
+  if (pod.mirror) return "mirror-pod";
+  if (!namespace_allowed(pod)) return "namespace-excluded";
+  // As upstream, the annotation lifts every DefaultEvictor rule below.
   if (pod.evict_annotation) return "";
+  return rule_blocker(pod);
+}
+
+std::string Evictability::rule_blocker(const PodInfo& pod) const {
+  const EvictorArgs& a = policy_->evictor;
+  if (!a.evict_system_critical_pods) {
+    if (pod.has_priority && pod.priority >= kSystemCriticalPriority) return "system-critical";
+    // A pod without a priority is below any threshold (upstream).
+    if (pod.has_priority && pod.priority >= threshold_) return "priority-threshold";
+  }
+  if (pod.owner_count == 0 && !(a.evict_failed_bare_pods && pod.phase == "Failed")) return "bare-pod";
   if (pod.has_local_storage && !a.evict_local_storage_pods) return "local-storage";
+  if (pod.daemonset && !a.evict_daemonset_pods) return "daemonset";
+  if (pod.has_pvc && a.ignore_pvc_pods) return "pvc";
+  if (a.ignore_pods_without_pdb && pod.pdbs.empty()) return "no-pdb";
   if (a.label_selector && !a.label_selector->matches(pod.labels)) return "label-selector";
-  if (a.min_pod_age && pod.created &&
-      now_ - *pod.created < std::chrono::duration_cast<TimePoint::duration>(*a.min_pod_age))
-    return "min-pod-age";
-  if (a.min_replicas > 1 && !pod.owner_kind.empty()) {
-    auto it = cluster_->pods_of_owner.find(pod.owner_kind + "/" + pod.ns + "/" + pod.owner_name);
+  if (a.min_replicas > 1 && pod.owner_count == 1) {
+    auto it = cluster_->pods_of_owner.find(pod.owner_key());
     if (it == cluster_->pods_of_owner.end() || it->second < a.min_replicas) return "min-replicas";
   }
+  if (a.min_pod_age &&
+      (!pod.started || now_ - *pod.started < std::chrono::duration_cast<TimePoint::duration>(*a.min_pod_age)))
+    return "min-pod-age";
   return "";
 }
 

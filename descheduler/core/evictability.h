@@ -20,6 +20,9 @@ class Evictability {
   std::string blocker(const PodInfo& pod) const;
 
  private:
+  bool namespace_allowed(const PodInfo& pod) const;
+  std::string rule_blocker(const PodInfo& pod) const;   // the rules the evict annotation lifts
+
   const Policy* policy_ = nullptr;
   const Cluster* cluster_ = nullptr;
   TimePoint now_;

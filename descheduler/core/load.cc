@@ -1,6 +1,7 @@
 #include "descheduler/core/load.h"
 
 #include <cmath>
+#include <functional>
 #include <set>
 
 namespace weft::descheduler {
@@ -16,67 +17,131 @@ std::string ratio_problem(const json& v) {
   return "";
 }
 
+Status parse_time(const json& e, const char* key, std::optional<TimePoint>& into,
+                  const std::function<Error(const std::string&, const std::string&)>& bad, const std::string& where) {
+  if (!e.contains(key) || e[key].is_null()) return {};
+  if (!e[key].is_string()) return bad(where + "." + key, "must be an RFC 3339 time");
+  auto at = parse_rfc3339(e[key].get<std::string>());
+  if (!at) return bad(where + "." + key, at.message());
+  into = *at;
+  return {};
+}
+
+}  // namespace
+
+namespace {
+
+Status add_file_node(const json& e, const std::string& where0, LoadReport& report,
+                     const std::function<Error(const std::string&, const std::string&)>& bad) {
+  std::string where = where0;
+  if (!e.is_object()) return bad(where, "must be a mapping");
+  if (!e.contains("name") || !e["name"].is_string() || e["name"].get<std::string>().empty())
+    return bad(where + ".name", "must be a node name");
+  std::string name = e["name"].get<std::string>();
+  where += " (" + name + ")";
+  for (const auto& [key, _] : e.items())
+    if (key != "name" && key != "cpu" && key != "memory" && key != "at" && key != "cpu_at" && key != "memory_at" &&
+        key != "source" && key != "window_s" && key != "extended")
+      return bad(where + "." + key, "unknown field");
+  if (report.nodes.count(name) || report.invalid.count(name)) return bad(where, "node listed twice");
+  LoadSample s;
+  s.source = "file";
+  std::string missing;
+  for (const char* key : {"cpu", "memory"}) {
+    if (!e.contains(key) || e[key].is_null()) {
+      if (missing.empty()) missing = std::string("no ") + key + " reading in " + report.source_name;
+      continue;
+    }
+    if (auto p = ratio_problem(e[key]); !p.empty()) return bad(where + "." + key, p);
+  }
+  std::optional<TimePoint> at;
+  for (auto [key, into] : {std::pair{"at", &at}, std::pair{"cpu_at", &s.cpu_at}, std::pair{"memory_at", &s.memory_at}})
+    if (auto st = parse_time(e, key, *into, bad, where); !st) return st.error();
+  if (e.contains("extended")) {
+    const json& ext = e["extended"];
+    if (!ext.is_object()) return bad(where + ".extended", "must be a mapping of resource name to ratio");
+    for (const auto& [res, v] : ext.items()) {
+      if (auto p = ratio_problem(v); !p.empty()) return bad(where + ".extended." + res, p);
+      s.extended[res] = {v.get<double>(), at};
+    }
+  }
+  if (!missing.empty()) {
+    report.invalid[name] = missing;
+    return {};
+  }
+  s.cpu = e["cpu"].get<double>();
+  s.memory = e["memory"].get<double>();
+  if (!s.cpu_at) s.cpu_at = at;
+  if (!s.memory_at) s.memory_at = at;
+  report.nodes[name] = s;
+  return {};
+}
+
+Status add_file_pod(const json& e, const std::string& where0, LoadReport& report,
+                    const std::function<Error(const std::string&, const std::string&)>& bad) {
+  std::string where = where0;
+  if (!e.is_object()) return bad(where, "must be a mapping");
+  for (const char* key : {"namespace", "name"})
+    if (!e.contains(key) || !e[key].is_string() || e[key].get<std::string>().empty())
+      return bad(where + "." + key, "must be a non-empty string");
+  std::string key = e["namespace"].get<std::string>() + "/" + e["name"].get<std::string>();
+  where += " (" + key + ")";
+  for (const auto& [k, _] : e.items())
+    if (k != "namespace" && k != "name" && k != "cpu" && k != "memory" && k != "at" && k != "cpu_at" && k != "memory_at")
+      return bad(where + "." + k, "unknown field");
+  if (report.pods.count(key)) return bad(where, "pod listed twice");
+  PodUsage u;
+  for (auto [k, into] : {std::pair{"cpu", &u.cpu_cores}, std::pair{"memory", &u.memory_bytes}}) {
+    if (!e.contains(k) || e[k].is_null()) continue;
+    if (!e[k].is_number() || !std::isfinite(e[k].get<double>()) || e[k].get<double>() < 0)
+      return bad(where + "." + k, std::string("must be a non-negative number (") + (*k == 'c' ? "cores" : "bytes") + ")");
+    *into = e[k].get<double>();
+  }
+  std::optional<TimePoint> at;
+  for (auto [k, into] : {std::pair{"at", &at}, std::pair{"cpu_at", &u.cpu_at}, std::pair{"memory_at", &u.memory_at}})
+    if (auto st = parse_time(e, k, *into, bad, where); !st) return st.error();
+  if (!u.cpu_at) u.cpu_at = at;
+  if (!u.memory_at) u.memory_at = at;
+  report.pods[key] = u;
+  return {};
+}
+
 }  // namespace
 
 Result<LoadReport> parse_load_file(const std::string& text, const std::string& file) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return make_error("load file " + file + ": " + e.what());
-  }
   auto bad = [&](const std::string& where, const std::string& what) {
     return make_error("load file " + file + ": " + where + ": " + what);
   };
-  if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
-    return bad("nodes", "must be a list of {name, cpu, memory, at}");
   LoadReport report;
   report.source_name = "file " + file;
-  const json& nodes = doc["nodes"];
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const json& e = nodes[i];
-    std::string where = "nodes[" + std::to_string(i) + "]";
-    if (!e.is_object()) return bad(where, "must be a mapping");
-    if (!e.contains("name") || !e["name"].is_string() || e["name"].get<std::string>().empty())
-      return bad(where + ".name", "must be a node name");
-    std::string name = e["name"].get<std::string>();
-    where += " (" + name + ")";
-    for (const auto& [key, _] : e.items())
-      if (key != "name" && key != "cpu" && key != "memory" && key != "at" && key != "cpu_at" && key != "memory_at" &&
-          key != "source" && key != "window_s")
-        return bad(where + "." + key, "unknown field");
-    if (report.nodes.count(name) || report.invalid.count(name)) return bad(where, "node listed twice");
-    LoadSample s;
-    s.source = "file";
-    std::string missing;
-    for (const char* key : {"cpu", "memory"}) {
-      if (!e.contains(key) || e[key].is_null()) {
-        if (missing.empty()) missing = std::string("no ") + key + " reading in " + report.source_name;
-        continue;
+  // Entries of "nodes" and "pods" are handled as each one ends and then dropped.
+  std::string list;   // the top-level key being read
+  size_t index[2] = {0, 0};
+  bool seen[2] = {false, false};
+  Status failed;
+  json doc;
+  try {
+    doc = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
+      if (depth == 1 && event == json::parse_event_t::key) list = parsed.get<std::string>();
+      if (depth == 1 && event == json::parse_event_t::array_start) {
+        if (list == "nodes") seen[0] = true;
+        if (list == "pods") seen[1] = true;
       }
-      if (auto p = ratio_problem(e[key]); !p.empty()) return bad(where + "." + key, p);
-    }
-    auto time_of = [&](const char* key, std::optional<TimePoint>& into) -> Status {
-      if (!e.contains(key) || e[key].is_null()) return {};
-      if (!e[key].is_string()) return bad(where + "." + key, "must be an RFC 3339 time");
-      auto at = parse_rfc3339(e[key].get<std::string>());
-      if (!at) return bad(where + "." + key, at.message());
-      into = *at;
-      return {};
-    };
-    std::optional<TimePoint> at;
-    for (auto [key, into] : {std::pair{"at", &at}, std::pair{"cpu_at", &s.cpu_at}, std::pair{"memory_at", &s.memory_at}})
-      if (auto st = time_of(key, *into); !st) return st.error();
-    if (!missing.empty()) {
-      report.invalid[name] = missing;
-      continue;
-    }
-    s.cpu = e["cpu"].get<double>();
-    s.memory = e["memory"].get<double>();
-    if (!s.cpu_at) s.cpu_at = at;
-    if (!s.memory_at) s.memory_at = at;
-    report.nodes[name] = s;
+      bool element_end = depth == 2 && (event == json::parse_event_t::object_end || event == json::parse_event_t::value);
+      if (!element_end || (list != "nodes" && list != "pods")) return true;
+      int which = list == "nodes" ? 0 : 1;
+      std::string where = list + "[" + std::to_string(index[which]++) + "]";
+      if (failed) failed = which == 0 ? add_file_node(parsed, where, report, bad) : add_file_pod(parsed, where, report, bad);
+      return false;
+    });
+  } catch (const json::parse_error& e) {
+    return make_error("load file " + file + ": " + e.what());
   }
+  if (!failed) return failed.error();
+  if (!doc.is_object() || !seen[0]) return bad("nodes", "must be a list of {name, cpu, memory, at}");
+  if (doc.contains("pods") && !seen[1]) return bad("pods", "must be a list of {namespace, name, cpu, memory, at}");
+  for (const auto& [key, _] : doc.items())
+    if (key != "nodes" && key != "pods") return bad(key, "unknown field");
   return report;
 }
 
@@ -116,56 +181,84 @@ Result<LoadSample> parse_load_annotation(const std::string& text) {
   return s;
 }
 
-Result<std::map<std::string, PromPoint>> parse_prometheus_vector(const std::string& body, const std::string& label) {
+Result<PromVector> parse_prometheus_vector(const std::string& body, const std::vector<std::string>& labels) {
+  PromVector out;
+  std::string problem;
   json doc;
   try {
-    doc = json::parse(body);
+    // {"status", "data": {"resultType", "result": [series...]}}: each series is joined
+    // as it ends and dropped, so a response with a series per pod never is one tree.
+    bool in_result = false;
+    doc = json::parse(body, [&](int depth, json::parse_event_t event, json& parsed) {
+      if (depth == 2 && event == json::parse_event_t::key) in_result = parsed.get<std::string>() == "result";
+      if (!(in_result && depth == 3 && event == json::parse_event_t::object_end)) return true;
+      if (!problem.empty()) return false;
+      std::string key;
+      const json& metric = parsed.value("metric", json::object());
+      for (const auto& l : labels) {
+        auto it = metric.find(l);
+        if (it == metric.end() || !it->is_string()) return false;   // cannot be joined
+        key += (key.empty() ? "" : "/") + it->get<std::string>();
+      }
+      const json& value = parsed.value("value", json::array());
+      if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_string()) {
+        problem = "series " + key + ": malformed value";
+        return false;
+      }
+      PromPoint p;
+      const std::string& text = value[1].get_ref<const std::string&>();
+      char* end = nullptr;
+      p.value = std::strtod(text.c_str(), &end);
+      if (end == text.c_str()) p.value = NAN;
+      p.at = TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(value[0].get<double>())));
+      out[key] = p;
+      return false;
+    });
   } catch (const json::parse_error& e) {
     return make_error(std::string("response is not JSON: ") + e.what());
   }
+  if (!doc.is_object()) return make_error("response is not a JSON object");
   if (doc.value("status", "") != "success")
     return make_error("query failed: " + doc.value("errorType", std::string("?")) + ": " + doc.value("error", std::string("?")));
   const json& data = doc.value("data", json::object());
   if (data.value("resultType", "") != "vector")
     return make_error("result type '" + data.value("resultType", std::string()) + "' is not vector (use an instant-vector query)");
-  std::map<std::string, PromPoint> out;
-  for (const auto& r : data.value("result", json::array())) {
-    const json& metric = r.value("metric", json::object());
-    auto it = metric.find(label);
-    if (it == metric.end() || !it->is_string()) continue;   // series without the node label cannot be joined
-    const json& value = r.value("value", json::array());
-    if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_string())
-      return make_error("series " + it->get<std::string>() + ": malformed value");
-    PromPoint p;
-    const std::string& text = value[1].get_ref<const std::string&>();
-    char* end = nullptr;
-    p.value = std::strtod(text.c_str(), &end);
-    if (end == text.c_str()) p.value = NAN;
-    p.at = TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(value[0].get<double>())));
-    out[it->get<std::string>()] = p;
-  }
+  if (!problem.empty()) return make_error(problem);
   return out;
 }
 
-LoadReport join_prometheus(const PrometheusResults& results, const std::string& source_name) {
+namespace {
+
+TimePoint from_seconds(double s) {
+  return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(s)));
+}
+
+}  // namespace
+
+LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results, const std::string& source_name) {
   LoadReport report;
   report.source_name = source_name;
-  auto seconds = [](double s) {
-    return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(s)));
-  };
   std::set<std::string> named;
-  for (const auto* m : {&results.cpu, &results.memory, &results.cpu_newest, &results.memory_newest})
-    for (const auto& [node, _] : *m) named.insert(node);
+  for (const auto& [_, r] : results)
+    for (const auto* m : {&r.value, &r.newest})
+      for (const auto& [node, _] : *m) named.insert(node);
+  static const ResourceResults none;
+  auto of = [&](const char* res) -> const ResourceResults& {
+    auto it = results.find(res);
+    return it == results.end() ? none : it->second;
+  };
+  const ResourceResults& cpu = of("cpu");
+  const ResourceResults& memory = of("memory");
   for (const std::string& node : named) {
     struct Part {
-      const std::map<std::string, PromPoint>& series;
+      const PromVector& series;
       const char* missing;
       const PromPoint* point = nullptr;
     };
-    Part parts[] = {{results.cpu, "no cpu series"},
-                    {results.memory, "no memory series"},
-                    {results.cpu_newest, "no recent cpu sample"},
-                    {results.memory_newest, "no recent memory sample"}};
+    Part parts[] = {{cpu.value, "no cpu series"},
+                    {memory.value, "no memory series"},
+                    {cpu.newest, "no recent cpu sample"},
+                    {memory.newest, "no recent memory sample"}};
     std::string why;
     for (Part& p : parts) {
       auto it = p.series.find(node);
@@ -189,12 +282,37 @@ LoadReport join_prometheus(const PrometheusResults& results, const std::string& 
     s.cpu = parts[0].point->value;
     s.memory = parts[1].point->value;
     // The freshness queries yield each reading's newest sample time (seconds) as the value.
-    s.cpu_at = seconds(parts[2].point->value);
-    s.memory_at = seconds(parts[3].point->value);
+    s.cpu_at = from_seconds(parts[2].point->value);
+    s.memory_at = from_seconds(parts[3].point->value);
     s.source = "prometheus";
+    for (const auto& [res, r] : results) {
+      if (res == "cpu" || res == "memory") continue;
+      auto v = r.value.find(node);
+      auto t = r.newest.find(node);
+      if (v == r.value.end() || t == r.newest.end() || !std::isfinite(v->second.value) || v->second.value < 0 ||
+          v->second.value > 1.05 || !std::isfinite(t->second.value))
+        continue;   // the planner calls the node unknown when it needs this reading
+      s.extended[res] = {v->second.value, from_seconds(t->second.value)};
+    }
     report.nodes[node] = s;
   }
   return report;
+}
+
+void join_pod_usage(const PromVector& cpu, const PromVector& memory, const PromVector& cpu_newest,
+                    const PromVector& memory_newest, LoadReport& report) {
+  auto put = [&](const PromVector& values, const PromVector& newest, bool is_cpu) {
+    for (const auto& [pod, point] : values) {
+      // A reading without its newest sample time cannot be judged fresh: requests size the pod.
+      auto t = newest.find(pod);
+      if (!std::isfinite(point.value) || point.value < 0 || t == newest.end() || !std::isfinite(t->second.value)) continue;
+      PodUsage& u = report.pods[pod];
+      (is_cpu ? u.cpu_cores : u.memory_bytes) = point.value;
+      (is_cpu ? u.cpu_at : u.memory_at) = from_seconds(t->second.value);
+    }
+  };
+  put(cpu, cpu_newest, true);
+  put(memory, memory_newest, false);
 }
 
 }  // namespace weft::descheduler

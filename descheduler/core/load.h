@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +27,19 @@ struct LoadSample {
   // node is only as fresh as its older reading.
   std::optional<TimePoint> cpu_at, memory_at;
   std::string source;  // "ebpf", "procfs", "prometheus", "file"
+  // Other measured resources (a policy query per resource): ratio 0..1 and its time.
+  struct Reading {
+    double value = 0;
+    std::optional<TimePoint> at;
+  };
+  std::map<std::string, Reading> extended;
+};
+
+// One pod's measured usage: cores and bytes, each with the time of its newest sample
+// (absent: taken to be current). Either may be missing.
+struct PodUsage {
+  std::optional<double> cpu_cores, memory_bytes;
+  std::optional<TimePoint> cpu_at, memory_at;
 };
 
 struct LoadReport {
@@ -35,30 +50,45 @@ struct LoadReport {
   // Set when the whole source failed (Prometheus down): every node is unknown.
   std::string source_error;
   std::string source_name;   // "prometheus http://...", "file x.json", "annotations"
+  // Per-pod usage by "namespace/name" (load files' "pods", Prometheus' per-pod series).
+  std::unordered_map<std::string, PodUsage> pods;
+  std::string pods_error;    // the per-pod queries failed: victims are sized by requests
 };
 
-// {"nodes":[{"name","cpu","memory","at"}]}; "cpu_at"/"memory_at" override "at" for one
-// reading. An entry without cpu or memory (absent or null) leaves its node unknown
-// (report.invalid); malformed values are errors naming the file and the entry.
+// {"nodes":[{"name","cpu","memory","at"}], "pods":[{"namespace","name","cpu","memory","at"}]}.
+// Nodes: ratios 0..1; "cpu_at"/"memory_at" override "at" for one reading; "extended":
+// {"nvidia.com/gpu": ratio} for resources the policy measures. An entry without cpu or
+// memory (absent or null) leaves its node unknown (report.invalid). Pods: cores and
+// bytes, either may be absent. Malformed values are errors naming the file and the entry.
+// Pod entries are read one at a time, so 100,000 of them never exist as one JSON tree.
 Result<LoadReport> parse_load_file(const std::string& text, const std::string& file);
 
 // The weft.dev/load annotation: {"cpu","memory","window_s","source","at"}, optional
 // "cpu_at"/"memory_at" as in the file. Both readings and a time are required.
 Result<LoadSample> parse_load_annotation(const std::string& text);
 
-// A Prometheus /api/v1/query response with resultType vector: label value -> (value, time).
+// A Prometheus /api/v1/query response with resultType vector: key -> (value, time), the
+// key being the values of `labels` joined by '/' ("node-1", "team-a/pod-7"). Series
+// without every label are left out. Series are decoded one at a time.
 struct PromPoint {
   double value = 0;
   TimePoint at;
 };
-Result<std::map<std::string, PromPoint>> parse_prometheus_vector(const std::string& body, const std::string& label);
+using PromVector = std::unordered_map<std::string, PromPoint>;
+Result<PromVector> parse_prometheus_vector(const std::string& body, const std::vector<std::string>& labels);
 
-// The four instant queries' results: the averaged readings and, per reading, the time of
-// its newest sample (as the value).
-struct PrometheusResults {
-  std::map<std::string, PromPoint> cpu, memory, cpu_newest, memory_newest;
+// The node queries' results, per measured resource: the averaged reading and the time
+// of its newest sample (as the value).
+struct ResourceResults {
+  PromVector value, newest;
 };
-// Joins them into a report; a node missing any of the four is invalid (unknown).
-LoadReport join_prometheus(const PrometheusResults& results, const std::string& source_name);
+// Joins them into a report; a node missing cpu or memory (either query) is invalid
+// (unknown); a missing extended reading leaves it out of the sample (the planner decides).
+LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results, const std::string& source_name);
+
+// The per-pod queries' results (key "namespace/pod"): cores, bytes, and each one's newest
+// sample time. A reading without its time is left out (requests size that pod).
+void join_pod_usage(const PromVector& cpu, const PromVector& memory, const PromVector& cpu_newest,
+                    const PromVector& memory_newest, LoadReport& report);
 
 }  // namespace weft::descheduler

@@ -28,7 +28,8 @@ nlohmann::json plan_to_json(const Plan& plan) {
   }
   nlohmann::json evictions = nlohmann::json::array();
   for (const auto& e : plan.evictions)
-    evictions.push_back({{"pod", e.pod()}, {"from", e.from}, {"to", e.to}, {"reason", e.reason}});
+    evictions.push_back({{"pod", e.pod()}, {"from", e.from}, {"to", e.to}, {"reason", e.reason},
+                         {"sized_by", e.sized_by}, {"cpu", e.cpu / 1000.0}, {"memory", e.memory / 1000.0}});
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& s : plan.skipped) skipped.push_back({{"pod", s.pod()}, {"reason", s.reason}});
   return {{"nodes", nodes}, {"evictions", evictions}, {"skipped", skipped}};

@@ -14,34 +14,51 @@
 namespace weft::descheduler {
 namespace {
 
-// The planner works on three measures in the node's own units: cpu in millicores and
-// memory in bytes as measured (ratio x allocatable, so moves between nodes of different
-// sizes add up), and the number of bound pods. Thresholds are percent of allocatable.
-constexpr int kCpu = 0, kMemory = 1, kPods = 2, kMeasures = 3;
-constexpr const char* kMeasureNames[kMeasures] = {"cpu", "memory", "pods"};
-using Vec = std::array<double, kMeasures>;
+// The planner works on measures in the node's own units: cpu in millicores and memory in
+// millibytes as measured (ratio x allocatable, so moves between nodes of different sizes
+// add up), the number of bound pods, then each other resource the thresholds name:
+// measured when the policy has a query for it, else the pods' requests (as upstream).
+constexpr int kCpu = 0, kMemory = 1, kPods = 2, kMaxMeasures = 16;
+using Vec = std::array<double, kMaxMeasures>;
 
 struct Limits {
-  std::array<bool, kMeasures> active{};
+  int count = 3;
+  std::array<std::string, kMaxMeasures> names{"cpu", "memory", "pods"};
+  std::array<bool, kMaxMeasures> active{};
+  std::array<bool, kMaxMeasures> measured{true, true, false};
+  std::array<Seconds, kMaxMeasures> max_age{};
   Vec low{}, target{};   // percent
 };
 
-Limits limits_of(const LoadAwareArgs& la) {
+Result<Limits> limits_of(const Policy& policy, Seconds default_max_age) {
+  const LoadAwareArgs& la = policy.load_aware;
   Limits l;
-  for (int r = 0; r < kMeasures; ++r) {
-    auto lo = la.thresholds.find(kMeasureNames[r]);
-    auto hi = la.target_thresholds.find(kMeasureNames[r]);
+  for (const auto& [res, _] : la.thresholds) {
+    if (res == "cpu" || res == "memory" || res == "pods") continue;
+    if (l.count == kMaxMeasures)
+      return make_error("policy LoadAware.thresholds names more than " + std::to_string(kMaxMeasures) + " resources");
+    l.names[static_cast<size_t>(l.count)] = res;
+    l.measured[static_cast<size_t>(l.count)] = la.metrics.resources.count(res) > 0;
+    ++l.count;
+  }
+  for (int r = 0; r < l.count; ++r) {
+    const std::string& name = l.names[static_cast<size_t>(r)];
+    auto q = la.metrics.resources.find(name);
+    l.max_age[static_cast<size_t>(r)] =
+        q != la.metrics.resources.end() && q->second.max_age ? *q->second.max_age : default_max_age;
+    auto lo = la.thresholds.find(name);
+    auto hi = la.target_thresholds.find(name);
     if (lo == la.thresholds.end() || hi == la.target_thresholds.end()) continue;
-    l.active[r] = true;
-    l.low[r] = lo->second;
-    l.target[r] = hi->second;
+    l.active[static_cast<size_t>(r)] = true;
+    l.low[static_cast<size_t>(r)] = lo->second;
+    l.target[static_cast<size_t>(r)] = hi->second;
   }
   return l;
 }
 
 struct NodeState {
-  Vec alloc{};     // millicores, bytes, pods (110, the kubelet default, when not reported)
-  Vec used{};      // projected measured use, same units
+  Vec alloc{};     // millicores, millibytes, pods (110, the kubelet default, when not reported), ...
+  Vec used{};      // projected use, same units
   NodeClass cls = NodeClass::Unknown;
   bool target_ok = false;      // low, ready and schedulable
   bool selected = false;       // passes the node selectors
@@ -49,15 +66,17 @@ struct NodeState {
   int evicted = 0;
 };
 
-double percent(const NodeState& n, int r) { return n.alloc[r] > 0 ? n.used[r] * 100.0 / n.alloc[r] : 0; }
+double percent(const NodeState& n, int r) {
+  return n.alloc[static_cast<size_t>(r)] > 0 ? n.used[static_cast<size_t>(r)] * 100.0 / n.alloc[static_cast<size_t>(r)] : 0;
+}
 
 bool above_target(const NodeState& n, const Limits& l) {
-  for (int r = 0; r < kMeasures; ++r)
-    if (l.active[r] && percent(n, r) > l.target[r]) return true;
+  for (int r = 0; r < l.count; ++r)
+    if (l.active[static_cast<size_t>(r)] && percent(n, r) > l.target[static_cast<size_t>(r)]) return true;
   return false;
 }
 
-double value_of(const kube::ResourceList& list, const char* key) {
+double value_of(const kube::ResourceList& list, const std::string& key) {
   auto it = list.find(key);
   return it == list.end() ? 0.0 : static_cast<double>(it->second);
 }
@@ -71,9 +90,10 @@ std::string fmt_pct(double v) {
 class Planner {
  public:
   Planner(const Cluster& c, const LoadReport& load, const Policy& p, const DeschedulerState& s,
-          const PlanOptions& o, Evictability e)
-      : cluster_(c), load_(load), policy_(p), state_(s), opt_(o), evict_(std::move(e)),
-        limits_(limits_of(p.load_aware)) {}
+          const PlanOptions& o, Evictability e, Limits limits)
+      : cluster_(c), load_(load), policy_(p), state_(s), opt_(o), evict_(std::move(e)), limits_(std::move(limits)) {
+    for (const auto& pdb : c.pdbs) budget_left_.push_back(pdb.disruptions_allowed);
+  }
 
   Plan run() {
     classify();
@@ -82,6 +102,8 @@ class Planner {
                             "): every node is unknown, nothing is evicted");
       return std::move(plan_);
     }
+    if (!load_.pods_error.empty())
+      plan_.notes.push_back("per-pod usage unavailable (" + load_.pods_error + "): victims are sized by their requests");
     collect_targets();
     std::vector<int> high;
     for (size_t i = 0; i < nodes_.size(); ++i)
@@ -111,9 +133,60 @@ class Planner {
   }
 
  private:
+  // Reads each selected node's load into its measures; false (with why) when the node is
+  // unknown: no data, bad data, or a reading older than its resource's max age.
+  bool measure(size_t i, NodeVerdict& v) {
+    const NodeInfo& info = cluster_.nodes[i];
+    NodeState& n = nodes_[i];
+    const LoadSample* sample = nullptr;
+    if (!load_.source_error.empty()) {
+      v.why = "load source down";
+    } else if (auto it = load_.nodes.find(info.name); it != load_.nodes.end()) {
+      sample = &it->second;
+    } else if (auto bad = load_.invalid.find(info.name); bad != load_.invalid.end()) {
+      v.why = bad->second;
+    } else {
+      v.why = "no load data";
+    }
+    if (!sample) return false;
+    v.cpu = sample->cpu;
+    v.memory = sample->memory;
+    auto stale = [&](const std::string& what, const std::optional<TimePoint>& at, Seconds max_age) {
+      if (!at || opt_.now - *at <= std::chrono::duration_cast<TimePoint::duration>(max_age)) return false;
+      // A node is only as fresh as its older reading.
+      v.why = "stale: " + what + " measured " + format_rfc3339(*at) + ", older than " + format_duration(max_age);
+      return true;
+    };
+    if (stale("cpu", sample->cpu_at, limits_.max_age[kCpu]) ||
+        stale("memory", sample->memory_at, limits_.max_age[kMemory]))
+      return false;
+    n.used[kCpu] = sample->cpu * n.alloc[kCpu];
+    n.used[kMemory] = sample->memory * n.alloc[kMemory];
+    for (int r = 3; r < limits_.count; ++r) {
+      const std::string& name = limits_.names[static_cast<size_t>(r)];
+      if (!limits_.measured[static_cast<size_t>(r)]) {
+        n.used[static_cast<size_t>(r)] = value_of(info.requested, name);
+        continue;
+      }
+      auto e = sample->extended.find(name);
+      if (e == sample->extended.end()) {
+        v.why = "no " + name + " reading";
+        return false;
+      }
+      if (stale(name, e->second.at, limits_.max_age[static_cast<size_t>(r)])) return false;
+      n.used[static_cast<size_t>(r)] = e->second.value * n.alloc[static_cast<size_t>(r)];
+    }
+    // Pods moved here within the last window are not (fully) in its averages yet.
+    if (auto a = state_.arrivals.find(info.name); a != state_.arrivals.end() && opt_.now - a->second.at < window()) {
+      n.used[kCpu] += a->second.cpu;
+      n.used[kMemory] += a->second.memory;
+    }
+    return true;
+  }
+
   void classify() {
     nodes_.resize(cluster_.nodes.size());
-    auto max_age = std::chrono::duration_cast<TimePoint::duration>(opt_.max_metric_age);
+    std::vector<std::pair<size_t, NodeVerdict>> verdicts;
     for (size_t i = 0; i < cluster_.nodes.size(); ++i) {
       const NodeInfo& info = cluster_.nodes[i];
       NodeState& n = nodes_[i];
@@ -123,57 +196,55 @@ class Planner {
       n.alloc[kMemory] = value_of(info.allocatable, "memory");
       auto pods = info.allocatable.find("pods");
       n.alloc[kPods] = pods == info.allocatable.end() ? 110.0 : static_cast<double>(pods->second) / 1000.0;
+      for (int r = 3; r < limits_.count; ++r)
+        n.alloc[static_cast<size_t>(r)] = value_of(info.allocatable, limits_.names[static_cast<size_t>(r)]);
       n.requested = info.requested;
       n.used[kPods] = static_cast<double>(info.pods.size());
       if (!n.selected) continue;
       NodeVerdict v;
       v.name = info.name;
-      const LoadSample* sample = nullptr;
-      if (!load_.source_error.empty()) {
-        v.why = "load source down";
-      } else if (auto it = load_.nodes.find(info.name); it != load_.nodes.end()) {
-        sample = &it->second;
-      } else if (auto bad = load_.invalid.find(info.name); bad != load_.invalid.end()) {
-        v.why = bad->second;
-      } else {
-        v.why = "no load data";
-      }
-      if (sample) {
-        v.cpu = sample->cpu;
-        v.memory = sample->memory;
-        // A node is only as fresh as its older reading.
-        for (auto [what, at] : {std::pair{"cpu", &sample->cpu_at}, std::pair{"memory", &sample->memory_at}}) {
-          if (!*at || opt_.now - **at <= max_age) continue;
-          v.why = std::string("stale: ") + what + " measured " + format_rfc3339(**at) + ", older than " +
-                  format_duration(opt_.max_metric_age);
-          sample = nullptr;
-          break;
-        }
-      }
-      if (sample) {
-        n.used[kCpu] = sample->cpu * n.alloc[kCpu];
-        n.used[kMemory] = sample->memory * n.alloc[kMemory];
-        // Pods moved here within the last window are not (fully) in its averages yet.
-        if (auto a = state_.arrivals.find(info.name);
-            a != state_.arrivals.end() && opt_.now - a->second.at < window()) {
-          n.used[kCpu] += a->second.cpu;
-          n.used[kMemory] += a->second.memory;
-        }
-        n.cls = class_of(n);
-      }
+      if (measure(i, v)) n.cls = NodeClass::Normal;   // known; the class follows below
+      verdicts.emplace_back(i, std::move(v));
+    }
+    if (policy_.load_aware.use_deviation_thresholds) deviation_limits();
+    for (auto& [i, v] : verdicts) {
+      NodeState& n = nodes_[i];
+      if (n.cls != NodeClass::Unknown) n.cls = class_of(n);
       v.cls = n.cls;
       plan_.class_counts[n.cls]++;
       plan_.nodes.push_back(std::move(v));
     }
   }
 
+  // useDeviationThresholds: the limits become the mean usage of the known nodes minus
+  // thresholds (low) and plus targetThresholds (high), each clamped to 0..100.
+  void deviation_limits() {
+    Vec sum{};
+    int known = 0;
+    for (const NodeState& n : nodes_) {
+      if (!n.selected || n.cls == NodeClass::Unknown) continue;
+      ++known;
+      for (int r = 0; r < limits_.count; ++r) sum[static_cast<size_t>(r)] += percent(n, r);
+    }
+    for (int r = 0; r < limits_.count; ++r) {
+      size_t k = static_cast<size_t>(r);
+      if (!limits_.active[k]) continue;
+      double mean = known > 0 ? sum[k] / known : 0;
+      limits_.low[k] = std::clamp(mean - limits_.low[k], 0.0, 100.0);
+      limits_.target[k] = std::clamp(mean + limits_.target[k], 0.0, 100.0);
+    }
+  }
+
+  // Low: no resource above its threshold (a node exactly at it is low, as upstream);
+  // high: any resource above its target.
   NodeClass class_of(const NodeState& n) const {
     bool all_low = true;
-    for (int r = 0; r < kMeasures; ++r) {
-      if (!limits_.active[r]) continue;
+    for (int r = 0; r < limits_.count; ++r) {
+      size_t k = static_cast<size_t>(r);
+      if (!limits_.active[k]) continue;
       double p = percent(n, r);
-      if (p > limits_.target[r]) return NodeClass::High;
-      if (!(p < limits_.low[r])) all_low = false;
+      if (p > limits_.target[k]) return NodeClass::High;
+      if (p > limits_.low[k]) all_low = false;
     }
     return all_low ? NodeClass::Low : NodeClass::Normal;
   }
@@ -181,8 +252,10 @@ class Planner {
   // How far above its targets a node is, relative to them: the most loaded go first.
   double overload(const NodeState& n) const {
     double worst = -std::numeric_limits<double>::infinity();
-    for (int r = 0; r < kMeasures; ++r)
-      if (limits_.active[r] && limits_.target[r] > 0) worst = std::max(worst, percent(n, r) / limits_.target[r]);
+    for (int r = 0; r < limits_.count; ++r) {
+      size_t k = static_cast<size_t>(r);
+      if (limits_.active[k] && limits_.target[k] > 0) worst = std::max(worst, percent(n, r) / limits_.target[k]);
+    }
     return worst;
   }
 
@@ -193,29 +266,55 @@ class Planner {
       const NodeInfo& info = cluster_.nodes[i];
       n.target_ok = n.selected && n.cls == NodeClass::Low && info.ready && !info.unschedulable;
       if (!n.target_ok) continue;
-      for (int r = 0; r < kMeasures; ++r) {
-        if (!limits_.active[r]) continue;
-        room_[r] += limits_.target[r] * n.alloc[r] / 100.0 - n.used[r];
+      for (int r = 0; r < limits_.count; ++r) {
+        size_t k = static_cast<size_t>(r);
+        if (!limits_.active[k]) continue;
+        room_[k] += limits_.target[k] * n.alloc[k] / 100.0 - n.used[k];
       }
       targets_.insert({overload(n), static_cast<int>(i)});
     }
   }
 
   bool room_left() const {
-    for (int r = 0; r < kMeasures; ++r)
-      if (limits_.active[r] && room_[r] <= 0) return false;
+    for (int r = 0; r < limits_.count; ++r)
+      if (limits_.active[static_cast<size_t>(r)] && room_[static_cast<size_t>(r)] <= 0) return false;
     return true;
   }
 
-  // What a pod is taken to use: its request, or for a resource it requests none of, an
-  // equal share of what its node measures (a best-effort pod still loads the node).
-  Vec usage_of(const PodInfo& pod, const NodeState& node, size_t pods_on_node) const {
+  // A pod's fresh usage reading of one kind (cores or bytes), if the policy uses them.
+  std::optional<double> measured_usage(const PodUsage* u, bool cpu) const {
+    if (!u) return std::nullopt;
+    const auto& value = cpu ? u->cpu_cores : u->memory_bytes;
+    const auto& at = cpu ? u->cpu_at : u->memory_at;
+    if (!value) return std::nullopt;
+    Seconds max_age = policy_.load_aware.metrics.pod_usage.max_age.value_or(opt_.max_metric_age);
+    if (at && opt_.now - *at > std::chrono::duration_cast<TimePoint::duration>(max_age)) return std::nullopt;
+    return *value * 1000.0;   // millicores, millibytes
+  }
+
+  // What a pod is taken to use: its measured usage when a fresh reading exists (and the
+  // policy uses per-pod usage), else its request, else, for a resource it requests none
+  // of, an equal share of what its node measures (a best-effort pod still loads the node).
+  // Other resources: the request. sized_by says whether a measurement decided it.
+  Vec usage_of(const PodInfo& pod, const NodeState& node, size_t pods_on_node, bool& by_usage) const {
     Vec u{};
-    u[kCpu] = value_of(pod.requests, "cpu");
-    u[kMemory] = value_of(pod.requests, "memory");
+    const PodUsage* measured = nullptr;
+    if (policy_.load_aware.metrics.pod_usage.enabled && !load_.pods.empty())
+      if (auto it = load_.pods.find(pod.key()); it != load_.pods.end()) measured = &it->second;
+    by_usage = false;
+    for (int r : {kCpu, kMemory}) {
+      size_t k = static_cast<size_t>(r);
+      if (auto m = measured_usage(measured, r == kCpu)) {
+        u[k] = *m;
+        by_usage = true;
+        continue;
+      }
+      u[k] = value_of(pod.requests, r == kCpu ? "cpu" : "memory");
+      if (u[k] <= 0 && pods_on_node > 0) u[k] = node.used[k] / static_cast<double>(pods_on_node);
+    }
     u[kPods] = 1;
-    for (int r : {kCpu, kMemory})
-      if (u[r] <= 0 && pods_on_node > 0) u[r] = node.used[r] / static_cast<double>(pods_on_node);
+    for (int r = 3; r < limits_.count; ++r)
+      u[static_cast<size_t>(r)] = value_of(pod.requests, limits_.names[static_cast<size_t>(r)]);
     return u;
   }
 
@@ -249,6 +348,15 @@ class Planner {
     return running - 1 >= g->second.min_member ? "" : "gang-min-member";
   }
 
+  // The Eviction API refuses a pod covered by more than one budget, and any eviction past
+  // a budget's disruptionsAllowed: the plan does not count on either.
+  std::string budget_blocker(const PodInfo& pod) const {
+    if (pod.pdbs.size() > 1) return "pdb-multiple";
+    for (int b : pod.pdbs)
+      if (budget_left_[static_cast<size_t>(b)] <= 0) return "pdb";
+    return "";
+  }
+
   // Finds the least loaded low node the pod may move to. Else why not, by the furthest
   // any target got: "topology" (none in the pod's domain), "node-fit", or
   // "target-would-be-high"; "no-target" when the source was the only low node.
@@ -271,11 +379,12 @@ class Planner {
         continue;
       }
       bool stays_below = true;
-      for (int r = 0; r < kMeasures && stays_below; ++r) {
-        if (!limits_.active[r]) continue;
-        double after = n.alloc[r] > 0 ? (n.used[r] + usage[r]) * 100.0 / n.alloc[r]
+      for (int r = 0; r < limits_.count && stays_below; ++r) {
+        size_t k = static_cast<size_t>(r);
+        if (!limits_.active[k] || usage[k] <= 0) continue;
+        double after = n.alloc[k] > 0 ? (n.used[k] + usage[k]) * 100.0 / n.alloc[k]
                                       : std::numeric_limits<double>::infinity();
-        if (after > limits_.target[r]) stays_below = false;
+        if (after > limits_.target[k]) stays_below = false;
       }
       if (!stays_below) {
         furthest = kWouldBeHigh;
@@ -304,9 +413,11 @@ class Planner {
 
   std::string eviction_reason(const NodeState& n) const {
     std::string out = "high-load:";
-    for (int r = 0; r < kMeasures; ++r)
-      if (limits_.active[r] && percent(n, r) > limits_.target[r])
-        out += std::string(" ") + kMeasureNames[r] + " " + fmt_pct(percent(n, r)) + "% > " + fmt_pct(limits_.target[r]) + "%";
+    for (int r = 0; r < limits_.count; ++r) {
+      size_t k = static_cast<size_t>(r);
+      if (limits_.active[k] && percent(n, r) > limits_.target[k])
+        out += " " + limits_.names[k] + " " + fmt_pct(percent(n, r)) + "% > " + fmt_pct(limits_.target[k]) + "%";
+    }
     return out;
   }
 
@@ -318,6 +429,7 @@ class Planner {
       int pod;
       Vec usage;
       double weight;
+      bool by_usage;
     };
     std::vector<Candidate> candidates;
     for (int p : info.pods) {
@@ -327,16 +439,25 @@ class Planner {
         skip(pod, blocker);
         continue;
       }
-      Vec u = usage_of(pod, node, info.pods.size());
+      bool by_usage = false;
+      Vec u = usage_of(pod, node, info.pods.size(), by_usage);
       double weight = 0;
-      for (int r : {kCpu, kMemory})
-        if (limits_.active[r] && node.alloc[r] > 0) weight = std::max(weight, u[r] / node.alloc[r]);
-      candidates.push_back({p, u, weight});
+      for (int r = 0; r < limits_.count; ++r) {
+        size_t k = static_cast<size_t>(r);
+        if (r != kPods && limits_.active[k] && node.alloc[k] > 0) weight = std::max(weight, u[k] / node.alloc[k]);
+      }
+      candidates.push_back({p, u, weight, by_usage});
     }
+    // Upstream's order: pods without a priority, then by priority, then BestEffort,
+    // Burstable, Guaranteed, pods preferring no eviction last; within that the pod that
+    // uses most goes first (fewest evictions).
     std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
       const PodInfo& pa = cluster_.pods[static_cast<size_t>(a.pod)];
       const PodInfo& pb = cluster_.pods[static_cast<size_t>(b.pod)];
+      if (pa.has_priority != pb.has_priority) return !pa.has_priority;
       if (pa.priority != pb.priority) return pa.priority < pb.priority;
+      if (pa.qos != pb.qos) return pa.qos < pb.qos;
+      if (pa.prefer_no_eviction != pb.prefer_no_eviction) return !pa.prefer_no_eviction;
       if (a.weight != b.weight) return a.weight > b.weight;
       return pa.key() < pb.key();
     });
@@ -347,7 +468,7 @@ class Planner {
       if (rest) {
         // A recent source rests a full window so its averaged load can catch up.
         skip(pod, "source-resting");
-        for (int r = 0; r < kMeasures; ++r) node.used[r] -= c.usage[r];
+        for (int r = 0; r < limits_.count; ++r) node.used[static_cast<size_t>(r)] -= c.usage[static_cast<size_t>(r)];
         continue;
       }
       if (!room_left()) {
@@ -377,6 +498,10 @@ class Planner {
         skip(pod, g);
         continue;
       }
+      if (std::string b = budget_blocker(pod); !b.empty()) {
+        skip(pod, b);
+        continue;
+      }
       std::string why;
       int target = pick_target(pod, index, c.usage, why);
       if (target < 0) {
@@ -385,7 +510,8 @@ class Planner {
       }
       move(pod, node, target, c.usage);
       plan_.evictions.push_back({pod.ns, pod.name, info.name, cluster_.nodes[static_cast<size_t>(target)].name,
-                                 reason, pod.workload(), c.usage[kCpu], c.usage[kMemory]});
+                                 reason, pod.workload(), c.usage[kCpu], c.usage[kMemory],
+                                 c.by_usage ? "usage" : "requests"});
     }
   }
 
@@ -393,11 +519,13 @@ class Planner {
   void move(const PodInfo& pod, NodeState& source, int target, const Vec& usage) {
     NodeState& t = nodes_[static_cast<size_t>(target)];
     targets_.erase({overload(t), target});
-    for (int r = 0; r < kMeasures; ++r) {
-      source.used[r] -= usage[r];
-      t.used[r] += usage[r];
-      room_[r] -= usage[r];
+    for (int r = 0; r < limits_.count; ++r) {
+      size_t k = static_cast<size_t>(r);
+      source.used[k] -= usage[k];
+      t.used[k] += usage[k];
+      room_[k] -= usage[k];
     }
+    for (int b : pod.pdbs) budget_left_[static_cast<size_t>(b)]--;
     kube::add_to(t.requested, pod.requests);
     kube::subtract_from(source.requested, pod.requests);
     targets_.insert({overload(t), target});
@@ -417,6 +545,7 @@ class Planner {
   std::set<std::pair<double, int>> targets_;
   Vec room_{};
   std::unordered_map<std::string, int> running_;
+  std::vector<int> budget_left_;   // per Cluster::pdbs
   std::map<std::string, int> per_namespace_;
   bool stop_all_ = false;
   Plan plan_;
@@ -438,7 +567,9 @@ Result<Plan> make_plan(const Cluster& cluster, const LoadReport& load, const Pol
                        const DeschedulerState& state, const PlanOptions& options) {
   auto evict = Evictability::create(policy, cluster, options.now);
   if (!evict) return evict.error();
-  return Planner(cluster, load, policy, state, options, std::move(*evict)).run();
+  auto limits = limits_of(policy, options.max_metric_age);
+  if (!limits) return limits.error();
+  return Planner(cluster, load, policy, state, options, std::move(*evict), std::move(*limits)).run();
 }
 
 void record_evictions(DeschedulerState& state, const std::vector<PlannedEviction>& done, TimePoint now,

@@ -34,6 +34,7 @@ struct NodeVerdict {
 struct PlannedEviction {
   std::string ns, name, from, to, reason, workload;
   double cpu = 0, memory = 0;   // the usage the plan moved (millicores, milli-bytes)
+  std::string sized_by;         // "usage" (a fresh per-pod reading) or "requests"
   std::string pod() const { return ns + "/" + name; }
 };
 

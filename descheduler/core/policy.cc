@@ -91,8 +91,7 @@ Result<std::map<std::string, double>> get_thresholds(const Ctx& c, const json& v
   if (!v.is_object()) return c.at(path, "must be a mapping of resource to number");
   for (const auto& [res, val] : v.items()) {
     std::string p = path + "." + res;
-    if (res != "cpu" && res != "memory" && res != "pods")
-      return c.at(p, "unknown resource (weft measures cpu, memory and pods)");
+    if (res.empty() || res.find_first_of(" \t") != std::string::npos) return c.at(p, "is not a resource name");
     if (!val.is_number()) return c.at(p, "must be a number");
     double x = val.get<double>();
     if (x < 0 || x > 100) return c.at(p, "must be a percentage 0..100");
@@ -155,7 +154,8 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
                  Flag{"evictLocalStoragePods", &e.evict_local_storage_pods},
                  Flag{"evictSystemCriticalPods", &e.evict_system_critical_pods},
                  Flag{"evictDaemonSetPods", &e.evict_daemonset_pods},
-                 Flag{"evictFailedBarePods", &e.evict_failed_bare_pods}}) {
+                 Flag{"evictFailedBarePods", &e.evict_failed_bare_pods},
+                 Flag{"ignorePodsWithoutPDB", &e.ignore_pods_without_pdb}}) {
     auto b = get_bool(c, field(args, f.key), join(path, f.key));
     if (!b) return b.error();
     *f.into = *b;
@@ -180,9 +180,88 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
   }
   // Some older policies put evictableNamespaces on the evictor; it means the same there.
   if (auto s = parse_evictable_namespaces(c, args, path, policy.load_aware); !s) return s;
-  for (const char* ignored : {"namespaceLabelSelector", "ignorePodsWithoutPDB"})
-    if (!field(args, ignored).is_null())
-      policy.warnings.push_back(join(path, ignored) + " is accepted but not acted on by weft-descheduler");
+  if (!field(args, "namespaceLabelSelector").is_null())
+    return c.at(join(path, "namespaceLabelSelector"),
+                "is not supported by weft-descheduler (it lists no Namespaces); use evictableNamespaces");
+  return {};
+}
+
+Status parse_window(const Ctx& c, const json& v, const std::string& path, std::optional<Seconds>& into) {
+  if (v.is_null()) return {};
+  auto d = get_duration(c, v, path);
+  if (!d) return d.error();
+  if (d->count() < 1) return c.at(path, "must be at least 1s");
+  into = *d;
+  return {};
+}
+
+Status set_text(const Ctx& c, const json& obj, const char* key, const std::string& path, std::string& into) {
+  const json& v = field(obj, key);
+  if (v.is_null()) return {};
+  if (!v.is_string() || v.get<std::string>().empty()) return c.at(join(path, key), "must be a non-empty string");
+  into = v.get<std::string>();
+  return {};
+}
+
+// metrics.resources.<name>: {query, freshnessQuery, window, maxAge}.
+Status parse_resource_queries(const Ctx& c, const json& v, const std::string& path, MetricsArgs& out) {
+  if (v.is_null()) return {};
+  if (!v.is_object()) return c.at(path, "must be a mapping of resource name to {query, freshnessQuery, window, maxAge}");
+  for (const auto& [res, q] : v.items()) {
+    std::string at = path + "." + res;
+    if (auto s = only_fields(c, q, at, {"query", "freshnessQuery", "window", "maxAge"}); !s) return s;
+    if (res == "pods") return c.at(at, "pods are counted, not measured");
+    bool known = out.resources.count(res) > 0;
+    ResourceQuery& rq = out.resources[res];
+    if (auto s = set_text(c, q, "query", at, rq.query); !s) return s;
+    if (auto s = set_text(c, q, "freshnessQuery", at, rq.freshness_query); !s) return s;
+    if (!known && (rq.query.empty() || rq.freshness_query.empty()))
+      return c.at(at, "a resource weft does not measure by default needs query and freshnessQuery");
+    if (auto s = parse_window(c, field(q, "window"), at + ".window", rq.window); !s) return s;
+    std::optional<Seconds> age;
+    if (auto s = parse_window(c, field(q, "maxAge"), at + ".maxAge", age); !s) return s;
+    rq.max_age = age;
+  }
+  return {};
+}
+
+Status parse_pod_usage(const Ctx& c, const json& v, const std::string& path, PodUsageQueries& out) {
+  if (v.is_null()) return {};
+  if (auto s = only_fields(c, v, path,
+                           {"enabled", "cpuQuery", "memoryQuery", "cpuFreshnessQuery", "memoryFreshnessQuery", "window",
+                            "maxAge"});
+      !s)
+    return s;
+  if (!field(v, "enabled").is_null()) {
+    auto b = get_bool(c, field(v, "enabled"), path + ".enabled");
+    if (!b) return b.error();
+    out.enabled = *b;
+  }
+  struct Text { const char* key; std::string* into; };
+  for (Text t : {Text{"cpuQuery", &out.cpu_query}, Text{"memoryQuery", &out.memory_query},
+                 Text{"cpuFreshnessQuery", &out.cpu_freshness_query},
+                 Text{"memoryFreshnessQuery", &out.memory_freshness_query}})
+    if (auto s = set_text(c, v, t.key, path, *t.into); !s) return s;
+  if (auto s = parse_window(c, field(v, "window"), path + ".window", out.window); !s) return s;
+  return parse_window(c, field(v, "maxAge"), path + ".maxAge", out.max_age);
+}
+
+Status parse_auth(const Ctx& c, const json& v, const std::string& path, PrometheusAuth& out) {
+  if (v.is_null()) return {};
+  if (auto s = only_fields(c, v, path, {"bearerTokenFile", "caFile", "username", "passwordFile", "insecureSkipVerify"});
+      !s)
+    return s;
+  struct Text { const char* key; std::string* into; };
+  for (Text t : {Text{"bearerTokenFile", &out.bearer_token_file}, Text{"caFile", &out.ca_file},
+                 Text{"username", &out.username}, Text{"passwordFile", &out.password_file}})
+    if (auto s = set_text(c, v, t.key, path, *t.into); !s) return s;
+  auto insecure = get_bool(c, field(v, "insecureSkipVerify"), path + ".insecureSkipVerify");
+  if (!insecure) return insecure.error();
+  out.insecure_skip_verify = *insecure;
+  if (out.username.empty() != out.password_file.empty())
+    return c.at(path, "basic auth needs both username and passwordFile");
+  if (!out.username.empty() && !out.bearer_token_file.empty())
+    return c.at(path, "set bearerTokenFile or username/passwordFile, not both");
   return {};
 }
 
@@ -190,7 +269,7 @@ Status parse_metrics(const Ctx& c, const json& m, const std::string& path, Metri
   if (m.is_null()) return {};
   if (auto s = only_fields(c, m, path,
                            {"type", "address", "window", "duration", "cpuQuery", "memoryQuery", "freshnessQuery",
-                            "memoryFreshnessQuery", "nodeLabel"});
+                            "memoryFreshnessQuery", "nodeLabel", "resources", "podUsage", "auth"});
       !s)
     return s;
   const json& type = field(m, "type");
@@ -210,22 +289,28 @@ Status parse_metrics(const Ctx& c, const json& m, const std::string& path, Metri
   const json& window = field(m, "window");
   const json& duration = field(m, "duration");
   if (!window.is_null() && !duration.is_null()) return c.at(path, "set window or duration, not both");
-  if (!window.is_null() || !duration.is_null()) {
-    auto d = get_duration(c, window.is_null() ? duration : window, path + (window.is_null() ? ".duration" : ".window"));
-    if (!d) return d.error();
-    if (d->count() < 1) return c.at(path + ".window", "must be at least 1s");
-    out.window = *d;
-  }
+  std::optional<Seconds> w;
+  if (auto s = parse_window(c, window.is_null() ? duration : window,
+                            path + (window.is_null() ? ".duration" : ".window"), w);
+      !s)
+    return s;
+  if (w) out.window = *w;
+  // The one-query-per-reading form: cpuQuery and friends name the cpu and memory entries.
   struct Text { const char* key; std::string* into; };
-  for (Text t : {Text{"cpuQuery", &out.cpu_query}, Text{"memoryQuery", &out.memory_query},
-                 Text{"freshnessQuery", &out.freshness_query},
-                 Text{"memoryFreshnessQuery", &out.memory_freshness_query}, Text{"nodeLabel", &out.node_label}}) {
-    const json& v = field(m, t.key);
-    if (v.is_null()) continue;
-    if (!v.is_string() || v.get<std::string>().empty()) return c.at(path + "." + t.key, "must be a non-empty string");
-    *t.into = v.get<std::string>();
+  for (Text t : {Text{"cpuQuery", &out.resources["cpu"].query}, Text{"memoryQuery", &out.resources["memory"].query},
+                 Text{"freshnessQuery", &out.resources["cpu"].freshness_query},
+                 Text{"memoryFreshnessQuery", &out.resources["memory"].freshness_query},
+                 Text{"nodeLabel", &out.node_label}})
+    if (auto s = set_text(c, m, t.key, path, *t.into); !s) return s;
+  const json& per_resource = field(m, "resources");
+  for (const char* flat : {"cpuQuery", "memoryQuery", "freshnessQuery", "memoryFreshnessQuery"}) {
+    std::string res = std::string(flat).rfind("memory", 0) == 0 ? "memory" : "cpu";
+    if (!field(m, flat).is_null() && per_resource.is_object() && per_resource.contains(res))
+      return c.at(join(path, flat), "set " + res + " either here or in resources." + res + ", not both");
   }
-  return {};
+  if (auto s = parse_resource_queries(c, per_resource, path + ".resources", out); !s) return s;
+  if (auto s = parse_pod_usage(c, field(m, "podUsage"), path + ".podUsage", out.pod_usage); !s) return s;
+  return parse_auth(c, field(m, "auth"), path + ".auth", out.auth);
 }
 
 Status parse_load_aware(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
@@ -239,9 +324,13 @@ Status parse_load_aware(const Ctx& c, const json& args, const std::string& path,
   if (!th) return th.error();
   auto tt = get_thresholds(c, field(args, "targetThresholds"), join(path, "targetThresholds"));
   if (!tt) return tt.error();
+  auto dev = get_bool(c, field(args, "useDeviationThresholds"), join(path, "useDeviationThresholds"));
+  if (!dev) return dev.error();
+  la.use_deviation_thresholds = *dev;
   for (const auto& [res, v] : *th) {
     if (!tt->count(res)) return c.at(join(path, "targetThresholds"), "has no " + res + " (thresholds has)");
-    if (v > tt->at(res))
+    // Deviation spans are independent: a wider low span than high span is allowed.
+    if (v > tt->at(res) && !la.use_deviation_thresholds)
       return c.at(join(path, "thresholds." + res), "is above targetThresholds." + res);
   }
   for (const auto& [res, _] : *tt)
@@ -253,12 +342,12 @@ Status parse_load_aware(const Ctx& c, const json& args, const std::string& path,
   la.node_selector = std::move(*sel);
   if (auto s = parse_evictable_namespaces(c, args, path, la); !s) return s;
   if (auto s = parse_metrics(c, field(args, "metrics"), join(path, "metrics"), la.metrics); !s) return s;
-  if (!field(args, "duration").is_null()) {   // Volcano's name for the query window
-    auto d = get_duration(c, field(args, "duration"), join(path, "duration"));
-    if (!d) return d.error();
-    if (d->count() < 1) return c.at(join(path, "duration"), "must be at least 1s");
-    la.metrics.window = *d;
-  }
+  std::optional<Seconds> duration;   // Volcano's name for the query window
+  if (auto s = parse_window(c, field(args, "duration"), join(path, "duration"), duration); !s) return s;
+  if (duration) la.metrics.window = *duration;
+  for (const auto& [res, _] : la.metrics.resources)
+    if (res != "cpu" && res != "memory" && !la.thresholds.count(res))
+      return c.at(join(path, "metrics.resources." + res), "has a query but no threshold (add it to thresholds)");
   auto n = get_count(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"));
   if (!n) return n.error();
   la.number_of_nodes = n->value_or(0);
@@ -267,9 +356,6 @@ Status parse_load_aware(const Ctx& c, const json& args, const std::string& path,
     if (!b) return b.error();
     la.node_fit = *b;
   }
-  auto dev = get_bool(c, field(args, "useDeviationThresholds"), join(path, "useDeviationThresholds"));
-  if (!dev) return dev.error();
-  if (*dev) return c.at(join(path, "useDeviationThresholds"), "deviation thresholds are not supported; use absolute percentages");
   return {};
 }
 
@@ -392,6 +478,15 @@ Result<Policy> parse_policy_text(const std::string& text, const std::string& nam
   auto doc = kube::yaml_to_json(text, name);
   if (!doc) return doc.error();
   return parse_policy(*doc, name);
+}
+
+std::map<std::string, ResourceQuery> MetricsArgs::default_resource_queries() {
+  std::map<std::string, ResourceQuery> out;
+  out["cpu"] = {"avg by ({label}) (avg_over_time(weft_node_cpu_busy_ratio[{window}]))",
+                "max by ({label}) (timestamp(weft_node_cpu_busy_ratio))", std::nullopt, std::nullopt};
+  out["memory"] = {"avg by ({label}) (avg_over_time(weft_node_memory_used_ratio[{window}]))",
+                   "max by ({label}) (timestamp(weft_node_memory_used_ratio))", std::nullopt, std::nullopt};
+  return out;
 }
 
 Policy default_policy() {

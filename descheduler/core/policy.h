@@ -31,6 +31,7 @@ struct EvictorArgs {
   bool evict_system_critical_pods = false;
   bool evict_daemonset_pods = false;
   bool evict_failed_bare_pods = false;
+  bool ignore_pods_without_pdb = false;   // pods no PodDisruptionBudget covers stay
   std::optional<kube::LabelSelector> label_selector;
   std::optional<Seconds> min_pod_age;
   int min_replicas = 0;                    // 0/1: no check
@@ -38,29 +39,66 @@ struct EvictorArgs {
 
 enum class MetricsType { Prometheus, Annotations };
 
+// One measured resource: its PromQL (placeholders {window} and {label}) giving a 0..1
+// ratio per node, the query giving each node's newest sample time, the averaging window
+// and how old that newest sample may be (unset: --max-metric-age).
+struct ResourceQuery {
+  std::string query;
+  std::string freshness_query;
+  std::optional<Seconds> window;       // unset: the metrics window
+  std::optional<Seconds> max_age;      // unset: --max-metric-age
+};
+
+// Per-pod usage for sizing victims: cores and bytes per (namespace, pod), each with the
+// time of its newest sample. Placeholders {window} and {label} as above.
+struct PodUsageQueries {
+  bool enabled = true;
+  std::string cpu_query = "avg by (namespace, pod) (avg_over_time(weft_pod_cpu_usage_cores[{window}]))";
+  std::string memory_query = "avg by (namespace, pod) (avg_over_time(weft_pod_memory_usage_bytes[{window}]))";
+  std::string cpu_freshness_query = "max by (namespace, pod) (timestamp(weft_pod_cpu_usage_cores))";
+  std::string memory_freshness_query = "max by (namespace, pod) (timestamp(weft_pod_memory_usage_bytes))";
+  std::optional<Seconds> window;       // unset: the metrics window
+  std::optional<Seconds> max_age;      // unset: --max-metric-age
+};
+
+// How the descheduler authenticates to Prometheus (flags override these).
+struct PrometheusAuth {
+  std::string bearer_token_file;       // read on every cycle, so a rotated token is picked up
+  std::string ca_file;                 // PEM bundle the server's certificate must chain to
+  std::string username;                // basic auth, with password_file
+  std::string password_file;
+  bool insecure_skip_verify = false;
+};
+
 struct MetricsArgs {
   MetricsType type = MetricsType::Prometheus;
   std::string address;                     // Prometheus base URL
   Seconds window{300};
-  // Placeholders: {window} (e.g. "5m") and {label} (the node label).
-  std::string cpu_query = "avg by ({label}) (avg_over_time(weft_node_cpu_busy_ratio[{window}]))";
-  std::string memory_query = "avg by ({label}) (avg_over_time(weft_node_memory_used_ratio[{window}]))";
-  // Time of the newest sample per node, one query per reading: a node whose samples
-  // stopped is stale even though avg_over_time still averages its old samples.
-  std::string freshness_query = "max by ({label}) (timestamp(weft_node_cpu_busy_ratio))";
-  std::string memory_freshness_query = "max by ({label}) (timestamp(weft_node_memory_used_ratio))";
   std::string node_label = "node";
+  // Measured resources by name. cpu and memory always; others (nvidia.com/gpu, ...) only
+  // when the policy gives them a query (else they are counted from requests, as upstream).
+  std::map<std::string, ResourceQuery> resources = default_resource_queries();
+  PodUsageQueries pod_usage;
+  PrometheusAuth auth;
+
+  static std::map<std::string, ResourceQuery> default_resource_queries();
+  Seconds window_of(const ResourceQuery& q) const { return q.window.value_or(window); }
 };
 
 struct LoadAwareArgs {
-  // Resource -> threshold in percent of the node: cpu and memory as measured, pods as
-  // bound pods over allocatable pods (as upstream LowNodeUtilization counts them).
+  // Resource -> threshold in percent of the node: cpu, memory and resources with a query
+  // as measured, pods as bound pods over allocatable pods, any other resource
+  // (nvidia.com/gpu, vendor/name) as the pods' requests over allocatable, as upstream
+  // LowNodeUtilization counts them.
   std::map<std::string, double> thresholds;
   std::map<std::string, double> target_thresholds;
   std::optional<kube::LabelSelector> node_selector;
   std::vector<std::string> include_namespaces;
   std::vector<std::string> exclude_namespaces;
   MetricsArgs metrics;
+  // Thresholds are spans around the mean usage of the classified nodes (low: mean -
+  // thresholds, high: mean + targetThresholds, clamped to 0..100), as upstream.
+  bool use_deviation_thresholds = false;
   int number_of_nodes = 0;                 // act only when more low nodes than this
   std::optional<bool> node_fit;            // Volcano puts nodeFit here; overrides DefaultEvictor's
 };

@@ -46,19 +46,22 @@ json pod(const std::string& name, const std::string& node_name, const std::strin
           {"status", {{"phase", "Running"}, {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
 }
 
-// hot (100 % cpu) with six 3-core web pods behind a budget that allows one disruption,
-// a high-priority pod and a kube-system pod; two cool nodes; `dark` has no metrics.
-json scenario() {
+// hot (100 % cpu) with six 3-core web pods behind a budget that allows one disruption
+// (its status, as a disruption controller that has not caught up would leave it, says
+// `allowed`), a high-priority pod and a system-critical pod; two cool nodes; `dark` has
+// no metrics.
+json scenario(int allowed = 2) {
   json items = json::array({node("hot"), node("cool-1"), node("cool-2"), node("dark")});
   for (int i = 0; i < 6; ++i) items.push_back(pod("web-" + std::to_string(i), "hot", "web", "3"));
   items.push_back(pod("vip", "hot", "vip", "1", 50000));
-  json sys = pod("dns", "hot", "dns", "1");
+  json sys = pod("dns", "hot", "dns", "1", 2000000000);
   sys["metadata"]["namespace"] = "kube-system";
   items.push_back(sys);
   items.push_back({{"apiVersion", "policy/v1"},
                    {"kind", "PodDisruptionBudget"},
                    {"metadata", {{"name", "web"}, {"namespace", "default"}}},
-                   {"spec", {{"minAvailable", 5}, {"selector", {{"matchLabels", {{"app", "web"}}}}}}}});
+                   {"spec", {{"minAvailable", 5}, {"selector", {{"matchLabels", {{"app", "web"}}}}}}},
+                   {"status", {{"disruptionsAllowed", allowed}}}});
   return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
 }
 
@@ -171,7 +174,8 @@ TEST_F(DeschedulerE2E, RunOnceEvictsThroughTheApiAndRespectsTheBudget) {
   auto [code, out] = run({});
   ASSERT_EQ(code, 0) << out;
   json done = plan_of(out);
-  // The budget allows one disruption: the first web pod goes, the second is refused.
+  // The budget's stale status allows two, so two are planned; the API allows one: the
+  // first web pod goes, the second is refused with a 429 and stays a skip.
   ASSERT_EQ(done["evictions"].size(), 1u) << done.dump(2);
   std::string gone = done["evictions"][0]["pod"];
   std::string refused;
@@ -197,6 +201,18 @@ TEST_F(DeschedulerE2E, RunOnceEvictsThroughTheApiAndRespectsTheBudget) {
   json again = plan_of(out2);
   EXPECT_TRUE(again["evictions"].empty()) << again.dump(2);
   EXPECT_EQ(reason_of(again, "default/" + name(refused)), "source-resting") << again.dump(2);
+}
+
+// run reads the budgets from the API: one that allows no disruption plans no eviction.
+TEST_F(DeschedulerE2E, RunPlansWithinTheApisBudgets) {
+  write_file(dir_.file("exhausted.json"), scenario(0).dump());
+  api_ = std::make_unique<KubeLite>(KubeLiteOptions{.state = dir_.file("exhausted.json")});
+  ASSERT_EQ(api_->error(), "");
+  auto [code, out] = run({"--dry-run"});
+  ASSERT_EQ(code, 0) << out;
+  json plan = plan_of(out);
+  EXPECT_TRUE(plan["evictions"].empty()) << plan.dump(2);
+  EXPECT_EQ(reason_of(plan, "default/web-0"), "pdb") << plan.dump(2);
 }
 
 TEST_F(DeschedulerE2E, StoppedAgentsMakeNodesUnknown) {

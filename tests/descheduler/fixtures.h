@@ -118,6 +118,13 @@ inline std::string reason_of(const Plan& p, const std::string& pod) {
   return "";
 }
 
+inline NodeClass class_of(const Plan& p, const std::string& node) {
+  for (const auto& n : p.nodes)
+    if (n.name == node) return n.cls;
+  ADD_FAILURE() << node << " not in plan";
+  return NodeClass::Unknown;
+}
+
 inline bool evicted(const Plan& p, const std::string& pod) {
   for (const auto& e : p.evictions)
     if (e.pod() == pod) return true;

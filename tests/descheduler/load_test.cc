@@ -86,19 +86,21 @@ TEST(Load, PrometheusVectorAndJoin) {
          {"metric":{"node":"n1"},"value":[1700000000.5,"0.9"]},
          {"metric":{"node":"n2"},"value":[1700000000.5,"NaN"]},
          {"metric":{"node":"n3"},"value":[1700000000.5,"0.2"]},
-         {"metric":{"other":"x"},"value":[1700000000.5,"0.2"]}]}})", "node");
+         {"metric":{"other":"x"},"value":[1700000000.5,"0.2"]}]}})", {"node"});
   ASSERT_TRUE(cpu.ok()) << cpu.message();
   EXPECT_EQ(cpu->size(), 3u);
   auto mem = parse_prometheus_vector(
       R"({"status":"success","data":{"resultType":"vector","result":[
          {"metric":{"node":"n1"},"value":[1700000000.5,"0.4"]},{"metric":{"node":"n2"},"value":[1700000000.5,"0.4"]},
-         {"metric":{"node":"n4"},"value":[1700000000.5,"0.4"]}]}})", "node");
+         {"metric":{"node":"n4"},"value":[1700000000.5,"0.4"]}]}})", {"node"});
   auto newest = [](const char* n1_time) {
     return parse_prometheus_vector(std::string(R"({"status":"success","data":{"resultType":"vector","result":[
          {"metric":{"node":"n1"},"value":[1700000000.5,")") + n1_time + R"("]},{"metric":{"node":"n2"},"value":[1700000000.5,"1699999990"]},
-         {"metric":{"node":"n4"},"value":[1700000000.5,"1699999990"]}]}})", "node");
+         {"metric":{"node":"n4"},"value":[1700000000.5,"1699999990"]}]}})", {"node"});
   };
-  PrometheusResults in{*cpu, *mem, *newest("1699999990"), *newest("1699999400")};
+  std::map<std::string, ResourceResults> in;
+  in["cpu"] = {*cpu, *newest("1699999990")};
+  in["memory"] = {*mem, *newest("1699999400")};
   LoadReport r = join_prometheus(in, "prometheus x");
   ASSERT_EQ(r.nodes.size(), 1u);
   EXPECT_DOUBLE_EQ(r.nodes.at("n1").cpu, 0.9);
@@ -109,23 +111,24 @@ TEST(Load, PrometheusVectorAndJoin) {
   EXPECT_TRUE(r.invalid.count("n3"));   // no memory
   EXPECT_TRUE(r.invalid.count("n4"));   // no cpu
   // A node without a recent memory sample is unknown even with a recent cpu sample.
-  in.memory_newest.erase("n1");
+  in["memory"].newest.erase("n1");
   LoadReport r2 = join_prometheus(in, "prometheus x");
   EXPECT_FALSE(r2.nodes.count("n1"));
   EXPECT_EQ(r2.invalid.at("n1"), "no recent memory sample");
-  auto err = parse_prometheus_vector(R"({"status":"error","errorType":"bad_data","error":"parse error"})", "node");
+  auto err = parse_prometheus_vector(R"({"status":"error","errorType":"bad_data","error":"parse error"})", {"node"});
   ASSERT_FALSE(err.ok());
   EXPECT_NE(err.message().find("parse error"), std::string::npos);
-  EXPECT_FALSE(parse_prometheus_vector(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", "node").ok());
+  EXPECT_FALSE(parse_prometheus_vector(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", {"node"}).ok());
 }
 
 TEST(Load, QueryTemplates) {
   MetricsArgs m;
   m.window = Seconds(300);
-  EXPECT_EQ(expand_query(m.cpu_query, m), "avg by (node) (avg_over_time(weft_node_cpu_busy_ratio[5m]))");
+  EXPECT_EQ(expand_query(m.resources.at("cpu").query, m.window, m.node_label),
+            "avg by (node) (avg_over_time(weft_node_cpu_busy_ratio[5m]))");
   m.window = Seconds(90);
   m.node_label = "kubernetes_node";
-  EXPECT_EQ(expand_query("max by ({label}) (x[{window}])", m), "max by (kubernetes_node) (x[90s])");
+  EXPECT_EQ(expand_query("max by ({label}) (x[{window}])", m.window, m.node_label), "max by (kubernetes_node) (x[90s])");
   EXPECT_EQ(promql_duration(Seconds(3600)), "1h");
   EXPECT_EQ(promql_duration(Seconds(1.5)), "1500ms");
 }

@@ -8,19 +8,12 @@
 namespace weft::descheduler::test {
 namespace {
 
-NodeClass class_of(const Plan& p, const std::string& node) {
-  for (const auto& n : p.nodes)
-    if (n.name == node) return n.cls;
-  ADD_FAILURE() << node << " not in plan";
-  return NodeClass::Unknown;
-}
-
 // The seed's policy on one hot node among cool ones, with every kind of protected pod.
 TEST(Planner, SeedPolicyOneHotNodeEvictsOnlySafePods) {
   std::vector<json> objs = {node("hot"), node("cool-1"), node("cool-2"), node("mid")};
   for (int i = 0; i < 6; ++i) objs.push_back(pod("web-" + std::to_string(i), "hot", {.cpu = "2"}));
   objs.push_back(pod("important", "hot", {.cpu = "4", .priority = 20000}));
-  objs.push_back(pod("dns", "hot", {.ns = "kube-system", .cpu = "4"}));
+  objs.push_back(pod("dns", "hot", {.ns = "kube-system", .cpu = "4", .priority = 2000000000}));
   objs.push_back(pod("db", "hot", {.cpu = "4", .pvc = true}));
   objs.push_back(pod("agent", "hot", {.cpu = "4", .owner_kind = "DaemonSet", .owner = "agent"}));
   objs.push_back(pod("bare", "hot", {.cpu = "4", .owner_kind = ""}));
@@ -167,20 +160,20 @@ TEST(Planner, MemoryFreshnessFromFileAnnotationsAndPrometheus) {
 
   // Prometheus: cool's newest memory sample is old while its cpu is current.
   const double now_s = std::chrono::duration<double>(t0().time_since_epoch()).count();
-  PrometheusResults r;
+  std::map<std::string, ResourceResults> r;
   for (const char* n : {"hot", "cool"}) {
     bool hot = std::string(n) == "hot";
-    r.cpu[n] = {hot ? 0.95 : 0.05, t0()};
-    r.memory[n] = {hot ? 0.5 : 0.05, t0()};
-    r.cpu_newest[n] = {now_s - 15, t0()};
-    r.memory_newest[n] = {hot ? now_s - 15 : now_s - 600, t0()};
+    r["cpu"].value[n] = {hot ? 0.95 : 0.05, t0()};
+    r["memory"].value[n] = {hot ? 0.5 : 0.05, t0()};
+    r["cpu"].newest[n] = {now_s - 15, t0()};
+    r["memory"].newest[n] = {hot ? now_s - 15 : now_s - 600, t0()};
   }
   Plan pp = plan(plain, join_prometheus(r, "prometheus x"), seed_policy());
   EXPECT_EQ(class_of(pp, "cool"), NodeClass::Unknown);
   EXPECT_TRUE(pp.evictions.empty());
-  r.memory_newest["cool"].value = now_s - 15;
+  r["memory"].newest["cool"].value = now_s - 15;
   EXPECT_FALSE(plan(plain, join_prometheus(r, "prometheus x"), seed_policy()).evictions.empty());
-  r.memory_newest.erase("cool");   // the memory series is gone: no recent sample at all
+  r["memory"].newest.erase("cool");   // the memory series is gone: no recent sample at all
   Plan pp2 = plan(plain, join_prometheus(r, "prometheus x"), seed_policy());
   EXPECT_EQ(class_of(pp2, "cool"), NodeClass::Unknown);
   EXPECT_TRUE(pp2.evictions.empty());

@@ -102,10 +102,11 @@ TEST(Policy, FullShape) {
   EXPECT_EQ(p->load_aware.metrics.type, MetricsType::Annotations);
   EXPECT_EQ(p->load_aware.metrics.window.count(), 90);
   EXPECT_EQ(p->load_aware.metrics.node_label, "instance_node");
-  EXPECT_EQ(p->load_aware.metrics.cpu_query, "avg_over_time(x[{window}])");
-  EXPECT_EQ(p->load_aware.metrics.memory_freshness_query, "max by ({label}) (timestamp(mem))");
-  EXPECT_EQ(p->load_aware.metrics.freshness_query, MetricsArgs{}.freshness_query);
-  EXPECT_NE(MetricsArgs{}.memory_freshness_query.find("weft_node_memory_used_ratio"), std::string::npos);
+  const auto& res = p->load_aware.metrics.resources;
+  EXPECT_EQ(res.at("cpu").query, "avg_over_time(x[{window}])");
+  EXPECT_EQ(res.at("memory").freshness_query, "max by ({label}) (timestamp(mem))");
+  EXPECT_EQ(res.at("cpu").freshness_query, MetricsArgs{}.resources.at("cpu").freshness_query);
+  EXPECT_NE(MetricsArgs{}.resources.at("memory").freshness_query.find("weft_node_memory_used_ratio"), std::string::npos);
   EXPECT_EQ(p->evictor.priority_threshold.name, "gold");
   EXPECT_TRUE(p->evictor.evict_local_storage_pods);
   EXPECT_TRUE(p->evictor.evict_system_critical_pods);
@@ -123,7 +124,9 @@ TEST(Policy, UnknownFieldsAreErrorsNamingThem) {
       {with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, metrics: {tpye: Prometheus}}"), "metrics.tpye"},
       {with_args(kArgs, "{priorityThresold: {value: 1}}"), "priorityThresold"},
       {with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, thresold: 1}"), "thresold"},
-      {with_args("{thresholds: {gpu: 30}, targetThresholds: {gpu: 80}}"), "thresholds.gpu"},
+      {with_args("{thresholds: {nvidia.com/gpu: 30}, targetThresholds: {nvidia.com/gpu: 80}, "
+                 "metrics: {resources: {nvidia.com/gpu: {qurey: x}}}}"),
+       "metrics.resources.nvidia.com/gpu.qurey"},
       {with_args(kArgs, "{priorityThreshold: {value: 1, nam: x}}"), "priorityThreshold.nam"},
       {with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, evictableNamespaces: {inclde: [a]}}"),
        "evictableNamespaces.inclde"},
@@ -158,6 +161,62 @@ TEST(Policy, InvalidValuesAreErrors) {
     if (!p.ok()) {
       EXPECT_EQ(p.message().find('\n'), std::string::npos) << p.message();
     }
+  }
+}
+
+}  // namespace
+}  // namespace weft::descheduler
+
+namespace weft::descheduler {
+namespace {
+
+TEST(Policy, UpstreamThresholdShapes) {
+  // Deviation spans (a low span wider than the high one is allowed there) and extended resources.
+  auto p = parse(with_args("{thresholds: {cpu: 20, nvidia.com/gpu: 10}, targetThresholds: {cpu: 10, nvidia.com/gpu: 10}, "
+                           "useDeviationThresholds: true}",
+                           "{ignorePodsWithoutPDB: true}"));
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_TRUE(p->load_aware.use_deviation_thresholds);
+  EXPECT_EQ(p->load_aware.thresholds.at("nvidia.com/gpu"), 10);
+  EXPECT_TRUE(p->evictor.ignore_pods_without_pdb);
+  auto q = parse(with_args("{thresholds: {cpu: 20}, targetThresholds: {cpu: 10}}"));
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.message().find("thresholds.cpu: is above targetThresholds.cpu"), std::string::npos) << q.message();
+}
+
+TEST(Policy, PerResourceQueriesPodUsageAndAuth) {
+  auto p = parse(with_args(
+      "{thresholds: {cpu: 30, memory: 30, example.com/fpga: 20}, targetThresholds: {cpu: 80, memory: 85, example.com/fpga: 70}, "
+      "metrics: {window: 5m, resources: {cpu: {query: 'avg by ({label}) (rate(c[{window}]))', window: 1m, maxAge: 90s}, "
+      "example.com/fpga: {query: 'f', freshnessQuery: 'max by ({label}) (timestamp(f))', maxAge: 2m}}, "
+      "podUsage: {enabled: false, maxAge: 3m}, "
+      "auth: {bearerTokenFile: /var/run/secrets/prom/token, caFile: /etc/prom/ca.crt}}}"));
+  ASSERT_TRUE(p.ok()) << p.message();
+  const MetricsArgs& m = p->load_aware.metrics;
+  EXPECT_EQ(m.resources.at("cpu").query, "avg by ({label}) (rate(c[{window}]))");
+  EXPECT_EQ(m.window_of(m.resources.at("cpu")).count(), 60);
+  EXPECT_EQ(m.resources.at("cpu").max_age->count(), 90);
+  EXPECT_EQ(m.window_of(m.resources.at("memory")).count(), 300);   // defaults stay for memory
+  EXPECT_EQ(m.resources.at("example.com/fpga").max_age->count(), 120);
+  EXPECT_FALSE(m.pod_usage.enabled);
+  EXPECT_EQ(m.pod_usage.max_age->count(), 180);
+  EXPECT_NE(MetricsArgs{}.pod_usage.cpu_query.find("weft_pod_cpu_usage_cores"), std::string::npos);
+  EXPECT_NE(MetricsArgs{}.pod_usage.memory_query.find("weft_pod_memory_usage_bytes"), std::string::npos);
+  EXPECT_EQ(m.auth.bearer_token_file, "/var/run/secrets/prom/token");
+  EXPECT_EQ(m.auth.ca_file, "/etc/prom/ca.crt");
+  for (const std::string& bad : {
+           // an extended resource needs both queries
+           with_args("{thresholds: {x.io/y: 1}, targetThresholds: {x.io/y: 2}, metrics: {resources: {x.io/y: {query: q}}}}"),
+           // a query without a threshold would be read and ignored
+           with_args(kArgs.substr(0, kArgs.size() - 1) + ", metrics: {resources: {x.io/y: {query: q, freshnessQuery: f}}}}"),
+           // the flat and the per-resource form for the same resource
+           with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, metrics: {cpuQuery: a, resources: {cpu: {query: b}}}}"),
+           with_args(kArgs.substr(0, kArgs.size() - 1) + ", metrics: {auth: {username: u}}}"),
+           with_args(kArgs, "{namespaceLabelSelector: {matchLabels: {a: b}}}"),
+       }) {
+    auto r = parse(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.message().find("policy.yaml: "), std::string::npos) << r.message();
   }
 }
 
