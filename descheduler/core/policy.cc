@@ -424,12 +424,13 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     bool has_plugins = prof.contains("plugins") && !prof["plugins"].is_null();
     const json& configs = field(prof, "pluginConfig");
     if (!configs.is_null() && !configs.is_array()) return c.at(p + ".pluginConfig", "must be a list");
-    bool balance_enabled = false;
+    bool balance_enabled = false, defragment_enabled = false;
     if (plugins->count("balance")) {
       const auto& en = plugins->at("balance").enabled;
       balance_enabled = std::find(en.begin(), en.end(), "LoadAware") != en.end();
+      defragment_enabled = std::find(en.begin(), en.end(), defragment::kPluginName) != en.end();
       for (const auto& other : en)
-        if (other != "LoadAware")
+        if (other != "LoadAware" && other != defragment::kPluginName)
           policy.warnings.push_back(p + ".plugins.balance: plugin " + other + " is not implemented by weft-descheduler; ignored");
     }
     for (const auto& point : {"deschedule", "presort", "sort"})
@@ -438,7 +439,8 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
           policy.warnings.push_back(p + ".plugins." + point + ": plugin " + other + " is not implemented by weft-descheduler; ignored");
     const json* load_aware_args = nullptr;
     const json* evictor_args = nullptr;
-    std::string la_path, ev_path;
+    const json* defragment_args = nullptr;
+    std::string la_path, ev_path, df_path = p + ".pluginConfig";
     for (size_t j = 0; configs.is_array() && j < configs.size(); ++j) {
       std::string q = p + ".pluginConfig[" + std::to_string(j) + "]";
       const json& pc = configs[j];
@@ -448,6 +450,9 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
       if (*pname == "LoadAware") {
         load_aware_args = &pc["args"];
         la_path = q + ".args";
+      } else if (*pname == defragment::kPluginName) {
+        if (pc.contains("args")) defragment_args = &pc["args"];
+        df_path = q + ".args";
       } else if (*pname == "DefaultEvictor") {
         if (pc.contains("args")) evictor_args = &pc["args"];
         ev_path = q + ".args";
@@ -457,8 +462,27 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
         policy.warnings.push_back(q + ": plugin " + *pname + " is not implemented by weft-descheduler; ignored");
       }
     }
+    if (defragment_enabled) {
+      if (policy.gang_defragment) return c.at(p, "a second profile enables " + std::string(defragment::kPluginName));
+      auto args = defragment::parse_args(defragment_args ? *defragment_args : json(), df_path);
+      if (!args) return make_error(name + ": " + args.message());
+      policy.gang_defragment = *args;
+    } else if (defragment_args) {
+      policy.warnings.push_back(df_path + ": " + defragment::kPluginName + " is configured but not enabled in plugins.balance; ignored");
+    }
     bool active = balance_enabled || (!has_plugins && load_aware_args);
-    if (!active) continue;
+    if (!active) {
+      // GangDefragment alone: the profile's DefaultEvictor still decides what may move.
+      if (defragment_enabled && load_aware_profile >= 0)
+        return c.at(p, "enables GangDefragment but profiles[" + std::to_string(load_aware_profile) +
+                           "] enables LoadAware: enable both in one profile (weft-descheduler runs one DefaultEvictor)");
+      if (defragment_enabled && evictor_args)
+        if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
+      continue;
+    }
+    if (policy.gang_defragment && !defragment_enabled)
+      return c.at(p, "enables LoadAware but another profile enables GangDefragment: enable both in one profile "
+                     "(weft-descheduler runs one DefaultEvictor)");
     if (load_aware_profile >= 0)
       return c.at(p, "a second profile enables LoadAware (profiles[" + std::to_string(load_aware_profile) + "] does)");
     load_aware_profile = static_cast<int>(i);
@@ -468,8 +492,11 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     if (evictor_args)
       if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
   }
-  if (load_aware_profile < 0) return c.at("profiles", "no profile enables LoadAware in plugins.balance");
-  if (policy.load_aware.metrics.type == MetricsType::Prometheus && policy.load_aware.metrics.address.empty())
+  if (load_aware_profile < 0 && !policy.gang_defragment)
+    return c.at("profiles", "no profile enables LoadAware or GangDefragment in plugins.balance");
+  policy.load_aware_enabled = load_aware_profile >= 0;
+  if (policy.load_aware_enabled && policy.load_aware.metrics.type == MetricsType::Prometheus &&
+      policy.load_aware.metrics.address.empty())
     policy.warnings.push_back("LoadAware.metrics.address is empty: give --load prometheus=URL or set it");
   return policy;
 }
