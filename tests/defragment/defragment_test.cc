@@ -258,6 +258,22 @@ TEST(Defragment, ReservationHoldsThenExpires) {
   EXPECT_FALSE(done.blocks("a-l1-n1", ""));
 }
 
+TEST(Defragment, SchedulerKeepsOthersOutOfTheRoomUntilItExpires) {
+  auto objects = fragmented_fabric();
+  add_gang(objects, "train", 4, 8, 1);
+  dd::Outcome out = plan(objects);
+  ASSERT_EQ(out.rooms.size(), 1u);
+  auto after = after_evictions(objects, out);
+  // A plain 8-GPU pod that outranks the gang arrives: only the freed a-l1 nodes have room.
+  after.push_back(pod({.ns = "web", .name = "intruder", .gpus = 8, .cpu = 8, .priority = 5000}));
+  auto placed = simulate_placements(after, test_now() + std::chrono::minutes(1));
+  EXPECT_EQ(placed["web/intruder"], "") << "the reserved room went to another pod";
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(leaf_of(placed["ml/train-" + std::to_string(i)]), "a-l1");
+  // Once the reservation has expired, the room is anyone's again: the intruder goes first.
+  placed = simulate_placements(after, test_now() + std::chrono::minutes(11));
+  EXPECT_EQ(leaf_of(placed["web/intruder"]), "a-l1");
+}
+
 TEST(Defragment, RoomReservedForAnotherGangIsNotReused) {
   // ml/first holds a-l1 from an earlier cycle; ml/second must clear a-l2 instead.
   auto objects = fragmented_fabric();

@@ -207,6 +207,11 @@ class Defragmenter {
     const auto& pg = *g.group;
     if (pg.topology.mode == NetworkTopology::Mode::Hard) {
       int highest = pg.topology.highest_tier > 0 ? pg.topology.highest_tier : topo_.max_tier;
+      if (!pg.topology.highest_tier_name.empty()) {   // a HyperNode tierName; unknown: no domain
+        highest = 0;
+        for (const auto& h : s_.hypernodes)
+          if (h.tier_name == pg.topology.highest_tier_name) highest = h.tier;
+      }
       for (const auto& d : topo_.domains)
         if (d.tier <= highest && (!pg.same_ib_cluster || !d.fabric.empty()) && !d.nodes.empty())
           out.push_back({d.name, d.tier, &d.nodes});
