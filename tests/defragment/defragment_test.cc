@@ -30,6 +30,16 @@ void expect_unhelped(const std::vector<json>& objects, const std::string& reason
   EXPECT_EQ(out.unhelped[0].reason, reason) << out.unhelped[0].detail;
 }
 
+// The fragmented fabric with gang ml/train (4 x 8 GPUs, one leaf), after one cycle carried
+// out: the victims pending again, the reservation on the PodGroup. `out` gets the outcome.
+std::vector<json> train_after_one_cycle(dd::Outcome& out) {
+  auto objects = fragmented_fabric();
+  add_gang(objects, "train", 4, 8, 1);
+  out = plan(objects);
+  EXPECT_EQ(out.rooms.size(), 1u);
+  return after_evictions(objects, out);
+}
+
 std::string leaf_of(const std::string& node) { return node.substr(0, node.rfind('-')); }
 
 TEST(Defragment, GangRunsAfterOneCycle) {
@@ -227,13 +237,11 @@ TEST(Defragment, TwoGangsNeverGetTheSameRoom) {
 }
 
 TEST(Defragment, ReservationHoldsThenExpires) {
-  auto objects = fragmented_fabric();
-  add_gang(objects, "train", 4, 8, 1);
-  dd::Outcome out = plan(objects);
-  ASSERT_EQ(out.rooms.size(), 1u);
+  dd::Outcome out;
   // The evictions happened but the scheduler has not placed the gang yet (victims still
   // pending too): while the reservation lives, the next cycle leaves the gang alone.
-  auto pending = after_evictions(objects, out);
+  auto pending = train_after_one_cycle(out);
+  ASSERT_EQ(out.rooms.size(), 1u);
   dd::Outcome next = plan(pending, {}, test_now() + std::chrono::minutes(5));
   EXPECT_TRUE(next.rooms.empty());
   ASSERT_EQ(next.unhelped.size(), 1u);
@@ -259,11 +267,8 @@ TEST(Defragment, ReservationHoldsThenExpires) {
 }
 
 TEST(Defragment, SchedulerKeepsOthersOutOfTheRoomUntilItExpires) {
-  auto objects = fragmented_fabric();
-  add_gang(objects, "train", 4, 8, 1);
-  dd::Outcome out = plan(objects);
-  ASSERT_EQ(out.rooms.size(), 1u);
-  auto after = after_evictions(objects, out);
+  dd::Outcome out;
+  auto after = train_after_one_cycle(out);
   // A plain 8-GPU pod that outranks the gang arrives: only the freed a-l1 nodes have room.
   after.push_back(pod({.ns = "web", .name = "intruder", .gpus = 8, .cpu = 8, .priority = 5000}));
   auto placed = simulate_placements(after, test_now() + std::chrono::minutes(1));
