@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -56,23 +57,78 @@ json to_json(const YAML::Node& node) {
   return nullptr;
 }
 
-// The 1-based document that holds a 0-based line, counting "---" separators before it.
-int document_of_line(const std::string& text, int line) {
-  std::istringstream in(text);
-  std::string l;
-  int doc = 1, n = 0;
-  bool content_seen = false;
-  while (n < line && std::getline(in, l)) {
-    if (l.rfind("---", 0) == 0) {
-      if (content_seen) ++doc;
-      content_seen = false;
-    } else if (!l.empty() && l[0] != '#') {
-      content_seen = true;
+// Offset of the first byte that is not part of well-formed UTF-8, or npos. YAML text must
+// be Unicode; yaml-cpp passes any bytes through, and a string that is not UTF-8 would
+// only fail later, when some error message or output serialises it.
+size_t invalid_utf8_at(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return i;
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 0x2) return i;
+      cp = (cp << 6) | (cc & 0x3F);
     }
-    ++n;
+    const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
   }
-  return doc;
+  return std::string_view::npos;
 }
+
+Status require_utf8(std::string_view text, const std::string& name) {
+  const size_t bad = invalid_utf8_at(text);
+  if (bad == std::string_view::npos) return {};
+  const std::string_view before = text.substr(0, bad);
+  const size_t line_start = before.rfind('\n');
+  const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const size_t column = bad - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  return make_error(name + ": line " + std::to_string(line) + ", column " + std::to_string(column) +
+                    ": not UTF-8 (YAML text must be)");
+}
+
+bool marker_line(std::string_view line, std::string_view marker) {
+  return line.substr(0, 3) == marker && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r' ||
+                                                     line[3] == '\n');
+}
+
+}  // namespace
+
+std::vector<YamlDocument> split_yaml_documents(std::string_view text) {
+  std::vector<YamlDocument> docs;
+  size_t start = 0, pos = 0;
+  int line = 0, start_line = 0, index = 0;
+  bool explicit_start = false, content = false;
+  auto close = [&](size_t end) {
+    // A "---" always opens a document, even an empty one; text before the first one (or
+    // after a "...") is one only when it holds more than comments and blank lines.
+    if (explicit_start || content) docs.push_back({text.substr(start, end - start), start_line, ++index});
+  };
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    size_t next = eol == std::string_view::npos ? text.size() : eol + 1;
+    std::string_view l = text.substr(pos, next - pos);
+    if (marker_line(l, "---")) {
+      close(pos);
+      start = pos, start_line = line, explicit_start = true, content = false;
+    } else if (marker_line(l, "...")) {
+      close(next);
+      start = next, start_line = line + 1, explicit_start = false, content = false;
+    } else {
+      size_t first = l.find_first_not_of(" \t\r\n");
+      if (first != std::string_view::npos && l[first] != '#' && l[first] != '%') content = true;
+    }
+    pos = next;
+    ++line;
+  }
+  close(text.size());
+  return docs;
+}
+
+namespace {
 
 Status check_object(const SourcedObject& so) {
   const json& o = so.object;
@@ -136,6 +192,7 @@ std::string SourcedObject::where() const {
 }
 
 Result<json> yaml_to_json(const std::string& text, const std::string& name) {
+  if (auto utf8 = require_utf8(text, name); !utf8) return utf8.error();
   try {
     return to_json(YAML::Load(text));
   } catch (const YAML::Exception& e) {
@@ -152,25 +209,24 @@ Result<std::vector<SourcedObject>> load_objects_text(const std::string& text, co
     if (!r) return r.error();
     out = std::move(*r);
   } else {
-    std::vector<YAML::Node> docs;
-    try {
-      docs = YAML::LoadAll(text);
-    } catch (const YAML::Exception& e) {
-      return make_error(name + ": document " + std::to_string(document_of_line(text, e.mark.line)) +
-                        ": YAML error at line " + std::to_string(e.mark.line + 1) + ", column " +
-                        std::to_string(e.mark.column + 1) + ": " + e.msg);
-    }
-    int index = 0;
-    for (const auto& d : docs) {
-      ++index;
+    if (auto utf8 = require_utf8(text, name); !utf8) return utf8.error();
+    for (const auto& doc : split_yaml_documents(text)) {
+      YAML::Node d;
+      try {
+        d = YAML::Load(std::string(doc.text));
+      } catch (const YAML::Exception& e) {
+        return make_error(name + ": document " + std::to_string(doc.index) + ": YAML error at line " +
+                          std::to_string(doc.first_line + e.mark.line + 1) + ", column " +
+                          std::to_string(e.mark.column + 1) + ": " + e.msg);
+      }
       if (d.IsNull()) continue;  // an empty document between separators
       json obj = to_json(d);
       // A YAML document may itself be a List.
       if (obj.is_object() && obj.contains("items") && obj.value("kind", "").ends_with("List") &&
           obj["items"].is_array()) {
-        for (auto& item : obj["items"]) out.push_back({std::move(item), name, index});
+        for (auto& item : obj["items"]) out.push_back({std::move(item), name, doc.index});
       } else {
-        out.push_back({std::move(obj), name, index});
+        out.push_back({std::move(obj), name, doc.index});
       }
     }
   }

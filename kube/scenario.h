@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,17 @@ struct SourcedObject {
 // Every object must have apiVersion, kind and metadata.name.
 Result<std::vector<SourcedObject>> load_objects_file(const std::string& path);
 Result<std::vector<SourcedObject>> load_objects_text(const std::string& text, const std::string& name);
+
+// The documents of a YAML stream, split on their "---" and "..." marker lines (YAML
+// allows a marker at the start of a line nowhere else). Each is loaded alone: yaml-cpp
+// 0.7's LoadAll never returns on a stray ',' outside a flow collection (found by
+// fuzz/scenario_fuzz.cc). index counts documents as LoadAll did, from 1.
+struct YamlDocument {
+  std::string_view text;
+  int first_line = 0;   // 0-based line of the document's first line in the stream
+  int index = 0;
+};
+std::vector<YamlDocument> split_yaml_documents(std::string_view text);
 
 // YAML text (one document) to JSON with typed scalars.
 Result<nlohmann::json> yaml_to_json(const std::string& text, const std::string& name);

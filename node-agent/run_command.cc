@@ -5,20 +5,20 @@
 #include <csignal>
 #include <malloc.h>
 #include <cstdlib>
-#include <pthread.h>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "collectors/load/load.h"
 #include "common/log.h"
+#include "common/signals.h"
 #include "kube/client/client.h"
 #include "kube/client/config.h"
+#include "kube/duration.h"
 #include "node-agent/daemon/agent_state.h"
 #include "node-agent/daemon/cgroup_load_source.h"
 #include "node-agent/daemon/collector_sources.h"
 #include "node-agent/daemon/daemon.h"
-#include "node-agent/daemon/duration.h"
 #include "node-agent/daemon/http_server.h"
 #include "node-agent/daemon/kube_node_api.h"
 #include "node-agent/daemon/metrics.h"
@@ -73,10 +73,9 @@ Result<Intervals> parse_intervals(const RunOptions& o) {
       {"--ib-interval", &o.ib_interval}, {"--load-interval", &o.load_interval}, {"--heartbeat", &o.heartbeat}};
   std::chrono::milliseconds* into[] = {&out.ib, &out.load, &out.heartbeat};
   for (size_t i = 0; i < 3; ++i) {
-    auto d = parse_duration(*flags[i].second);
+    auto d = weft::kube::parse_duration_at_least(*flags[i].second, std::chrono::milliseconds(100));
     if (!d) return wrap(d.error(), flags[i].first);
-    if (d->count() < 100) return make_error(std::string(flags[i].first) + " " + *flags[i].second + ": below 100ms");
-    *into[i] = *d;
+    *into[i] = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
   }
   return out;
 }
@@ -101,8 +100,8 @@ Result<std::unique_ptr<weft::kube::Client>> make_client(const RunOptions& o) {
 // The pods' groups for the load collector: as given, else the --load-cgroup group (the
 // demo's node), else kubelet's places (empty: the collector's default).
 Result<std::vector<std::string>> pod_roots(const RunOptions& o) {
-  if (!o.pod_cgroup_roots.empty() || o.load_cgroup.empty()) return o.pod_cgroup_roots;
   weft::load::HostFiles files;
+  if (!o.pod_cgroup_roots.empty() || o.load_cgroup.empty()) return o.pod_cgroup_roots;
   auto mount = weft::load::cgroup2_mount(files);
   if (!mount) return wrap(mount.error(), "--load-cgroup");
   auto dir = weft::load::resolve_cgroup_dir(files, *mount, o.load_cgroup);
@@ -136,12 +135,8 @@ int run_daemon(const RunOptions& o) {
     return 2;
   }
 
-  // SIGTERM/SIGINT are taken by sigwait below; every thread started after this inherits the mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // SIGTERM/SIGINT end the wait below; every thread started after this inherits the mask.
+  weft::StopSignal stop;
 
   std::string why;
   auto ib = make_ib_source(o.ib_backend, &why);
@@ -159,6 +154,12 @@ int run_daemon(const RunOptions& o) {
   load_options.period = intervals->load;
   load_options.window = std::max(intervals->load, std::chrono::milliseconds(60000));
   load_options.pods = !o.no_pod_metrics && !o.no_publish;
+  for (const auto& root : o.pod_cgroup_roots) {
+    if (!weft::load::HostFiles().exists(root)) {
+      spdlog::error("run: --pod-cgroup-root {}: does not exist", root);
+      return 2;
+    }
+  }
   if (load_options.pods) {
     auto roots = pod_roots(o);
     if (!roots) {
@@ -235,8 +236,7 @@ int run_daemon(const RunOptions& o) {
   daemon.set_pod_directory(pods.get());
   daemon.start();
 
-  int sig = 0;
-  sigwait(&signals, &sig);
+  const int sig = stop.wait();
   spdlog::info("{}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   http.stop();
   if (!daemon.stop(std::chrono::milliseconds(4000))) {

@@ -1,6 +1,8 @@
 // One descheduling cycle at 5,000 nodes and 100,000 pods. Prints, in one run:
-//  - plan (in process): scenario decode, make_plan, peak RSS of a forked child; beside
-//    it the naive decode (the whole file as one JSON tree);
+//  - plan (in process): scenario decode, load file decode (nodes and 100,000 per-pod
+//    usage entries), make_plan, peak RSS of a forked child; beside it the same plan with
+//    the nodes' load alone (victims sized by requests) and the naive decode (the whole
+//    file as one JSON tree);
 //  - `weft-descheduler plan` (the binary): wall time and peak RSS;
 //  - `weft-descheduler run --once --dry-run` against kube-lite holding the same cluster,
 //    and again at a tenth of the size: wall time, peak RSS, API requests and lists as
@@ -81,29 +83,42 @@ json pod(int i, int node_index, std::mt19937& rng) {
   return p;
 }
 
+// scenario.json, load.json (nodes and a usage entry per pod: 5 % to 150 % of its request,
+// so usage and requests disagree) and load-nodes.json (the nodes alone: victims sized by
+// requests, the baseline).
 void generate(const std::string& dir, int nodes, int pods) {
   std::mt19937 rng(42);
+  std::vector<json> usage;
+  usage.reserve(static_cast<size_t>(pods));
+  std::string now = wd::format_rfc3339(std::chrono::system_clock::now());
   {
     std::ofstream out(dir + "/scenario.json");
     out << "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[";
     for (int i = 0; i < nodes; ++i) out << (i ? "," : "") << node(i).dump();
     // Consecutive pods share a node, so each node holds a mix (one DaemonSet pod in 20,
     // kube-system and high-priority ones) and hot nodes have pods that may move.
-    for (int i = 0; i < pods; ++i)
-      out << "," << pod(i, static_cast<int>(static_cast<int64_t>(i) * nodes / pods), rng).dump();
+    for (int i = 0; i < pods; ++i) {
+      json p = pod(i, static_cast<int>(static_cast<int64_t>(i) * nodes / pods), rng);
+      out << "," << p.dump();
+      double cores = std::stod(p["spec"]["containers"][0]["resources"]["requests"]["cpu"].get<std::string>()) / 1000.0;
+      double share = 0.05 + static_cast<double>(rng() % 146) / 100.0;
+      usage.push_back({{"namespace", p["metadata"]["namespace"]}, {"name", p["metadata"]["name"]},
+                       {"cpu", cores * share}, {"memory", cores * 4 * 1048576 * 1000 * share}, {"at", now}});
+    }
     out << "]}";
   }
-  std::ofstream out(dir + "/load.json");
-  out << "{\"nodes\":[";
-  std::string now = wd::format_rfc3339(std::chrono::system_clock::now());
-  bool first = true;
+  std::string node_entries;
   for (int i = 0; i < nodes; ++i) {
     if (i % 100 == 99) continue;   // 1 % of nodes report nothing: unknown
     double cpu = i % 20 == 0 ? 0.92 : i % 5 == 1 ? 0.12 : 0.5;
     double mem = i % 20 == 0 ? 0.6 : i % 5 == 1 ? 0.15 : 0.5;
-    out << (first ? "" : ",") << json{{"name", "node-" + std::to_string(i)}, {"cpu", cpu}, {"memory", mem}, {"at", now}}.dump();
-    first = false;
+    node_entries += (node_entries.empty() ? "" : ",") +
+                    json{{"name", "node-" + std::to_string(i)}, {"cpu", cpu}, {"memory", mem}, {"at", now}}.dump();
   }
+  std::ofstream(dir + "/load-nodes.json") << "{\"nodes\":[" << node_entries << "]}";
+  std::ofstream out(dir + "/load.json");
+  out << "{\"nodes\":[" << node_entries << "],\"pods\":[";
+  for (size_t i = 0; i < usage.size(); ++i) out << (i ? "," : "") << usage[i].dump();
   out << "]}";
 }
 
@@ -164,7 +179,7 @@ weft::Result<wd::Cluster> cluster_as_one_tree(const std::string& path) {
   return builder.finish();
 }
 
-void plan_in_process(const std::string& dir, bool naive) {
+void plan_in_process(const std::string& dir, bool naive, const std::string& load_file, const char* label) {
   int fds[2];
   if (pipe(fds) != 0) return;
   pid_t pid = fork();
@@ -173,7 +188,9 @@ void plan_in_process(const std::string& dir, bool naive) {
     auto t0 = Clock::now();
     auto cluster = naive ? cluster_as_one_tree(dir + "/scenario.json") : wd::cluster_from_file(dir + "/scenario.json");
     double decode = since(t0);
-    auto load = wd::parse_load_file(weft::testing::read_file(dir + "/load.json"), "load.json");
+    auto t_load = Clock::now();
+    auto load = wd::parse_load_file(weft::testing::read_file(dir + "/" + load_file), load_file);
+    double load_decode = since(t_load);
     auto policy = wd::parse_policy_text(kPolicy, "policy");
     if (!cluster || !load || !policy) _exit(2);
     auto t1 = Clock::now();
@@ -181,9 +198,12 @@ void plan_in_process(const std::string& dir, bool naive) {
     double planning = since(t1);
     struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
+    size_t by_usage = 0;
+    if (plan)
+      for (const auto& e : plan->evictions) by_usage += e.sized_by == "usage";
     char buf[256];
-    int n = std::snprintf(buf, sizeof buf, "%.3f %.3f %ld %zu %zu\n", decode, planning, ru.ru_maxrss,
-                          plan ? plan->evictions.size() : 0, plan ? plan->skipped.size() : 0);
+    int n = std::snprintf(buf, sizeof buf, "%.3f %.3f %.3f %ld %zu %zu %zu\n", decode, load_decode, planning,
+                          ru.ru_maxrss, plan ? plan->evictions.size() : 0, plan ? plan->skipped.size() : 0, by_usage);
     if (write(fds[1], buf, static_cast<size_t>(n)) < 0) _exit(3);
     _exit(0);
   }
@@ -193,16 +213,17 @@ void plan_in_process(const std::string& dir, bool naive) {
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  double decode = 0, planning = 0;
+  double decode = 0, load_decode = 0, planning = 0;
   long rss = 0;
-  size_t ev = 0, sk = 0;
-  if (got <= 0 || std::sscanf(buf, "%lf %lf %ld %zu %zu", &decode, &planning, &rss, &ev, &sk) != 5) {
+  size_t ev = 0, sk = 0, by_usage = 0;
+  if (got <= 0 ||
+      std::sscanf(buf, "%lf %lf %lf %ld %zu %zu %zu", &decode, &load_decode, &planning, &rss, &ev, &sk, &by_usage) != 7) {
     std::printf("plan in process: failed\n");
     return;
   }
-  std::printf("%-44s decode %.3f s, make_plan %.3f s, peak RSS %.0f MiB (%zu evictions, %zu skipped)\n",
-              naive ? "naive: file as one JSON tree, then plan:" : "core (in process):", decode, planning, rss / 1024.0,
-              ev, sk);
+  std::printf("%-44s decode %.3f s, load %.3f s, make_plan %.3f s, peak RSS %.0f MiB (%zu evictions, %zu sized by "
+              "usage, %zu skipped)\n",
+              label, decode, load_decode, planning, rss / 1024.0, ev, by_usage, sk);
 }
 
 // The live-pod list request as the descheduler sends it, for timing the server alone.
@@ -313,8 +334,9 @@ int main(int argc, char** argv) {
   weft::testing::write_file(dir + "/policy.yaml", kPolicy);
   std::printf("generated %d nodes, %d pods in %.1f s (%s)\n", nodes, pods, since(t), dir.c_str());
 
-  plan_in_process(dir, false);
-  plan_in_process(dir, true);
+  plan_in_process(dir, false, "load.json", "core, per-pod usage (in process):");
+  plan_in_process(dir, false, "load-nodes.json", "core, requests only (in process):");
+  plan_in_process(dir, true, "load.json", "naive: file as one JSON tree, then plan:");
   auto plan = run_child({WEFT_DESCHEDULER_BINARY, "plan", dir + "/scenario.json", "--policy", dir + "/policy.yaml",
                          "--load", "file=" + dir + "/load.json"},
                         dir + "/plan.out");

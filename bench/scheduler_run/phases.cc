@@ -187,13 +187,17 @@ SchedulerRun run_scheduler(const Binaries& bin, const ClusterShape& shape, const
   out.bound = {static_cast<int>(watch.bound()), std::chrono::duration<double>(watch.last() - start).count()};
   if (out.bound.objects < pods) out.error = "only " + std::to_string(out.bound.objects) + " of " +
                                             std::to_string(pods) + " pods bound";
-  // One more cycle so the last one's snapshot holds every pod, then the peak RSS.
-  std::this_thread::sleep_for(1500ms);
-  out.rss_mib = proc_status_kb(scheduler.pid(), "VmHWM:") / 1024.0;
+  // Until a cycle has been logged with every pod in its snapshot (pipelined, a cycle is
+  // logged once its writes have answered), then the peak RSS.
   std::smatch m;
   static const std::regex cycle(R"(cycle \d+: (\d+) pods)");
-  for (const auto& line : scheduler.lines())
-    if (std::regex_search(line, m, cycle)) out.pods_in_cache = std::stol(m[1]);
+  const long all = shape.running_pods + pods;
+  for (auto until = Steady::now() + 60s; Steady::now() < until && out.pods_in_cache < all;) {
+    std::this_thread::sleep_for(200ms);
+    for (const auto& line : scheduler.lines())
+      if (std::regex_search(line, m, cycle)) out.pods_in_cache = std::stol(m[1]);
+  }
+  out.rss_mib = proc_status_kb(scheduler.pid(), "VmHWM:") / 1024.0;
   return out;
 }
 

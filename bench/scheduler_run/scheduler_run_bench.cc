@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   ClusterShape shape;
   std::string json_out, work_dir = "/dev/shm/weft-bench-scheduler-run";
   int pods = 30000, gangs = 1000, gang_size = 8, cache_pods = 100000, concurrency = 16, client_threads = 16;
-  bool skip_baseline = false;
+  bool skip_baseline = false, only_jobs = false;
   app.add_option("--kube-lite", bin.kube_lite)->required();
   app.add_option("--scheduler", bin.scheduler)->required();
   app.add_option("--descheduler", bin.descheduler)->required();
@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   app.add_option("--bind-concurrency", concurrency)->capture_default_str();
   app.add_option("--client-threads", client_threads, "threads creating pods")->capture_default_str();
   app.add_flag("--skip-baseline", skip_baseline, "leave out the one-binding-at-a-time run");
+  app.add_flag("--only-jobs", only_jobs, "only the single-pod jobs with bindings in flight together (quick look)");
   CLI11_PARSE(app, argc, argv);
 
   std::filesystem::create_directories(work_dir);
@@ -57,22 +58,27 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", what.c_str(), error.c_str());
   };
 
-  auto alone = measure_kube_lite(bin, shape, state, work_dir, pods, client_threads);
+  KubeLiteAlone alone;
+  if (!only_jobs) alone = measure_kube_lite(bin, shape, state, work_dir, pods, client_threads);
   report("kube-lite alone", alone.error);
   std::printf("kube-lite alone (%d threads): %.0f creates/s, %.0f bindings/s, %.1f s of its CPU for both\n",
               client_threads, alone.created.per_second(), alone.bound.per_second(), alone.cpu_seconds);
 
   SchedulerRun baseline;
-  if (!skip_baseline) {
+  if (!skip_baseline && !only_jobs) {
     baseline = run_scheduler(bin, shape, state, work_dir, pods, 0, 1, client_threads);
     report("baseline", baseline.error);
   }
   auto fast = run_scheduler(bin, shape, state, work_dir, pods, 0, concurrency, client_threads);
   report("bind-concurrency " + std::to_string(concurrency), fast.error);
-  auto gang = run_scheduler(bin, shape, state, work_dir, gangs * gang_size, gang_size, concurrency, client_threads);
-  report("gangs", gang.error);
-  auto desched = measure_descheduler(bin, shape, full_state, work_dir, 0);
-  report("descheduler", desched.error);
+  SchedulerRun gang;
+  DeschedulerRun desched;
+  if (!only_jobs) {
+    gang = run_scheduler(bin, shape, state, work_dir, gangs * gang_size, gang_size, concurrency, client_threads);
+    report("gangs", gang.error);
+    desched = measure_descheduler(bin, shape, full_state, work_dir, 0);
+    report("descheduler", desched.error);
+  }
 
   std::printf("\n%-44s %14s %14s\n", "pods bound through the API (first create -> last binding)", "weft", "baseline");
   std::printf("%-44s %14.0f %14.0f\n", "single-pod jobs, pods/s", fast.bound.per_second(), baseline.bound.per_second());

@@ -277,7 +277,9 @@ int plan_command(const PlanFlags& f) {
   const Cluster& cluster = world ? world->cluster : *listed;
   Result<Plan> plan = Plan{};
   if (policy->load_aware_enabled) {
-    auto spec = parse_load_spec(f.load);
+    if (f.load.empty() && !policy->load_aware.requests_only)
+      return fail("--load is required (prometheus=URL, file=F or annotations) for a LoadAware policy");
+    auto spec = f.load.empty() ? load_spec_from_policy(*policy) : parse_load_spec(f.load);
     if (!spec) return fail(spec.message());
     auto load = fetch_load(*spec, *policy, cluster, options.now);
     if (!load) return fail(load.message());

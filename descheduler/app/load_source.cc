@@ -38,7 +38,8 @@ Result<LoadSpec> parse_load_spec(const std::string& text) {
 
 Result<LoadSpec> load_spec_from_policy(const Policy& policy) {
   const MetricsArgs& m = policy.load_aware.metrics;
-  if (m.type == MetricsType::Annotations) return LoadSpec{LoadSpec::Kind::Annotations, ""};
+  // LowNodeUtilization reads no load: the annotations source costs nothing to "fetch".
+  if (m.type == MetricsType::Annotations || policy.load_aware.requests_only) return LoadSpec{LoadSpec::Kind::Annotations, ""};
   if (m.address.empty())
     return make_error("policy LoadAware.metrics has type Prometheus but no address (or give --load prometheus=URL)");
   return parse_load_spec("prometheus=" + m.address);

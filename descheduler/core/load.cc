@@ -9,6 +9,26 @@ namespace {
 
 using nlohmann::json;
 
+// Seconds since the epoch as a time, when TimePoint (int64 nanoseconds) can hold it.
+std::optional<TimePoint> time_of_seconds(double s) {
+  if (!std::isfinite(s) || std::fabs(s) >= 9.2e9) return std::nullopt;
+  return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(s)));
+}
+
+// A member of a JSON object, null when there is none (no copy, no exception).
+const json& member(const json& obj, const char* key) {
+  static const json none;
+  if (!obj.is_object()) return none;
+  auto it = obj.find(key);
+  return it == obj.end() ? none : *it;
+}
+
+// A string member of a JSON object, "" when the value is not an object or the member not a string.
+std::string text_member(const json& obj, const char* key) {
+  const json& v = member(obj, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
 // A ratio must be a finite number in 0..1 (a little above 1 is rounding noise).
 std::string ratio_problem(const json& v) {
   if (!v.is_number()) return "must be a number";
@@ -77,32 +97,55 @@ Status add_file_node(const json& e, const std::string& where0, LoadReport& repor
   return {};
 }
 
-Status add_file_pod(const json& e, const std::string& where0, LoadReport& report,
-                    const std::function<Error(const std::string&, const std::string&)>& bad) {
-  std::string where = where0;
-  if (!e.is_object()) return bad(where, "must be a mapping");
-  for (const char* key : {"namespace", "name"})
-    if (!e.contains(key) || !e[key].is_string() || e[key].get<std::string>().empty())
-      return bad(where + "." + key, "must be a non-empty string");
-  std::string key = e["namespace"].get<std::string>() + "/" + e["name"].get<std::string>();
-  where += " (" + key + ")";
-  for (const auto& [k, _] : e.items())
-    if (k != "namespace" && k != "name" && k != "cpu" && k != "memory" && k != "at" && k != "cpu_at" && k != "memory_at")
-      return bad(where + "." + k, "unknown field");
-  if (report.pods.count(key)) return bad(where, "pod listed twice");
+// A pod entry in one pass over its fields: there may be 100,000 of them. Pods of one
+// scrape share their time, so the last time text is parsed once.
+struct TimeCache {
+  std::string text;
+  TimePoint at;
+};
+
+Status add_file_pod(const json& e, size_t index, LoadReport& report,
+                    const std::function<Error(const std::string&, const std::string&)>& bad, TimeCache& times) {
+  auto where = [&](const std::string& key) {
+    std::string w = "pods[" + std::to_string(index) + "]";
+    if (e.is_object() && e.contains("namespace") && e.contains("name") && e["namespace"].is_string() &&
+        e["name"].is_string())
+      w += " (" + e["namespace"].get<std::string>() + "/" + e["name"].get<std::string>() + ")";
+    return key.empty() ? w : w + "." + key;
+  };
+  if (!e.is_object()) return bad(where(""), "must be a mapping");
+  const std::string* ns = nullptr;
+  const std::string* name = nullptr;
   PodUsage u;
-  for (auto [k, into] : {std::pair{"cpu", &u.cpu_cores}, std::pair{"memory", &u.memory_bytes}}) {
-    if (!e.contains(k) || e[k].is_null()) continue;
-    if (!e[k].is_number() || !std::isfinite(e[k].get<double>()) || e[k].get<double>() < 0)
-      return bad(where + "." + k, std::string("must be a non-negative number (") + (*k == 'c' ? "cores" : "bytes") + ")");
-    *into = e[k].get<double>();
-  }
   std::optional<TimePoint> at;
-  for (auto [k, into] : {std::pair{"at", &at}, std::pair{"cpu_at", &u.cpu_at}, std::pair{"memory_at", &u.memory_at}})
-    if (auto st = parse_time(e, k, *into, bad, where); !st) return st.error();
+  for (const auto& [k, v] : e.items()) {
+    if (k == "namespace" || k == "name") {
+      if (!v.is_string() || v.get_ref<const std::string&>().empty()) return bad(where(k), "must be a non-empty string");
+      (k == "name" ? name : ns) = &v.get_ref<const std::string&>();
+    } else if (k == "cpu" || k == "memory") {
+      if (v.is_null()) continue;
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+        return bad(where(k), std::string("must be a non-negative number (") + (k == "cpu" ? "cores" : "bytes") + ")");
+      (k == "cpu" ? u.cpu_cores : u.memory_bytes) = v.get<double>();
+    } else if (k == "at" || k == "cpu_at" || k == "memory_at") {
+      if (v.is_null()) continue;
+      if (!v.is_string()) return bad(where(k), "must be an RFC 3339 time");
+      const std::string& text = v.get_ref<const std::string&>();
+      if (text != times.text) {
+        auto t = parse_rfc3339(text);
+        if (!t) return bad(where(k), t.message());
+        times = {text, *t};
+      }
+      (k == "at" ? at : k == "cpu_at" ? u.cpu_at : u.memory_at) = times.at;
+    } else {
+      return bad(where(k), "unknown field");
+    }
+  }
+  if (!ns) return bad(where("namespace"), "must be a non-empty string");
+  if (!name) return bad(where("name"), "must be a non-empty string");
   if (!u.cpu_at) u.cpu_at = at;
   if (!u.memory_at) u.memory_at = at;
-  report.pods[key] = u;
+  if (!report.pods.emplace(*ns + "/" + *name, u).second) return bad(where(""), "pod listed twice");
   return {};
 }
 
@@ -119,6 +162,7 @@ Result<LoadReport> parse_load_file(const std::string& text, const std::string& f
   size_t index[2] = {0, 0};
   bool seen[2] = {false, false};
   Status failed;
+  TimeCache times;
   json doc;
   try {
     doc = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
@@ -130,8 +174,10 @@ Result<LoadReport> parse_load_file(const std::string& text, const std::string& f
       bool element_end = depth == 2 && (event == json::parse_event_t::object_end || event == json::parse_event_t::value);
       if (!element_end || (list != "nodes" && list != "pods")) return true;
       int which = list == "nodes" ? 0 : 1;
-      std::string where = list + "[" + std::to_string(index[which]++) + "]";
-      if (failed) failed = which == 0 ? add_file_node(parsed, where, report, bad) : add_file_pod(parsed, where, report, bad);
+      size_t at = index[which]++;
+      if (failed)
+        failed = which == 0 ? add_file_node(parsed, "nodes[" + std::to_string(at) + "]", report, bad)
+                            : add_file_pod(parsed, at, report, bad, times);
       return false;
     });
   } catch (const json::parse_error& e) {
@@ -158,13 +204,14 @@ Result<PromVector> parse_prometheus_vector(const std::string& body, const std::v
       if (!(in_result && depth == 3 && event == json::parse_event_t::object_end)) return true;
       if (!problem.empty()) return false;
       std::string key;
-      const json& metric = parsed.value("metric", json::object());
+      const json& metric = member(parsed, "metric");
+      if (!metric.is_object()) return false;
       for (const auto& l : labels) {
         auto it = metric.find(l);
         if (it == metric.end() || !it->is_string()) return false;   // cannot be joined
         key += (key.empty() ? "" : "/") + it->get<std::string>();
       }
-      const json& value = parsed.value("value", json::array());
+      const json& value = member(parsed, "value");
       if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_string()) {
         problem = "series " + key + ": malformed value";
         return false;
@@ -174,7 +221,12 @@ Result<PromVector> parse_prometheus_vector(const std::string& body, const std::v
       char* end = nullptr;
       p.value = std::strtod(text.c_str(), &end);
       if (end == text.c_str()) p.value = NAN;
-      p.at = TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(value[0].get<double>())));
+      auto at = time_of_seconds(value[0].get<double>());
+      if (!at) {
+        problem = "series " + key + ": sample time " + value[0].dump() + " is out of range";
+        return false;
+      }
+      p.at = *at;
       out[key] = p;
       return false;
     });
@@ -182,22 +234,17 @@ Result<PromVector> parse_prometheus_vector(const std::string& body, const std::v
     return make_error(std::string("response is not JSON: ") + e.what());
   }
   if (!doc.is_object()) return make_error("response is not a JSON object");
-  if (doc.value("status", "") != "success")
-    return make_error("query failed: " + doc.value("errorType", std::string("?")) + ": " + doc.value("error", std::string("?")));
-  const json& data = doc.value("data", json::object());
-  if (data.value("resultType", "") != "vector")
-    return make_error("result type '" + data.value("resultType", std::string()) + "' is not vector (use an instant-vector query)");
+  // A peer's response: anything not shaped as documented is an error, never an exception.
+  if (text_member(doc, "status") != "success")
+    return make_error("query failed: " + text_member(doc, "errorType") + ": " + text_member(doc, "error"));
+  const json& data = member(doc, "data");
+  if (text_member(data, "resultType") != "vector")
+    return make_error("result type '" + text_member(data, "resultType") + "' is not vector (use an instant-vector query)");
+  const json& result = member(data, "result");
+  if (!result.is_array() && !result.is_null()) return make_error("data.result is not a list");
   if (!problem.empty()) return make_error(problem);
   return out;
 }
-
-namespace {
-
-TimePoint from_seconds(double s) {
-  return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(s)));
-}
-
-}  // namespace
 
 LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results, const std::string& source_name) {
   LoadReport report;
@@ -237,7 +284,7 @@ LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results
         if (!std::isfinite(v) || v < 0 || v > 1.05) why = std::string(what) + " value is not a ratio";
     if (why.empty())
       for (auto [what, v] : {std::pair{"cpu", parts[2].point->value}, std::pair{"memory", parts[3].point->value}})
-        if (!std::isfinite(v)) why = std::string("newest ") + what + " sample time is not a number";
+        if (!time_of_seconds(v)) why = std::string("newest ") + what + " sample time is not a time";
     if (!why.empty()) {
       report.invalid[node] = why;
       continue;
@@ -246,17 +293,17 @@ LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results
     s.cpu = parts[0].point->value;
     s.memory = parts[1].point->value;
     // The freshness queries yield each reading's newest sample time (seconds) as the value.
-    s.cpu_at = from_seconds(parts[2].point->value);
-    s.memory_at = from_seconds(parts[3].point->value);
+    s.cpu_at = time_of_seconds(parts[2].point->value);
+    s.memory_at = time_of_seconds(parts[3].point->value);
     s.source = "prometheus";
     for (const auto& [res, r] : results) {
       if (res == "cpu" || res == "memory") continue;
       auto v = r.value.find(node);
       auto t = r.newest.find(node);
       if (v == r.value.end() || t == r.newest.end() || !std::isfinite(v->second.value) || v->second.value < 0 ||
-          v->second.value > 1.05 || !std::isfinite(t->second.value))
+          v->second.value > 1.05 || !time_of_seconds(t->second.value))
         continue;   // the planner calls the node unknown when it needs this reading
-      s.extended[res] = {v->second.value, from_seconds(t->second.value)};
+      s.extended[res] = {v->second.value, time_of_seconds(t->second.value)};
     }
     report.nodes[node] = s;
   }
@@ -269,10 +316,10 @@ void join_pod_usage(const PromVector& cpu, const PromVector& memory, const PromV
     for (const auto& [pod, point] : values) {
       // A reading without its newest sample time cannot be judged fresh: requests size the pod.
       auto t = newest.find(pod);
-      if (!std::isfinite(point.value) || point.value < 0 || t == newest.end() || !std::isfinite(t->second.value)) continue;
+      if (!std::isfinite(point.value) || point.value < 0 || t == newest.end() || !time_of_seconds(t->second.value)) continue;
       PodUsage& u = report.pods[pod];
       (is_cpu ? u.cpu_cores : u.memory_bytes) = point.value;
-      (is_cpu ? u.cpu_at : u.memory_at) = from_seconds(t->second.value);
+      (is_cpu ? u.cpu_at : u.memory_at) = time_of_seconds(t->second.value);
     }
   };
   put(cpu, cpu_newest, true);

@@ -41,6 +41,7 @@ Result<Limits> limits_of(const Policy& policy, Seconds default_max_age) {
     l.measured[static_cast<size_t>(l.count)] = la.metrics.resources.count(res) > 0;
     ++l.count;
   }
+  if (la.requests_only) l.measured = {};
   for (int r = 0; r < l.count; ++r) {
     const std::string& name = l.names[static_cast<size_t>(r)];
     auto q = la.metrics.resources.find(name);
@@ -97,7 +98,7 @@ class Planner {
 
   Plan run() {
     classify();
-    if (!load_.source_error.empty()) {
+    if (!load_.source_error.empty() && !policy_.load_aware.requests_only) {
       plan_.notes.push_back("load source " + load_.source_name + " is down (" + load_.source_error +
                             "): every node is unknown, nothing is evicted");
       return std::move(plan_);
@@ -138,6 +139,13 @@ class Planner {
   bool measure(size_t i, NodeVerdict& v) {
     const NodeInfo& info = cluster_.nodes[i];
     NodeState& n = nodes_[i];
+    if (policy_.load_aware.requests_only) {   // LowNodeUtilization: requests, always known
+      for (int r = 0; r < limits_.count; ++r)
+        if (r != kPods) n.used[static_cast<size_t>(r)] = value_of(info.requested, limits_.names[static_cast<size_t>(r)]);
+      v.cpu = n.alloc[kCpu] > 0 ? std::optional<double>(n.used[kCpu] / n.alloc[kCpu]) : std::nullopt;
+      v.memory = n.alloc[kMemory] > 0 ? std::optional<double>(n.used[kMemory] / n.alloc[kMemory]) : std::nullopt;
+      return true;
+    }
     const LoadSample* sample = nullptr;
     if (!load_.source_error.empty()) {
       v.why = "load source down";
@@ -299,7 +307,7 @@ class Planner {
   Vec usage_of(const PodInfo& pod, const NodeState& node, size_t pods_on_node, bool& by_usage) const {
     Vec u{};
     const PodUsage* measured = nullptr;
-    if (policy_.load_aware.metrics.pod_usage.enabled && !load_.pods.empty())
+    if (policy_.load_aware.metrics.pod_usage.enabled && !policy_.load_aware.requests_only && !load_.pods.empty())
       if (auto it = load_.pods.find(pod.key()); it != load_.pods.end()) measured = &it->second;
     by_usage = false;
     for (int r : {kCpu, kMemory}) {
@@ -310,7 +318,9 @@ class Planner {
         continue;
       }
       u[k] = value_of(pod.requests, r == kCpu ? "cpu" : "memory");
-      if (u[k] <= 0 && pods_on_node > 0) u[k] = node.used[k] / static_cast<double>(pods_on_node);
+      // Requests mode counts what pods request, so a pod requesting nothing moves nothing.
+      if (u[k] <= 0 && pods_on_node > 0 && !policy_.load_aware.requests_only)
+        u[k] = node.used[k] / static_cast<double>(pods_on_node);
     }
     u[kPods] = 1;
     for (int r = 3; r < limits_.count; ++r)

@@ -21,7 +21,8 @@ struct Ctx {
 
 Status only_fields(const Ctx& c, const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
   if (!obj.is_object()) return c.at(path.empty() ? "(document)" : path, "must be a mapping");
-  for (const auto& [key, _] : obj.items()) {
+  for (const auto& item : obj.items()) {
+    const std::string& key = item.key();   // not a structured binding: clang 14 cannot capture one
     bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
     if (!known) return c.at(path.empty() ? key : path + "." + key, "unknown field");
   }
@@ -313,13 +314,8 @@ Status parse_metrics(const Ctx& c, const json& m, const std::string& path, Metri
   return parse_auth(c, field(m, "auth"), path + ".auth", out.auth);
 }
 
-Status parse_load_aware(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
-  if (auto s = only_fields(c, args, path,
-                           {"thresholds", "targetThresholds", "nodeSelector", "evictableNamespaces", "metrics",
-                            "numberOfNodes", "nodeFit", "duration", "useDeviationThresholds"});
-      !s)
-    return s;
-  LoadAwareArgs& la = policy.load_aware;
+// thresholds, targetThresholds and useDeviationThresholds, shared by both balance plugins.
+Status parse_thresholds(const Ctx& c, const json& args, const std::string& path, LoadAwareArgs& la) {
   auto th = get_thresholds(c, field(args, "thresholds"), join(path, "thresholds"));
   if (!th) return th.error();
   auto tt = get_thresholds(c, field(args, "targetThresholds"), join(path, "targetThresholds"));
@@ -337,6 +333,48 @@ Status parse_load_aware(const Ctx& c, const json& args, const std::string& path,
     if (!th->count(res)) return c.at(join(path, "thresholds"), "has no " + res + " (targetThresholds has)");
   la.thresholds = *th;
   la.target_thresholds = *tt;
+  return {};
+}
+
+// The Kubernetes descheduler's LowNodeUtilization: utilization is the pods' requests over
+// allocatable (no metrics), evictableNamespaces takes only exclude, evictionLimits.node
+// caps evictions per node.
+Status parse_low_node_utilization(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
+  if (auto s = only_fields(c, args, path,
+                           {"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes",
+                            "evictableNamespaces", "metricsUtilization", "evictionLimits"});
+      !s)
+    return s;
+  LoadAwareArgs& la = policy.load_aware;
+  la.requests_only = true;
+  if (auto s = parse_thresholds(c, args, path, la); !s) return s;
+  if (auto s = parse_evictable_namespaces(c, args, path, la); !s) return s;
+  if (!la.include_namespaces.empty())
+    return c.at(join(path, "evictableNamespaces.include"), "LowNodeUtilization takes only exclude (as upstream)");
+  if (!field(args, "metricsUtilization").is_null())
+    return c.at(join(path, "metricsUtilization"),
+                "not supported; weft measures load with the LoadAware plugin (metrics from Prometheus or the agents)");
+  auto n = get_count(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"));
+  if (!n) return n.error();
+  la.number_of_nodes = n->value_or(0);
+  const json& limits = field(args, "evictionLimits");
+  if (!limits.is_null()) {
+    if (auto s = only_fields(c, limits, join(path, "evictionLimits"), {"node"}); !s) return s;
+    auto node = get_count(c, field(limits, "node"), join(path, "evictionLimits.node"));
+    if (!node) return node.error();
+    if (*node) policy.max_per_node = policy.max_per_node ? std::min(*policy.max_per_node, **node) : **node;
+  }
+  return {};
+}
+
+Status parse_load_aware(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
+  if (auto s = only_fields(c, args, path,
+                           {"thresholds", "targetThresholds", "nodeSelector", "evictableNamespaces", "metrics",
+                            "numberOfNodes", "nodeFit", "duration", "useDeviationThresholds"});
+      !s)
+    return s;
+  LoadAwareArgs& la = policy.load_aware;
+  if (auto s = parse_thresholds(c, args, path, la); !s) return s;
   auto sel = get_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"));
   if (!sel) return sel.error();
   la.node_selector = std::move(*sel);
@@ -381,6 +419,13 @@ Result<std::map<std::string, PluginSet>> parse_plugins(const Ctx& c, const json&
   return out;
 }
 
+// Running a policy with a plugin left out would do less than its author asked for.
+std::string not_implemented(const std::string& plugin) {
+  return "plugin " + plugin + " is not implemented by weft-descheduler (it implements LoadAware and "
+         "LowNodeUtilization under balance, and DefaultEvictor's args); remove it or run the Kubernetes "
+         "descheduler for it";
+}
+
 }  // namespace
 
 Result<Policy> parse_policy(const json& doc, const std::string& name) {
@@ -407,10 +452,13 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     if (!v) return v.error();
     *l.into = *v;
   }
-  for (const char* ignored : {"evictionFailureEventNotification", "gracePeriodSeconds", "metricsCollector",
-                              "metricsProviders", "prometheus"})
-    if (!field(doc, ignored).is_null())
-      policy.warnings.push_back(std::string(ignored) + " is accepted but not acted on (LoadAware.metrics sets the source)");
+  // Accepting these and going on without them would mislead: the metrics source is
+  // LoadAware.metrics, evictions use each pod's own grace period, failures are logged.
+  for (const char* unsupported : {"evictionFailureEventNotification", "gracePeriodSeconds", "metricsCollector",
+                                  "metricsProviders", "prometheus"})
+    if (!field(doc, unsupported).is_null())
+      return c.at(unsupported, "is not supported by weft-descheduler (set the metrics source in LoadAware.metrics; "
+                               "evictions use each pod's own grace period)");
 
   const json& profiles = field(doc, "profiles");
   if (!profiles.is_array() || profiles.empty()) return c.at("profiles", "must be a non-empty list");
@@ -424,19 +472,30 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     bool has_plugins = prof.contains("plugins") && !prof["plugins"].is_null();
     const json& configs = field(prof, "pluginConfig");
     if (!configs.is_null() && !configs.is_array()) return c.at(p + ".pluginConfig", "must be a list");
-    bool balance_enabled = false, defragment_enabled = false;
+    // The balance plugins weft plans: Volcano's LoadAware (measured load) and the Kubernetes
+    // descheduler's LowNodeUtilization (requests); beside either or alone, GangDefragment.
+    std::string balance;
+    bool defragment_enabled = false;
     if (plugins->count("balance")) {
-      const auto& en = plugins->at("balance").enabled;
-      balance_enabled = std::find(en.begin(), en.end(), "LoadAware") != en.end();
-      defragment_enabled = std::find(en.begin(), en.end(), defragment::kPluginName) != en.end();
-      for (const auto& other : en)
-        if (other != "LoadAware" && other != defragment::kPluginName)
-          policy.warnings.push_back(p + ".plugins.balance: plugin " + other + " is not implemented by weft-descheduler; ignored");
+      for (const auto& name : plugins->at("balance").enabled) {
+        if (name == defragment::kPluginName) {
+          defragment_enabled = true;
+          continue;
+        }
+        if (name != "LoadAware" && name != "LowNodeUtilization")
+          return c.at(p + ".plugins.balance", not_implemented(name));
+        if (!balance.empty()) return c.at(p + ".plugins.balance", "enables both LoadAware and LowNodeUtilization; use one");
+        balance = name;
+      }
     }
     for (const auto& point : {"deschedule", "presort", "sort"})
       if (plugins->count(point))
         for (const auto& other : plugins->at(point).enabled)
-          policy.warnings.push_back(p + ".plugins." + point + ": plugin " + other + " is not implemented by weft-descheduler; ignored");
+          return c.at(p + ".plugins." + point, not_implemented(other));
+    for (const auto& point : {"filter", "preEvictionFilter"})
+      if (plugins->count(point))
+        for (const auto& other : plugins->at(point).enabled)
+          if (other != "DefaultEvictor") return c.at(p + ".plugins." + point, not_implemented(other));
     const json* load_aware_args = nullptr;
     const json* evictor_args = nullptr;
     const json* defragment_args = nullptr;
@@ -447,7 +506,12 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
       if (auto s = only_fields(c, pc, q, {"name", "args"}); !s) return s.error();
       auto pname = get_string(c, field(pc, "name"), q + ".name");
       if (!pname) return pname.error();
-      if (*pname == "LoadAware") {
+      if (*pname == "LoadAware" || *pname == "LowNodeUtilization") {
+        if (!plugins->count("balance")) balance = *pname;
+        if (*pname != balance) {
+          policy.warnings.push_back(q + ": plugin " + *pname + " is configured but not enabled; ignored");
+          continue;
+        }
         load_aware_args = &pc["args"];
         la_path = q + ".args";
       } else if (*pname == defragment::kPluginName) {
@@ -459,7 +523,7 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
       } else if (pname->empty()) {
         return c.at(q + ".name", "is required");
       } else {
-        policy.warnings.push_back(q + ": plugin " + *pname + " is not implemented by weft-descheduler; ignored");
+        return c.at(q + ".name", not_implemented(*pname));
       }
     }
     if (defragment_enabled) {
@@ -470,32 +534,37 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     } else if (defragment_args) {
       policy.warnings.push_back(df_path + ": " + defragment::kPluginName + " is configured but not enabled in plugins.balance; ignored");
     }
-    bool active = balance_enabled || (!has_plugins && load_aware_args);
+    bool active = !balance.empty() && (has_plugins || load_aware_args);
     if (!active) {
       // GangDefragment alone: the profile's DefaultEvictor still decides what may move.
       if (defragment_enabled && load_aware_profile >= 0)
         return c.at(p, "enables GangDefragment but profiles[" + std::to_string(load_aware_profile) +
-                           "] enables LoadAware: enable both in one profile (weft-descheduler runs one DefaultEvictor)");
+                           "] enables a balance plugin: enable both in one profile (weft-descheduler runs one "
+                           "DefaultEvictor)");
       if (defragment_enabled && evictor_args)
         if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
       continue;
     }
     if (policy.gang_defragment && !defragment_enabled)
-      return c.at(p, "enables LoadAware but another profile enables GangDefragment: enable both in one profile "
-                     "(weft-descheduler runs one DefaultEvictor)");
+      return c.at(p, "enables " + balance + " but another profile enables GangDefragment: enable both in one "
+                     "profile (weft-descheduler runs one DefaultEvictor)");
     if (load_aware_profile >= 0)
-      return c.at(p, "a second profile enables LoadAware (profiles[" + std::to_string(load_aware_profile) + "] does)");
+      return c.at(p, "a second profile enables a balance plugin (profiles[" + std::to_string(load_aware_profile) +
+                         "] does)");
     load_aware_profile = static_cast<int>(i);
     if (!load_aware_args || load_aware_args->is_null())
-      return c.at(p + ".pluginConfig", "LoadAware is enabled but has no args (thresholds, targetThresholds)");
-    if (auto s = parse_load_aware(c, *load_aware_args, la_path, policy); !s) return s.error();
+      return c.at(p + ".pluginConfig", balance + " is enabled but has no args (thresholds, targetThresholds)");
+    auto parsed = balance == "LoadAware" ? parse_load_aware(c, *load_aware_args, la_path, policy)
+                                         : parse_low_node_utilization(c, *load_aware_args, la_path, policy);
+    if (!parsed) return parsed.error();
     if (evictor_args)
       if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
   }
   if (load_aware_profile < 0 && !policy.gang_defragment)
-    return c.at("profiles", "no profile enables LoadAware or GangDefragment in plugins.balance");
+    return c.at("profiles", "no profile enables LoadAware, LowNodeUtilization or GangDefragment in plugins.balance");
   policy.load_aware_enabled = load_aware_profile >= 0;
-  if (policy.load_aware_enabled && policy.load_aware.metrics.type == MetricsType::Prometheus &&
+  if (policy.load_aware_enabled && !policy.load_aware.requests_only &&
+      policy.load_aware.metrics.type == MetricsType::Prometheus &&
       policy.load_aware.metrics.address.empty())
     policy.warnings.push_back("LoadAware.metrics.address is empty: give --load prometheus=URL or set it");
   return policy;

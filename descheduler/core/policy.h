@@ -100,6 +100,9 @@ struct LoadAwareArgs {
   // Thresholds are spans around the mean usage of the classified nodes (low: mean -
   // thresholds, high: mean + targetThresholds, clamped to 0..100), as upstream.
   bool use_deviation_thresholds = false;
+  // LowNodeUtilization: every resource is the pods' requests over allocatable, as upstream
+  // (no metrics are read, no node is unknown, victims are sized by their requests).
+  bool requests_only = false;
   int number_of_nodes = 0;                 // act only when more low nodes than this
   std::optional<bool> node_fit;            // Volcano puts nodeFit here; overrides DefaultEvictor's
 };

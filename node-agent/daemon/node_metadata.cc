@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "kube/time.h"
+#include "kube/load_annotation.h"
 
 namespace weft::agent {
 
@@ -13,7 +13,6 @@ namespace {
 
 bool owned(const std::string& key) { return key.rfind(keys::kOwnedPrefix, 0) == 0; }
 
-double round2(double v) { return std::round(v * 100.0) / 100.0; }
 
 const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
   static const nlohmann::json empty = nlohmann::json::object();
@@ -54,26 +53,13 @@ NodeMetadata desired_ib_metadata(const IbSnapshot& ib, std::string* skipped) {
 }
 
 std::string load_annotation(const LoadSnapshot& load, std::chrono::system_clock::time_point at) {
-  nlohmann::json j = nlohmann::json::object();
-  j["cpu"] = round2(load.cpu);
-  j["memory"] = round2(load.memory);
-  j["window_s"] = static_cast<long long>(std::llround(load.window_seconds));
-  j["source"] = load.source;
-  j["at"] = kube::format_rfc3339(at);
-  return j.dump();
-}
-
-std::optional<LoadValue> parse_load_annotation(const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  auto cpu = j.find("cpu"), mem = j.find("memory"), at = j.find("at");
-  if (cpu == j.end() || !cpu->is_number() || mem == j.end() || !mem->is_number() || at == j.end() ||
-      !at->is_string())
-    return std::nullopt;
-  auto t = kube::parse_rfc3339(at->get<std::string>());
-  if (!t) return std::nullopt;
-  LoadValue v{cpu->get<double>(), mem->get<double>(), j.value("source", ""), *t};
-  return v;
+  kube::LoadAnnotation a;
+  a.cpu = load.cpu;
+  a.memory = load.memory;
+  a.window_s = load.window_seconds;
+  a.source = load.source;
+  a.cpu_at = a.memory_at = at;
+  return kube::encode_load_annotation(a);
 }
 
 namespace {
@@ -82,13 +68,13 @@ bool load_needs_write(const nlohmann::json& current, const PatchInputs& in) {
   if (!current.is_string()) return true;
   const std::string cur = current.get<std::string>();
   if (cur == *in.load) return false;
-  auto was = parse_load_annotation(cur);
-  auto now = parse_load_annotation(*in.load);
+  auto was = kube::decode_load_annotation(cur);
+  auto now = kube::decode_load_annotation(*in.load);
   if (!was || !now) return true;
   if (was->source != now->source) return true;
   if (std::fabs(was->cpu - now->cpu) > in.load_threshold + 1e-9) return true;
   if (std::fabs(was->memory - now->memory) > in.load_threshold + 1e-9) return true;
-  return in.load_at - was->at >= in.heartbeat;
+  return in.load_at - was->oldest() >= in.heartbeat;
 }
 
 void diff_map(const nlohmann::json& current, const std::map<std::string, std::string>& desired,

@@ -24,16 +24,8 @@ struct NodeMetadata {
 // A value that is not a valid label value is left out (and named in `skipped`).
 NodeMetadata desired_ib_metadata(const IbSnapshot& ib, std::string* skipped = nullptr);
 
-// The compact weft.dev/load annotation for a sample taken at `at`.
+// The weft.dev/load annotation (kube/load_annotation.h) for a sample taken at `at`.
 std::string load_annotation(const LoadSnapshot& load, std::chrono::system_clock::time_point at);
-
-struct LoadValue {
-  double cpu = 0;
-  double memory = 0;
-  std::string source;
-  std::chrono::system_clock::time_point at;
-};
-std::optional<LoadValue> parse_load_annotation(const std::string& text);
 
 struct PatchInputs {
   // The IB part; absent until the first good IB probe, in which case no IB key is

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/keys.h"
 #include "kube/client/projection.h"
 #include "kube/objects.h"
 
@@ -32,7 +33,11 @@ json scheduler_projection(const std::string& kind) {
                      {"resourceVersion", true}, {"creationTimestamp", true}, {"deletionTimestamp", true}};
   if (kind == "Pod") {
     json pod_meta = meta;
-    pod_meta["annotations"] = true;
+    // Only the group annotations: real pods carry kilobytes of others (sidecars, scrape configs).
+    // (The arrival cycle only matters to `simulate`, which the scenario test runs on this form.)
+    pod_meta["annotations"] = {{keys::kGroupAnnotation, true},
+                               {"scheduling.volcano.sh/group-name", true},
+                               {keys::kArrivalAnnotation, true}};
     const json container = {{"resources", {{"requests", true}, {"limits", true}}}};
     return {{"metadata", pod_meta},
             {"spec",

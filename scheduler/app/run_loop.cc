@@ -114,7 +114,9 @@ void SchedulerLoop::take_in(Cycle& c, const ApplyReport& report) {
   sum.events_failed = report.events_failed;
   sum.errors = report.errors;
   sum.seconds = seconds_since(c.start);
-  if (metrics_) metrics_->observe_cycle(c.snap, c.decisions, report, c.index, sum.seconds, std::chrono::system_clock::now());
+  if (metrics_)
+    metrics_->observe_cycle(c.snap, c.decisions, report, c.index, sum.seconds, sum.pending,
+                            std::chrono::system_clock::now());
 }
 
 CycleSummary SchedulerLoop::finish() {

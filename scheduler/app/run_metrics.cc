@@ -142,12 +142,11 @@ RunMetrics::RunMetrics(const std::string& version)
 }
 
 void RunMetrics::observe_cycle(const Snapshot& snapshot, const Decisions& decisions, const ApplyReport& report,
-                               const ObjectIndex& objects, double seconds, std::chrono::system_clock::time_point now) {
+                               const ObjectIndex& objects, double seconds, size_t pending,
+                               std::chrono::system_clock::time_point now) {
   cycles_.Increment();
   cycle_duration_.Observe(seconds);
   last_cycle_ns_ = steady_ns();
-  size_t pending = 0;
-  for (const auto& p : snapshot.pods) pending += p.node.empty() && !p.terminal() ? 1 : 0;
   pending_.Set(static_cast<double>(pending));
 
   pods_bound_.Increment(static_cast<double>(report.bound.size()));

@@ -36,10 +36,12 @@ class RunMetrics {
  public:
   explicit RunMetrics(const std::string& version);
 
-  // One finished cycle. `now` is the wall clock the pods' and PodGroups' creation
-  // timestamps are compared with.
+  // One finished cycle: `pending` pods at its start (the snapshot may have been trimmed
+  // to what the applier reads by then), and `now`, the wall clock the pods' and
+  // PodGroups' creation timestamps are compared with.
   void observe_cycle(const Snapshot& snapshot, const Decisions& decisions, const ApplyReport& report,
-                     const ObjectIndex& objects, double seconds, std::chrono::system_clock::time_point now);
+                     const ObjectIndex& objects, double seconds, size_t pending,
+                     std::chrono::system_clock::time_point now);
   void set_leader(bool leading);
   void set_synced(bool synced);
 

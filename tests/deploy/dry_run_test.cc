@@ -93,6 +93,24 @@ TEST_F(DeployDryRun, AMisspeltFieldFailsTheDryRun) {
   }
 }
 
+// kubectl --validate=warn: the server accepts, warns per unknown field and stores the
+// object without it; --validate=ignore: the same without a warning.
+TEST_F(DeployDryRun, WarnAndIgnoreAcceptAndDropTheUnknownField) {
+  TempDir dir("deploy-warn");
+  for (const char* mode : {"warn", "ignore"}) {
+    const std::string name = std::string("cm-") + mode;
+    write_file(dir.file(name + ".yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name +
+                                             ", namespace: weft-system}\ndata: {a: b}\ndatta: {c: d}\n");
+    auto [code, out] = api_->kubectl({"create", "--validate=" + std::string(mode), "-f", dir.file(name + ".yaml")});
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_EQ(out.find("unknown field \"datta\"") != std::string::npos, std::string(mode) == "warn") << out;
+    auto stored = api_->client().get(kube::resources::configmaps(), "weft-system", name);
+    ASSERT_TRUE(stored) << stored.message();
+    EXPECT_FALSE(stored->contains("datta")) << stored->dump();
+    EXPECT_EQ((*stored)["data"]["a"], "b");
+  }
+}
+
 // The scrape config with each kubernetes_sd_configs block replaced by an empty static one.
 std::string without_kubernetes_sd(const std::string& config) {
   std::istringstream in(config);

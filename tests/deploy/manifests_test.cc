@@ -132,6 +132,26 @@ TEST_F(Deploy, AgentRoleHoldsOnlyTheVerbsTheAgentUses) {
   EXPECT_EQ(api.find("watch"), std::string::npos) << "the agent watches nodes now: update deploy/agent/rbac.yaml";
 }
 
+// The descheduler lists (no watch, no get) and evicts; the scheduler only creates Events.
+TEST_F(Deploy, DeschedulerAndSchedulerRolesHoldNoUnusedVerb) {
+  Rendered r = render_source("deploy");
+  std::map<std::string, std::set<std::string>> verbs;
+  for (const auto& rule : find_object(r, "ClusterRole", "weft-descheduler")["rules"])
+    for (const auto& res : strings(rule["resources"]))
+      for (const auto& v : strings(rule["verbs"])) verbs[res].insert(v);
+  EXPECT_EQ(verbs, (std::map<std::string, std::set<std::string>>{{"pods", {"list"}},
+                                                                 {"nodes", {"list"}},
+                                                                 {"pods/eviction", {"create"}},
+                                                                 {"podgroups", {"list"}},
+                                                                 {"priorityclasses", {"list"}},
+                                                                 {"poddisruptionbudgets", {"list"}}}));
+  for (const auto& rule : find_object(r, "ClusterRole", "weft-scheduler")["rules"]) {
+    if (strings(rule["resources"]).count("events")) {
+      EXPECT_EQ(strings(rule["verbs"]), std::set<std::string>{"create"});
+    }
+  }
+}
+
 // An overlay that moves the agent to another namespace keeps the admission policy bound to
 // the agent's service account there.
 TEST_F(Deploy, AdmissionPolicyFollowsTheOverlayNamespace) {

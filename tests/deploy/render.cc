@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "kube/time.h"
 #include "tests/support/process.h"
 
 namespace weft::testing {
@@ -79,6 +80,46 @@ void write_overlay(const std::string& overlay_dir, const std::vector<std::string
   for (const auto& f : deploy_folders)
     text += "  - " + std::filesystem::relative(source_path(f), overlay_dir).string() + "\n";
   write_file(overlay_dir + "/kustomization.yaml", text + extra_lines);
+}
+
+namespace {
+
+using nlohmann::json;
+
+json load_node(const std::string& name, double cpu) {
+  json load = {{"cpu", cpu}, {"memory", cpu}, {"window_s", 60}, {"source", "ebpf"},
+               {"at", kube::format_rfc3339(std::chrono::system_clock::now())}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}, {"annotations", {{"weft.dev/load", load.dump()}}}}},
+          {"status",
+           {{"allocatable", {{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}},
+            {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+json replica_pod(const std::string& name, int priority) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", "default"},
+            {"ownerReferences", json::array({{{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"}, {"name", "web"},
+                                              {"uid", "rs-web"}, {"controller", true}}})}}},
+          {"spec",
+           {{"nodeName", "hot"},
+            {"priority", priority},
+            {"containers", json::array({{{"name", "c"}, {"image", "x"},
+                                         {"resources", {{"requests", {{"cpu", "2"}, {"memory", "1Gi"}}}}}}})}}},
+          {"status", {{"phase", "Running"}, {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+}  // namespace
+
+json hot_and_cool_cluster() {
+  json items = json::array({load_node("hot", 0.97), load_node("cool", 0.05)});
+  for (int i = 0; i < 4; ++i) items.push_back(replica_pod("web-" + std::to_string(i), 0));
+  items.push_back(replica_pod("vip", 50000));
+  return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
 }
 
 }  // namespace weft::testing

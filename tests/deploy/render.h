@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 namespace weft::testing {
@@ -23,6 +24,9 @@ YAML::Node find_object(const Rendered& r, const std::string& kind, const std::st
 std::vector<std::pair<std::string, YAML::Node>> containers(const Rendered& r);
 // An ibsim fabric: node1 and the subnet manager's host smhost on one leaf switch.
 extern const char* const kOneLeafFabric;
+// A kube-lite state (JSON List): node "hot" (97 % busy) and "cool" (5 %) with their agents'
+// weft.dev/load annotations written now, four ReplicaSet pods and a high-priority one on hot.
+nlohmann::json hot_and_cool_cluster();
 // The project version from CMakeLists.txt (project(weft VERSION x.y.z)).
 std::string project_version();
 // A kustomization in `overlay_dir` that includes the given deploy/ folders (paths relative

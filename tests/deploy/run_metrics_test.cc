@@ -60,7 +60,7 @@ TEST(RunMetrics, OneCycleAfterAnother) {
   ApplyReport report;
   report.bound = {{"ns/a-0", "n1"}, {"ns/a-1", "n2"}};
   report.evicted = {"ns/v"};
-  m.observe_cycle(snap, d, report, objects, 0.02, now);
+  m.observe_cycle(snap, d, report, objects, 0.02, 3, now);
   std::string t = m.text();
   EXPECT_TRUE(has(t, "weft_scheduler_build_info{version=\"9.9.9\"} 1")) << t;
   EXPECT_TRUE(has(t, "weft_scheduler_pods_bound_total 2")) << t;
@@ -84,7 +84,7 @@ TEST(RunMetrics, OneCycleAfterAnother) {
   d2.queues = {QueueShare{"q1", 2, {{"cpu", 8000}}, {{"cpu", 6000}}}};
   ApplyReport r2;
   r2.bound = {{"ns/a-2", "n3"}};
-  m.observe_cycle(snap, d2, r2, objects, 0.01, now);
+  m.observe_cycle(snap, d2, r2, objects, 0.01, 2, now);
   t = m.text();
   EXPECT_TRUE(has(t, "weft_scheduler_gang_wait_seconds_count 1")) << t;
   EXPECT_TRUE(has(t, "weft_scheduler_pods_bound_total 3")) << t;
@@ -94,6 +94,7 @@ TEST(RunMetrics, OneCycleAfterAnother) {
   EXPECT_FALSE(has_series(t, "weft_scheduler_unschedulable_pods{reason=\"NotEnoughPods\"}")) << t;
   EXPECT_TRUE(has(t, "weft_scheduler_queue_share{queue=\"q1\",resource=\"cpu\"} 0.75")) << t;
   EXPECT_TRUE(has(t, "weft_scheduler_cycles_total 2")) << t;
+  EXPECT_TRUE(has(t, "weft_scheduler_pending_pods 2")) << t;
 }
 
 TEST(RunMetrics, HealthFailsOnlyForAWedgedLeader) {
@@ -109,7 +110,7 @@ TEST(RunMetrics, HealthFailsOnlyForAWedgedLeader) {
   EXPECT_TRUE(m.healthy(stall));   // just took over
   std::this_thread::sleep_for(std::chrono::milliseconds(80));
   EXPECT_FALSE(m.healthy(stall));  // leading, synced, no cycle for longer than the stall
-  m.observe_cycle(Snapshot{}, Decisions{}, ApplyReport{}, ObjectIndex{}, 0.001, system_clock::now());
+  m.observe_cycle(Snapshot{}, Decisions{}, ApplyReport{}, ObjectIndex{}, 0.001, 0, system_clock::now());
   EXPECT_TRUE(m.healthy(stall));
   EXPECT_NE(m.text().find("weft_scheduler_leader 1"), std::string::npos);
   m.set_leader(false);

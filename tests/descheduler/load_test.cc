@@ -126,6 +126,24 @@ TEST(Load, PrometheusVectorAndJoin) {
   EXPECT_FALSE(parse_prometheus_vector(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", {"node"}).ok());
 }
 
+// Found by fuzz/prometheus_fuzz.cc: a body of the wrong shape threw (nlohmann's value()
+// on a non-object), and sample times beyond the clock's range overflowed.
+TEST(Load, PrometheusResponseOfTheWrongShapeIsAnError) {
+  for (const char* body : {"1699999990", "[]", "null", R"({"status":1})", R"({"status":"success","data":7})",
+                           R"({"status":"success","data":{"resultType":"vector","result":{}}})",
+                           R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"node":"n"},"value":[1e300,"0.5"]}]}})"})
+    EXPECT_FALSE(parse_prometheus_vector(body, "node").ok()) << body;
+  auto odd = parse_prometheus_vector(
+      R"({"status":"success","data":{"resultType":"vector","result":[3,{"metric":[]},{"metric":{"node":"n1"},"value":[1700000000,"0.5"]}]}})",
+      "node");
+  ASSERT_TRUE(odd.ok()) << odd.message();
+  EXPECT_EQ(odd->size(), 1u);   // entries that are not series are skipped, as ones without the label are
+  std::map<std::string, PromPoint> one{{"n1", PromPoint{0.5, {}}}}, far{{"n1", PromPoint{1e300, {}}}};
+  LoadReport r = join_prometheus({one, one, far, one}, "prometheus x");
+  EXPECT_FALSE(r.nodes.count("n1"));
+  EXPECT_EQ(r.invalid.at("n1"), "newest cpu sample time is not a time");
+}
+
 TEST(Load, QueryTemplates) {
   MetricsArgs m;
   m.window = Seconds(300);

@@ -139,6 +139,32 @@ TEST(Policy, UnknownFieldsAreErrorsNamingThem) {
   }
 }
 
+TEST(Policy, PluginsAndFieldsItDoesNotImplementAreRefusedNotIgnored) {
+  const std::string base = with_args(kArgs);
+  struct Case {
+    std::string yaml, names;
+  };
+  std::vector<Case> cases = {
+      {base + "    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n", "RemovePodsViolatingNodeTaints"},
+      {base + "    filter:\n      enabled: [DefaultEvictor, MyFilter]\n", "MyFilter"},
+      // A pluginConfig entry for a plugin weft lacks.
+      {"apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
+       "  - name: RemoveDuplicates\n    args: {}\n  - name: LoadAware\n    args: " + kArgs +
+           "\n  plugins:\n    balance:\n      enabled: [LoadAware]\n",
+       "RemoveDuplicates"},
+      {with_args(kArgs, "{}", "gracePeriodSeconds: 30\n"), "gracePeriodSeconds"},
+      {with_args(kArgs, "{}", "metricsProviders: [{source: Prometheus}]\n"), "metricsProviders"},
+  };
+  for (const auto& c : cases) {
+    auto p = parse(c.yaml);
+    ASSERT_FALSE(p.ok()) << c.names << " was accepted";
+    EXPECT_NE(p.message().find(c.names), std::string::npos) << p.message();
+  }
+  // What upstream policies carry and weft does implement stays accepted.
+  auto ok = parse(base + "    filter:\n      enabled: [DefaultEvictor]\n    preEvictionFilter:\n      enabled: [DefaultEvictor]\n");
+  EXPECT_TRUE(ok.ok()) << ok.message();
+}
+
 TEST(Policy, InvalidValuesAreErrors) {
   for (const std::string& bad : {
            with_args("{thresholds: {cpu: 90}, targetThresholds: {cpu: 80}}"),             // low above target

@@ -267,5 +267,41 @@ TEST(UpstreamSemantics, BadPdbsAreErrorsNamingTheField) {
   EXPECT_FALSE(b.add(pdb("web", json::object(), {{"minAvailable", 1}, {"maxUnavailable", 1}}), "x").ok());
 }
 
+std::string lnu_policy(const std::string& args) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
+         "  - name: DefaultEvictor\n    args: {}\n  - name: LowNodeUtilization\n    args: " +
+         args + "\n  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n";
+}
+
+// LowNodeUtilization as upstream: utilization from requests, no metrics needed.
+TEST(UpstreamSemantics, LowNodeUtilizationCountsRequests) {
+  auto pol = parse_policy_text(
+      lnu_policy("{thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 50, memory: 50, pods: 50}, "
+                 "evictionLimits: {node: 2}}"),
+      "lnu.yaml");
+  ASSERT_TRUE(pol.ok()) << pol.message();
+  EXPECT_TRUE(pol->load_aware.requests_only);
+  EXPECT_EQ(pol->max_per_node, 2);
+  std::vector<json> objs = {node("full"), node("empty")};
+  for (int i = 0; i < 6; ++i) objs.push_back(pod("w" + std::to_string(i), "full", {.cpu = "2", .memory = "1Gi"}));
+  LoadReport none;   // no measurement at all: requests decide
+  none.source_error = "not read";
+  Plan p = plan(build(objs), none, *pol);
+  EXPECT_EQ(class_of(p, "full"), NodeClass::High);   // 12 of 16 cores requested: 75 %
+  EXPECT_EQ(class_of(p, "empty"), NodeClass::Low);
+  // 75 % down to 50 % takes two 2-core pods, which is also the per-node limit.
+  ASSERT_EQ(p.evictions.size(), 2u) << plan_to_json(p).dump();
+  EXPECT_EQ(p.evictions[0].sized_by, "requests");
+  for (const std::string& bad : {lnu_policy("{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, "
+                                            "evictableNamespaces: {include: [a]}}"),
+                                 lnu_policy("{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, "
+                                            "metricsUtilization: {metricsServer: true}}"),
+                                 lnu_policy("{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, metrics: {}}")}) {
+    auto r = parse_policy_text(bad, "lnu.yaml");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.message().find("lnu.yaml: profiles[0].pluginConfig[1].args."), std::string::npos) << r.message();
+  }
+}
+
 }  // namespace
 }  // namespace weft::descheduler::test

@@ -285,3 +285,72 @@ TEST(GlobalDispatch, DispatchedBindingsHoldTheirMembersBeforeTheirPodsExist) {
 
 }  // namespace
 }  // namespace weft::scheduler::global::testing
+
+namespace weft::scheduler::global::testing {
+namespace {
+
+json deployment(const std::string& name, int replicas) {
+  return {{"apiVersion", "apps/v1"}, {"kind", "Deployment"},
+          {"metadata", {{"name", name}, {"namespace", "ml"}, {"annotations", {{"scheduling.volcano.sh/queue-name", "team"}}}}},
+          {"spec", {{"replicas", replicas},
+                    {"template", {{"spec", {{"containers", {{{"name", "s"}, {"resources", {{"requests",
+                        {{"cpu", "8"}, {"nvidia.com/gpu", "8"}}}}}}}}}}}}}}};
+}
+
+json divided_binding(const std::string& kind_api, const std::string& kind, const std::string& name, int replicas) {
+  json b = binding("ml", name, replicas, "2026-01-01T00:00:00Z");
+  b["spec"]["resource"] = {{"apiVersion", kind_api}, {"kind", kind}, {"name", name}, {"namespace", "ml"}};
+  b["spec"]["placement"]["replicaScheduling"] = {{"replicaSchedulingType", "Divided"}};
+  return b;
+}
+
+TEST(GlobalDivision, DividedDeploymentIsSplitWhereNoMemberTakesItWhole) {
+  std::vector<json> o = {cluster("m1"), gpu_node("m1", "a1"), gpu_node("m1", "a2"), cluster("m2"),
+                         gpu_node("m2", "b1"), gpu_node("m2", "b2"), gpu_node("m2", "b3"), queue("team", 1)};
+  o.push_back(deployment("serve", 4));
+  o.push_back(divided_binding("apps/v1", "Deployment", "serve", 4));
+  GlobalDecisions d = decide(o);
+  const auto& b = find(d, "ml/serve-job");
+  ASSERT_FALSE(b.suspended) << b.reason;
+  ASSERT_EQ(b.clusters.size(), 2u);
+  EXPECT_EQ(b.clusters[0].name, "m2");   // the most free first: as few parts as possible
+  EXPECT_EQ(b.clusters[0].replicas, 3);
+  EXPECT_EQ(b.clusters[1].name, "m1");
+  EXPECT_EQ(b.clusters[1].replicas, 1);
+  EXPECT_EQ(allocated_gpus(d, "team"), 32);
+}
+
+TEST(GlobalDivision, AVolcanoJobIsNeverSplitAndDivisionIsAllOrNothing) {
+  std::vector<json> o = {cluster("m1"), gpu_node("m1", "a1"), gpu_node("m1", "a2"), cluster("m2"),
+                         gpu_node("m2", "b1"), gpu_node("m2", "b2"), queue("team", 1)};
+  o.push_back(vcjob("ml", "gang", "team", 3, 8));
+  o.push_back(divided_binding("batch.volcano.sh/v1alpha1", "Job", "gang", 3));
+  o.push_back(deployment("big", 5));   // 40 GPUs, 32 in all
+  o.push_back(divided_binding("apps/v1", "Deployment", "big", 5));
+  o.back()["metadata"]["name"] = "big-job";
+  GlobalDecisions d = decide(o);
+  EXPECT_TRUE(find(d, "ml/gang-job").suspended);
+  EXPECT_TRUE(find(d, "ml/big-job").suspended);
+  EXPECT_EQ(allocated_gpus(d, "team"), 0);
+}
+
+TEST(GlobalDivision, ADividedBindingHoldsEachOfItsMembers) {
+  // a2 runs someone else's pod: the queue's share (24 usable) leaves room for one more.
+  std::vector<json> o = {cluster("m1"), gpu_node("m1", "a1"), gpu_node("m1", "a2"), cluster("m2"), gpu_node("m2", "b1"),
+                         job_pod("m1", "other", "busy", 0, "a2", 8), queue("team", 1)};
+  o.push_back(deployment("serve", 2));
+  json held = divided_binding("apps/v1", "Deployment", "serve", 2);
+  held["spec"]["suspension"]["scheduling"] = false;
+  held["spec"]["clusters"] = {{{"name", "m1"}, {"replicas", 1}}, {{"name", "m2"}, {"replicas", 1}}};
+  o.push_back(held);
+  o.push_back(vcjob("ml", "next", "team", 1, 8));
+  o.push_back(binding("ml", "next", 1, "2026-01-01T00:00:05Z"));
+  GlobalDecisions d = decide(o);
+  const auto& next = find(d, "ml/next-job");
+  EXPECT_TRUE(next.suspended);
+  EXPECT_NE(next.reason.find("m1: not enough free capacity"), std::string::npos) << next.reason;
+  EXPECT_NE(next.reason.find("m2: not enough free capacity"), std::string::npos) << next.reason;
+}
+
+}  // namespace
+}  // namespace weft::scheduler::global::testing

@@ -106,5 +106,48 @@ TEST(Scenario, FileErrors) {
   EXPECT_EQ((*ok)[0].file, dir.file("ok.yaml"));
 }
 
+// yaml-cpp's LoadAll loops forever on a stray ',' outside a flow collection (found by
+// fuzz/scenario_fuzz.cc): documents are loaded one by one, so this returns.
+TEST(Scenario, StrayCommaDoesNotHang) {
+  for (const char* text : {",\"apiVersion\":\"v1\",\"kind\":\"PodList\"}", ",", "- a\n,", "---\n,a\n---\n,}"}) {
+    auto r = load_objects_text(text, "stray.yaml");
+    EXPECT_FALSE(r.ok() && !r->empty()) << text;   // nothing usable comes out, and it ends
+  }
+}
+
+// YAML text must be Unicode; a Latin-1 byte used to pass through yaml-cpp and throw
+// later, when an error message serialised the string (found by fuzz/scheduler_config_fuzz.cc).
+TEST(Scenario, YamlThatIsNotUtf8IsAnError) {
+  auto r = yaml_to_json("tiers:\n- plugins:\n  - name: caf\xe9\n", "conf");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "conf: line 3, column 14: not UTF-8 (YAML text must be)");
+  auto objects = load_objects_text("apiVersion: v1\nkind: Node\nmetadata: {name: \"\xc0\xaf\"}\n", "n.yaml");
+  ASSERT_FALSE(objects.ok());
+  EXPECT_NE(objects.message().find("n.yaml: line 3, column 19: not UTF-8"), std::string::npos) << objects.message();
+  for (const char* bad : {"a: \xed\xa0\x80", "a: \xf4\x90\x80\x80", "a: \xe2\x82", "a: \x80"})
+    EXPECT_FALSE(yaml_to_json(bad, "x").ok()) << bad;
+  auto fine = yaml_to_json("name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "x");
+  ASSERT_TRUE(fine.ok()) << fine.message();
+  EXPECT_EQ((*fine)["name"], "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+}
+
+TEST(Scenario, SplitsDocumentsAsYamlDoes) {
+  auto docs = split_yaml_documents("# head\na: 1\n---\n# only a comment\n--- {b: 2}\nc: 3\n...\n# after the end\n...\nd: 4\n");
+  ASSERT_EQ(docs.size(), 4u);
+  EXPECT_EQ(docs[0].text, "# head\na: 1\n");
+  EXPECT_EQ(docs[0].first_line, 0);
+  EXPECT_EQ(docs[1].text, "---\n# only a comment\n");
+  EXPECT_EQ(docs[2].text, "--- {b: 2}\nc: 3\n...\n");
+  EXPECT_EQ(docs[2].first_line, 4);
+  EXPECT_EQ(docs[3].text, "d: 4\n");
+  EXPECT_EQ(docs[3].index, 4);
+  EXPECT_EQ(split_yaml_documents("---\na: 1").size(), 1u);   // nothing before the first marker
+  EXPECT_TRUE(split_yaml_documents("").empty());
+  EXPECT_EQ(split_yaml_documents("a: \"---\"\n----\n").size(), 1u);   // not markers
+  auto bad = load_objects_text("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\nkind: [\n", "bad.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("bad.yaml: document 2: YAML error at line 6"), std::string::npos) << bad.message();
+}
+
 }  // namespace
 }  // namespace weft::kube

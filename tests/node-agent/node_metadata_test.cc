@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/load_annotation.h"
 #include "tests/node-agent/fakes.h"
 
 namespace weft::agent {
@@ -93,7 +94,8 @@ TEST(NodeMetadata, LoadAnnotationOnlyOnBigChangeOrHeartbeat) {
   in.load = load_annotation(make_load(0.36, 0.50), t0 + 10s);
   auto p = merge_patch_for(node, in);
   ASSERT_FALSE(p.is_null());
-  EXPECT_EQ(parse_load_annotation(p["metadata"]["annotations"][keys::kLoadAnnotation])->cpu, 0.36);
+  EXPECT_EQ(kube::decode_load_annotation(p["metadata"]["annotations"][keys::kLoadAnnotation].get<std::string>())->cpu,
+            0.36);
   // Small move, but the heartbeat has passed: written.
   in.load = load_annotation(make_load(0.31, 0.50), t0 + 61s);
   in.load_at = t0 + 61s;
@@ -112,9 +114,10 @@ TEST(NodeMetadata, LoadAnnotationShape) {
   EXPECT_EQ(j["window_s"], 5);
   EXPECT_EQ(j["source"], "procfs");
   EXPECT_EQ(j["at"], "2027-01-15T08:00:00Z");
-  auto back = parse_load_annotation(load_annotation(make_load(0.374, 0.5249), t));
+  auto back = kube::decode_load_annotation(load_annotation(make_load(0.374, 0.5249), t));
   ASSERT_TRUE(back);
-  EXPECT_EQ(back->at, t);
+  EXPECT_EQ(back->cpu_at, t);
+  EXPECT_EQ(back->memory_at, t);
 }
 
 }  // namespace

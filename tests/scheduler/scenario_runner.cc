@@ -113,6 +113,12 @@ ScenarioRun ScenarioBuilder::run(const Config& config) const {
   return ScenarioRun{r.ok() ? std::move(*r) : SimulationResult{}};
 }
 
+ScenarioRun ScenarioBuilder::run_at(const Config& config, TimePoint now) const {
+  auto r = simulate(objects_, config, SimulationOptions{.max_cycles = 30, .now = now});
+  EXPECT_TRUE(r.ok()) << r.message();
+  return ScenarioRun{r.ok() ? std::move(*r) : SimulationResult{}};
+}
+
 ScenarioRun run_scenario(const std::string& name, const std::string& now) {
   std::string dir = std::string(WEFT_SOURCE_DIR) + "/tests/scheduler/scenarios/";
   auto objects = kube::load_objects_file(dir + name + ".yaml");

@@ -45,6 +45,7 @@ class ScenarioBuilder {
   void bound(const std::string& group, const std::string& node, int count, int cpu, int priority = 0);
   void add(nlohmann::json object);
   ScenarioRun run(const Config& config = Config::defaults()) const;
+  ScenarioRun run_at(const Config& config, TimePoint now) const;   // a fixed clock (load reports)
 
  private:
   std::vector<kube::SourcedObject> objects_;

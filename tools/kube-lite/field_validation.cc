@@ -101,8 +101,34 @@ FieldSchemas::Findings FieldSchemas::check(const std::string& api_version, const
   return out;
 }
 
+void FieldSchemas::prune_value(const std::string& type, json& v) const {
+  if (type.empty() || type == "*" || v.is_null()) return;
+  if (type.front() == '[' && v.is_array()) {
+    for (auto& item : v) prune_value(type.substr(1, type.size() - 2), item);
+  } else if (type.front() == '{' && v.is_object()) {
+    for (auto& [k, item] : v.items()) prune_value(type.substr(1, type.size() - 2), item);
+  } else if (auto t = types_.find(type); t != types_.end() && v.is_object()) {
+    for (auto it = v.begin(); it != v.end();) {
+      auto f = t->second.find(it.key());
+      if (!it.key().empty() && it.key()[0] == '$') {
+        ++it;
+      } else if (f == t->second.end()) {
+        it = v.erase(it);
+      } else {
+        prune_value(f->second.type, *it);
+        ++it;
+      }
+    }
+  }
+}
+
+void FieldSchemas::prune(const std::string& api_version, const std::string& kind, json& object) const {
+  auto k = kinds_.find(api_version + " " + kind);
+  if (k != kinds_.end()) prune_value(k->second, object);
+}
+
 std::variant<ApiError, std::vector<std::string>> validate_fields(const FieldSchemas& schemas, const ResourceType& type,
-                                                                 const json& body, const std::string& mode) {
+                                                                 json& body, const std::string& mode) {
   if (!mode.empty() && mode != "Strict" && mode != "Warn" && mode != "Ignore")
     return bad_request("fieldValidation: Unsupported value: \"" + mode +
                        "\": supported values: \"Ignore\", \"Strict\", \"Warn\"");
@@ -112,7 +138,9 @@ std::variant<ApiError, std::vector<std::string>> validate_fields(const FieldSche
   if (!found.type_error.empty()) return bad_request(prefix + found.type_error);
   std::vector<std::string> messages;
   for (const auto& f : found.unknown) messages.push_back("unknown field \"" + f + "\"");
-  if (messages.empty() || mode == "Ignore") return std::vector<std::string>{};
+  if (messages.empty()) return messages;
+  if (mode != "Strict") schemas.prune(type.api_version(), type.kind, body);
+  if (mode == "Ignore") return std::vector<std::string>{};
   if (mode == "Strict") {
     std::string joined;
     for (const auto& m : messages) joined += (joined.empty() ? "" : ", ") + m;

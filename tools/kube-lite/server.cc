@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <optional>
 #include <thread>
 
 #include "kube/scenario.h"
@@ -240,6 +241,7 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
   }
   if (route.name.empty() && req.method != "POST")
     return error_reply(method_not_allowed("the server does not allow this method on the requested resource"));
+  std::optional<json> pruned;
   if (req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
     // A JSON patch is a list of operations: only merge patches and bodies are checked.
     json checked = req.method == "PATCH" ? json::parse(req.body, nullptr, false) : json();
@@ -250,16 +252,17 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
     auto fields = validate_fields(schemas_, type, checked, req.get_param_value("fieldValidation"));
     if (auto* e = std::get_if<ApiError>(&fields)) return error_reply(*e);
     for (const auto& w : std::get<std::vector<std::string>>(fields)) res.set_header("Warning", "299 - " + json(w).dump());
+    if (checked.is_object()) pruned = std::move(checked);   // unknown fields dropped, as the real server stores it
   }
   if (req.method == "PATCH") {
-    return registry_.patch(user, type, route.ns, route.name, sub, req.get_header_value("Content-Type"), req.body,
-                           dry_run);
+    return registry_.patch(user, type, route.ns, route.name, sub, req.get_header_value("Content-Type"),
+                           pruned ? pruned->dump() : req.body, dry_run);
   }
   json body;
   if (!req.body.empty() || req.method != "DELETE") {
     auto decoded = decode_body(req);
     if (auto* e = std::get_if<ApiError>(&decoded)) return error_reply(*e);
-    body = std::move(std::get<json>(decoded));
+    body = pruned ? std::move(*pruned) : std::move(std::get<json>(decoded));
   }
   if (req.method == "POST") {
     if (sub == "binding") return registry_.bind(route.ns, route.name, body, dry_run);

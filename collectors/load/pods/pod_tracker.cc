@@ -41,6 +41,7 @@ bool PodTracker::refresh(LoadSource& source) {
         warned_watch_ = true;
       }
     }
+    log::debug("load: pod group {} found", t.cgroup.dir);
     const uint32_t id = next_id_++;
     ids_[t.cgroup.dir] = id;
     seen.insert(id);
@@ -50,6 +51,7 @@ bool PodTracker::refresh(LoadSource& source) {
   for (auto it = pods_.begin(); it != pods_.end();) {
     auto next = std::next(it);
     if (!seen.count(it->first)) {
+      log::debug("load: pod group {} gone", it->second.cgroup.dir);
       forget(source, it);
       changed = true;
     }

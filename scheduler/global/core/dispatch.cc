@@ -44,6 +44,7 @@ class Dispatcher {
     for (const auto& [name, snap] : s_.members) members_.emplace(name, std::make_unique<MemberState>(name, snap));
     live_.resize(s_.bindings.size());
     for (size_t i = 0; i < s_.bindings.size(); ++i) init(i);
+    index_owned_pods();
     for (size_t i = 0; i < live_.size(); ++i)
       if (live_[i].holding) reserve(live_[i]);
     compute_deserved();
@@ -65,43 +66,59 @@ class Dispatcher {
     else l.decision.reason = "not suspended and without clusters: left to the Karmada scheduler";
   }
 
-  // A dispatched binding holds its member's nodes: its bound pods already do; the rest
-  // of its gang is placed now, as its member's scheduler will place it.
-  void reserve(Live& l) {
-    if (l.info->clusters.size() != 1) return;
-    auto m = members_.find(l.info->clusters.front().name);
-    if (m == members_.end()) return;
-    MemberState& member = *m->second;
-    const Snapshot& snap = s_.members.at(member.name());
-    const auto& owners = s_.pod_owners.at(member.name());
-    std::map<std::string, int> node_index;
-    for (size_t n = 0; n < snap.nodes.size(); ++n) node_index[snap.nodes[n].name] = static_cast<int>(n);
-    std::map<std::string, int> bound_per_task;
-    for (const auto& p : snap.pods) {
-      auto o = owners.find(p.key);
-      if (o == owners.end() || o->second.first != l.info->key || !p.bound() || !node_index.count(p.node)) continue;
-      ++bound_per_task[o->second.second];
-      l.placement.nodes.push_back({node_index[p.node], p.request});
-    }
-    Gang rest = l.info->gang;
-    rest.pods.clear();
-    rest.replicas = 0;
-    for (size_t p = 0; p < l.info->gang.pods.size(); ++p) {
-      int& bound = bound_per_task[l.info->gang.tasks[p]];
-      if (bound > 0) {
-        --bound;
-        continue;
+  // Bound member pods by the dispatched binding that created them.
+  void index_owned_pods() {
+    for (const auto& [member, owners] : s_.pod_owners) {
+      for (const auto& p : s_.members.at(member).pods) {
+        if (!p.bound()) continue;
+        auto o = owners.find(p.key);
+        if (o != owners.end()) owned_[o->second.first].push_back({member, &p, o->second.second});
       }
-      rest.pods.push_back(l.info->gang.pods[p]);
-      ++rest.replicas;
     }
-    l.member = member.name();
-    if (rest.pods.empty()) return;
-    rest.signature = "reserve:" + l.info->key;
-    FitResult f = member.fit(rest);
-    if (!f.fits) return;   // the member changed under it: its queue still counts it
-    member.take(f.placement);
-    l.placement.nodes.insert(l.placement.nodes.end(), f.placement.nodes.begin(), f.placement.nodes.end());
+  }
+
+  // A dispatched binding holds its members: its pods bound there already do; the rest of
+  // each member's part is placed now, as that member's scheduler will place it.
+  void reserve(Live& l) {
+    const Gang& gang = l.info->gang;
+    if (l.info->clusters.size() == 1) l.member = l.info->clusters.front().name;
+    std::vector<bool> used(gang.pods.size());   // replicas accounted for, in any member
+    auto use = [&](const std::string* task) -> int {
+      for (size_t p = 0; p < gang.pods.size(); ++p)
+        if (!used[p] && (!task || gang.tasks[p] == *task)) {
+          used[p] = true;
+          return static_cast<int>(p);
+        }
+      return -1;
+    };
+    for (const auto& t : l.info->clusters) {
+      auto m = members_.find(t.name);
+      if (m == members_.end()) continue;
+      MemberState& member = *m->second;
+      int bound_here = 0;
+      for (const auto& o : owned_[l.info->key]) {
+        int node = o.member == t.name ? member.node_index(o.pod->node) : -1;
+        if (node < 0) continue;
+        use(&o.task);
+        ++bound_here;
+        if (l.member == t.name) l.placement.nodes.push_back({node, o.pod->request});
+      }
+      Gang rest = gang;
+      rest.pods.clear();
+      rest.replicas = 0;
+      for (int n = bound_here; n < t.replicas; ++n) {
+        int p = use(nullptr);
+        if (p < 0) break;
+        rest.pods.push_back(gang.pods[static_cast<size_t>(p)]);
+        ++rest.replicas;
+      }
+      if (rest.pods.empty()) continue;
+      rest.signature = "reserve:" + l.info->key;
+      FitResult f = member.fit(rest);
+      if (!f.fits) continue;   // the member changed under it: its queue still counts it
+      member.take(f.placement);
+      if (l.member == t.name) l.placement.nodes.insert(l.placement.nodes.end(), f.placement.nodes.begin(), f.placement.nodes.end());
+    }
   }
 
   void compute_deserved() {
@@ -290,6 +307,7 @@ class Dispatcher {
         why.push_back(m->name() + ": " + f.reason);
       }
     }
+    if (b.divisible && divide(l)) return;
     std::string head = "no member cluster fits all " + std::to_string(b.gang.replicas) + " pods (" + quantities(b.gang.total) + ")";
     if (summed_member_enough)
       head = "fragmentation: the free capacity summed over a member's nodes is enough, but the gang does not fit on "
@@ -301,6 +319,67 @@ class Dispatcher {
     for (const auto& w : why) detail += (detail.empty() ? "" : "; ") + w;
     if (members_.empty()) detail = "no Cluster objects";
     stay(l, "NoClusterFit", head + ": " + detail);
+  }
+
+  // replicaScheduling Divided (not a Volcano Job): as few members as possible, the one
+  // with the most free capacity first, each part as many replicas as fit there at once;
+  // all replicas or nothing.
+  bool divide(Live& l) {
+    const Gang& gang = l.info->gang;
+    std::vector<std::pair<int64_t, MemberState*>> order;
+    for (MemberState* m : eligible(*l.info)) {
+      int64_t free = 0;
+      for (const auto& [r, v] : gang.total)
+        if (r != "pods" && v > 0) free = std::max(free, m->free().count(r) ? m->free().at(r) : 0);
+      order.push_back({-free, m});
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto slice = [&](int from, int count) {
+      Gang part = gang;
+      part.pods.assign(gang.pods.begin() + from, gang.pods.begin() + from + count);
+      part.replicas = count;
+      part.signature = gang.signature + "/part" + std::to_string(count);
+      return part;
+    };
+    std::vector<std::tuple<MemberState*, int, Placement>> parts;
+    int placed = 0;
+    for (auto& [free, m] : order) {
+      int lo = 0, hi = gang.replicas - placed;
+      Placement best;
+      while (lo < hi) {   // the most replicas that fit here: fewer always fit when more do
+        int mid = (lo + hi + 1) / 2;
+        FitResult f = m->fit(slice(placed, mid));
+        if (f.fits) {
+          lo = mid;
+          best = f.placement;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      if (lo == 0) continue;
+      m->take(best);
+      parts.push_back({m, lo, best});
+      placed += lo;
+      if (placed == gang.replicas) break;
+    }
+    if (placed < gang.replicas) {
+      for (auto& [m, n, p] : parts) m->give_back(p);
+      return false;
+    }
+    l.holding = true;
+    kube::add_to(allocated_[gang.queue], gang.total);
+    l.decision.action = Action::Dispatch;
+    order_.push_back(l.info->key);
+    l.decision.suspended = false;
+    l.decision.clusters.clear();
+    std::string where;
+    for (auto& [m, n, p] : parts) {
+      l.decision.clusters.push_back({m->name(), n});
+      where += (where.empty() ? "" : ", ") + std::to_string(n) + " on " + m->name();
+    }
+    l.decision.reason_code = "Dispatched";
+    l.decision.reason = "divided (replicaScheduling Divided), each part fits on its member's nodes: " + where;
+    return true;
   }
 
   // Takes back lower-priority bindings of the same queue, fewest needed, when that both
@@ -460,6 +539,12 @@ class Dispatcher {
   std::map<std::string, std::vector<size_t>> pending_;
   std::string preempt_note_;
   std::vector<std::string> order_;
+  struct OwnedPod {
+    std::string member;
+    const PodInfo* pod;
+    std::string task;
+  };
+  std::map<std::string, std::vector<OwnedPod>> owned_;
 };
 
 }  // namespace

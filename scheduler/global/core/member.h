@@ -44,6 +44,10 @@ class MemberState {
   // The reason `signature` was last found not to fit, while nothing was given back since.
   const std::string* known_misfit(const std::string& signature) const;
   int sessions() const { return sessions_; }
+  int node_index(const std::string& node) const {   // -1 when the member has no such node
+    auto it = node_index_.find(node);
+    return it == node_index_.end() ? -1 : it->second;
+  }
 
  private:
   std::string name_;

@@ -108,6 +108,11 @@ Status parse_placement(const json& p, const std::string& where, BindingInfo& b) 
   auto tol = kube::tolerations_of_pod(json{{"spec", {{"tolerations", at(p, "clusterTolerations")}}}});
   if (!tol) return field_error(where, "spec.placement.clusterTolerations", tol.message());
   b.cluster_tolerations = std::move(*tol);
+  const json& type = at(at(p, "replicaScheduling"), "replicaSchedulingType");
+  if (!type.is_null() && type != "Duplicated" && type != "Divided")
+    return field_error(where, "spec.placement.replicaScheduling.replicaSchedulingType",
+                       type.dump() + " is not Duplicated or Divided");
+  b.divisible = type == "Divided";
   const json& spread = at(p, "spreadConstraints");
   for (size_t i = 0; spread.is_array() && i < spread.size(); ++i) {
     auto mg = int_field(at(spread[i], "minGroups"), where, "spec.placement.spreadConstraints[" + std::to_string(i) + "].minGroups", 1);
@@ -280,6 +285,7 @@ Result<BindingInfo> parse_binding(const json& o, const std::string& where, const
     b.clusters.push_back({at(clusters[i], "name").get<std::string>(), *r});
   }
   if (auto st = parse_placement(at(spec, "placement"), where, b); !st) return st.error();
+  if (at(res, "apiVersion") == "batch.volcano.sh/v1alpha1") b.divisible = false;   // a gang is never split
   const json& created = at(at(o, "metadata"), "creationTimestamp");
   if (created.is_string()) b.created = created.get<std::string>();
   if (at(at(o, "status"), "conditions").is_array()) b.conditions = at(at(o, "status"), "conditions");

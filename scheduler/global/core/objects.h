@@ -70,6 +70,7 @@ struct BindingInfo {
   std::vector<ClusterTerm> affinity_groups;   // tried in order; empty = every cluster
   std::vector<kube::Toleration> cluster_tolerations;
   int32_t min_groups = 1;           // placement.spreadConstraints minGroups
+  bool divisible = false;           // replicaScheduling Divided, and not a Volcano Job (a gang)
   std::string created;              // metadata.creationTimestamp (RFC 3339 sorts as text)
   nlohmann::json conditions = nlohmann::json::array();   // status.conditions as read
 };

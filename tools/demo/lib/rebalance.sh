@@ -128,7 +128,10 @@ step_rebalance() {
   "$BIN/weft-descheduler" run --policy "$RUN/policy.yaml" --kubeconfig "$RUN/kubeconfig" --once --output json \
     --state-configmap weft-system/weft-descheduler-state --max-metric-age 30s \
     >"$STATE/plan.json" 2>"$RUN/logs/descheduler.log" || fail "weft-descheduler run --once failed: $(tail -3 "$RUN/logs/descheduler.log")"
-  jq -r '.evictions[] | "evicted \(.pod) from \(.from) (to \(.to // "-")): \(.reason)"' "$STATE/plan.json" | sed 's/^/           /'
+  # sized_by "usage": the pod's own measured CPU (the agent's per-pod series) chose it,
+  # not what it asked for; "requests" where no fresh per-pod reading existed.
+  jq -r '.evictions[] | "evicted \(.pod) from \(.from) (to \(.to // "-"), sized by \(.sized_by // "requests"): \(.cpu // 0 | . * 100 | round / 100) cores): \(.reason)"' \
+    "$STATE/plan.json" | sed 's/^/           /'
   jq -r --slurpfile pods "$STATE/pods-placed.json" '.skipped[] | .pod as $p |
     ($pods[0].items[] | select((.metadata.namespace + "/" + .metadata.name) == $p) | .spec.nodeName) as $n |
     "kept    \($p) on \($n): \(.reason)"' "$STATE/plan.json" | sed 's/^/           /'
