@@ -19,12 +19,11 @@ Result<std::string> read_whole_file(const std::string& path) {
   return text;
 }
 
-}  // namespace
-
-Result<Cluster> cluster_from_file(const std::string& path) {
+// Adds every object of a scenario file to `builder` (a ClusterBuilder or WorldBuilder).
+template <class Builder>
+Status fill_from_file(Builder& builder, const std::string& path) {
   auto text = read_whole_file(path);
   if (!text) return text.error();
-  ClusterBuilder builder;
   // A pod object takes some hundreds of bytes of JSON: room reserved but never filled
   // costs address space, not memory.
   builder.reserve_pods(text->size() / 256);
@@ -45,7 +44,7 @@ Result<Cluster> cluster_from_file(const std::string& path) {
                                        kube::key_of(item) + ")");
     });
     if (!failed) return failed.error();
-    if (listed) return builder.finish();
+    if (listed) return {};
     if (index > 0) return make_error(path + ": " + listed.message());
     // Not a List: a single object, read the general way below.
   }
@@ -53,11 +52,13 @@ Result<Cluster> cluster_from_file(const std::string& path) {
   if (!objects) return objects.error();
   for (const auto& o : *objects)
     if (auto s = builder.add(o.object, o.where()); !s) return s.error();
-  return builder.finish();
+  return {};
 }
 
-Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings) {
-  ClusterBuilder builder;
+// Lists each kind into `builder`. With `scheduling` (GangDefragment): pending pods too,
+// and the Queues and HyperNodes the scheduler places by.
+template <class Builder>
+Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::string>& warnings, bool scheduling) {
   Status failed;
   auto add = [&](const char* kind, const kube::ResourceRef& ref) {
     return [&builder, &failed, kind, ref, where = ref.collection_path("")](nlohmann::json&& item) {
@@ -77,14 +78,19 @@ Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>&
   kube::ListOptions paged;
   paged.limit = kListPageLimit;
   kube::ListOptions live_pods = paged;
-  live_pods.field_selector = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed";
-  const Kind kinds[] = {
+  live_pods.field_selector = scheduling ? "status.phase!=Succeeded,status.phase!=Failed"
+                                        : "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed";
+  std::vector<Kind> kinds = {
       {"Node", kube::resources::nodes(), false, paged},
       {"Pod", kube::resources::pods(), false, live_pods},
       {"PodGroup", kube::resources::podgroups(), true, paged},
       {"PriorityClass", kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, true, paged},
       {"PodDisruptionBudget", kube::ResourceRef{"policy", "v1", "poddisruptionbudgets", true}, true, paged},
   };
+  if (scheduling) {
+    kinds.push_back({"Queue", kube::resources::queues(), true, paged});
+    kinds.push_back({"HyperNode", kube::resources::hypernodes(), true, paged});
+  }
   for (const Kind& k : kinds) {
     // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.
     if (std::string(k.kind) == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));
@@ -98,7 +104,33 @@ Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>&
     }
     if (!failed) return failed.error();
   }
+  return {};
+}
+
+}  // namespace
+
+Result<Cluster> cluster_from_file(const std::string& path) {
+  ClusterBuilder builder;
+  if (auto s = fill_from_file(builder, path); !s) return s.error();
   return builder.finish();
+}
+
+Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings) {
+  ClusterBuilder builder;
+  if (auto s = fill_from_api(builder, client, warnings, false); !s) return s.error();
+  return builder.finish();
+}
+
+Result<defragment::World> world_from_file(const std::string& path, TimePoint now) {
+  defragment::WorldBuilder builder;
+  if (auto s = fill_from_file(builder, path); !s) return s.error();
+  return builder.finish(now);
+}
+
+Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now) {
+  defragment::WorldBuilder builder;
+  if (auto s = fill_from_api(builder, client, warnings, true); !s) return s.error();
+  return builder.finish(now);
 }
 
 }  // namespace weft::descheduler

@@ -6,6 +6,7 @@
 
 #include "common/result.h"
 #include "descheduler/core/cluster.h"
+#include "descheduler/core/defragment/world.h"
 #include "kube/client/client.h"
 
 namespace weft::descheduler {
@@ -22,5 +23,10 @@ inline constexpr int64_t kListPageLimit = 200000;
 // decoded. Kinds the server does not serve (no Volcano CRDs) or the service account may
 // not list are noted in warnings, not errors.
 Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings);
+
+// GangDefragment's world (its cluster is what the two above build): the same lists plus
+// pending pods, Queues and HyperNodes.
+Result<defragment::World> world_from_file(const std::string& path, TimePoint now);
+Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now);
 
 }  // namespace weft::descheduler

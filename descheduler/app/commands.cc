@@ -135,9 +135,11 @@ Result<Prepared> prepare_run(const RunFlags& f) {
   auto policy = read_policy(f.policy, f.prometheus);
   if (!policy) return policy.error();
   p.config.policy = std::move(*policy);
-  auto spec = f.load.empty() ? load_spec_from_policy(p.config.policy) : parse_load_spec(f.load);
-  if (!spec) return spec.error();
-  p.config.load = *spec;
+  if (p.config.policy.load_aware_enabled || !f.load.empty()) {   // GangDefragment alone reads no load
+    auto spec = f.load.empty() ? load_spec_from_policy(p.config.policy) : parse_load_spec(f.load);
+    if (!spec) return spec.error();
+    p.config.load = *spec;
+  }
   auto age = duration_flag("--max-metric-age", f.max_metric_age);
   if (!age) return age.error();
   auto cool = duration_flag("--cooldown", f.cooldown);
@@ -247,10 +249,6 @@ int run_interval(const RunFlags& f, Prepared& p) {
 int plan_command(const PlanFlags& f) {
   auto policy = read_policy(f.policy, f.prometheus);
   if (!policy) return fail(policy.message());
-  if (f.load.empty() && !policy->load_aware.requests_only)
-    return fail("--load is required (prometheus=URL, file=F or annotations) for a LoadAware policy");
-  auto spec = f.load.empty() ? load_spec_from_policy(*policy) : parse_load_spec(f.load);
-  if (!spec) return fail(spec.message());
   if (f.output != "json" && f.output != "table") return fail("--output '" + f.output + "': use json or table");
   PlanOptions options;
   options.now = std::chrono::system_clock::now();
@@ -265,15 +263,38 @@ int plan_command(const PlanFlags& f) {
   if (!cool) return fail(cool.message());
   options.max_metric_age = *age;
   options.cooldown = *cool;
-  auto cluster = cluster_from_file(f.scenario);
-  if (!cluster) return fail(cluster.message());
-  auto load = fetch_load(*spec, *policy, *cluster, options.now);
-  if (!load) return fail(load.message());
-  if (!load->source_error.empty())
-    spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted", load->source_name,
-                  load->source_error);
-  auto plan = make_plan(*cluster, *load, *policy, DeschedulerState{}, options);
-  if (!plan) return fail(plan.message());
+  // GangDefragment needs pending pods, Queues and HyperNodes too: its world holds the cluster.
+  std::optional<defragment::World> world;
+  Result<Cluster> listed = make_error("not read");
+  if (policy->gang_defragment) {
+    auto w = world_from_file(f.scenario, options.now);
+    if (!w) return fail(w.message());
+    world = std::move(*w);
+  } else {
+    listed = cluster_from_file(f.scenario);
+    if (!listed) return fail(listed.message());
+  }
+  const Cluster& cluster = world ? world->cluster : *listed;
+  Result<Plan> plan = Plan{};
+  if (policy->load_aware_enabled) {
+    if (f.load.empty() && !policy->load_aware.requests_only)
+      return fail("--load is required (prometheus=URL, file=F or annotations) for a LoadAware policy");
+    auto spec = f.load.empty() ? load_spec_from_policy(*policy) : parse_load_spec(f.load);
+    if (!spec) return fail(spec.message());
+    auto load = fetch_load(*spec, *policy, cluster, options.now);
+    if (!load) return fail(load.message());
+    if (!load->source_error.empty())
+      spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted", load->source_name,
+                    load->source_error);
+    plan = make_plan(cluster, *load, *policy, DeschedulerState{}, options);
+    if (!plan) return fail(plan.message());
+  }
+  if (world) {
+    auto outcome = defragment::plan_defragment(*world, *policy, *policy->gang_defragment, DeschedulerState{},
+                                               {options.now, options.cooldown});
+    if (!outcome) return fail(outcome.message());
+    defragment::add_to_plan(*outcome, *plan);
+  }
   for (const auto& note : plan->notes) spdlog::info("plan: {}", note);
   if (auto s = print_plan(*plan, f.output); !s) return fail(s.message());
   return 0;

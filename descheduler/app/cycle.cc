@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "descheduler/app/cluster_source.h"
+#include "descheduler/app/defragment_step.h"
 
 namespace weft::descheduler {
 
@@ -45,36 +46,75 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::vector<std::string> warnings;
-  auto cluster = cluster_from_api(client_, warnings);
-  if (!cluster) {
-    metrics_.cycle_failed(seconds());
-    return wrap(cluster.error(), "listing the cluster from " + client_.address());
+  TimePoint now = std::chrono::system_clock::now();
+  // GangDefragment needs pending pods, Queues and HyperNodes too: its world holds the cluster.
+  std::optional<defragment::World> world;
+  Result<Cluster> listed = make_error("not listed");
+  if (config_.policy.gang_defragment) {
+    auto w = world_from_api(client_, warnings, now);
+    if (!w) {
+      metrics_.cycle_failed(seconds());
+      return wrap(w.error(), "listing the cluster from " + client_.address());
+    }
+    world = std::move(*w);
+  } else {
+    listed = cluster_from_api(client_, warnings);
+    if (!listed) {
+      metrics_.cycle_failed(seconds());
+      return wrap(listed.error(), "listing the cluster from " + client_.address());
+    }
   }
+  const Cluster* cluster = world ? &world->cluster : &*listed;
   for (const auto& w : warnings) spdlog::warn("{}", w);
   const double listed_s = seconds();
   spdlog::info("listed {} nodes and {} bound pods in {:.3f}s", cluster->nodes.size(), cluster->pods.size(), listed_s);
-  TimePoint now = std::chrono::system_clock::now();
-  auto load = fetch_load(config_.load, config_.policy, *cluster, now);
-  if (!load) {
-    metrics_.cycle_failed(seconds());
-    return load.error();
-  }
-  if (!load->source_error.empty())
-    spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted this cycle",
-                  load->source_name, load->source_error);
   PlanOptions options{now, config_.max_metric_age, config_.cooldown};
-  const double loaded_s = seconds();
-  auto plan = make_plan(*cluster, *load, config_.policy, state, options);
-  if (!plan) {
-    metrics_.cycle_failed(seconds());
-    return plan.error();
+  Result<Plan> plan = Plan{};
+  double loaded_s = seconds();
+  if (config_.policy.load_aware_enabled) {
+    auto load = fetch_load(config_.load, config_.policy, *cluster, now);
+    if (!load) {
+      metrics_.cycle_failed(seconds());
+      return load.error();
+    }
+    if (!load->source_error.empty())
+      spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted this cycle",
+                    load->source_name, load->source_error);
+    loaded_s = seconds();
+    plan = make_plan(*cluster, *load, config_.policy, state, options);
+    if (!plan) {
+      metrics_.cycle_failed(seconds());
+      return plan.error();
+    }
   }
   const double planned_s = seconds();
   for (const auto& note : plan->notes) spdlog::info("plan: {}", note);
   for (const auto& n : plan->nodes)
     if (n.cls == NodeClass::Unknown) spdlog::debug("node {} is unknown: {}", n.name, n.why);
+  EvictFn evict = [&](const std::string& ns, const std::string& name) { return client_.evict(ns, name); };
+  if (!config_.dry_run) execute_evictions(*plan, evict);
+  if (world) {
+    // After LoadAware's moves are carried out, so its evictions cannot take a room's victims' targets.
+    auto outcome = defragment::plan_defragment(*world, config_.policy, *config_.policy.gang_defragment, state,
+                                               {now, config_.cooldown});
+    if (!outcome) {
+      metrics_.cycle_failed(seconds());
+      return outcome.error();
+    }
+    if (config_.dry_run) {
+      defragment::add_to_plan(*outcome, *plan);
+    } else {
+      carry_out_rooms(*outcome, *plan, [&](const std::string& ns, const std::string& name, const nlohmann::json& p) -> Status {
+        auto r = client_.patch(kube::resources::podgroups(), ns, name, p, kube::PatchType::Merge);
+        if (!r) return r.error();
+        return {};
+      }, evict);
+    }
+    for (const auto& note : plan->notes)
+      if (note.rfind("defragment:", 0) == 0) spdlog::info("plan: {}", note);
+    metrics_.observe_defragment(*outcome);
+  }
   if (!config_.dry_run) {
-    execute_evictions(*plan, [&](const std::string& ns, const std::string& name) { return client_.evict(ns, name); });
     record_evictions(state, plan->evictions, now, config_.policy.load_aware.metrics.window);
     state.prune(now, std::max(config_.cooldown, config_.policy.load_aware.metrics.window));
   }

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   auto* p = app.add_subcommand("plan", "plan one cycle offline on a scenario file");
   p->add_option("SCENARIO", plan.scenario, "multi-document YAML or JSON List of Nodes, Pods, PodGroups")->required();
   p->add_option("--policy", plan.policy, "DeschedulerPolicy file")->required();
-  p->add_option("--load", plan.load, "prometheus=URL | file=F | annotations (LowNodeUtilization: not needed)");
+  p->add_option("--load", plan.load, "prometheus=URL | file=F | annotations (LowNodeUtilization or GangDefragment alone: not needed)");
   p->add_option("--output", plan.output, "json|table")->default_val("json");
   p->add_option("--max-metric-age", plan.max_metric_age, "older node metrics make the node unknown")->default_val("5m");
   p->add_option("--cooldown", plan.cooldown, "per-workload cooldown")->default_val("10m");

@@ -29,6 +29,10 @@ DeschedulerMetrics::DeschedulerMetrics()
                   .Name("weft_descheduler_cycles_total")
                   .Help("Descheduling cycles by result")
                   .Register(*registry_)),
+      defragment_(prometheus::BuildCounter()
+                      .Name("weft_descheduler_defragment_gangs_total")
+                      .Help("Pending domain-bound gangs GangDefragment looked at, by result (room, or why not)")
+                      .Register(*registry_)),
       duration_(prometheus::BuildHistogram()
                     .Name("weft_descheduler_cycle_duration_seconds")
                     .Help("Wall time of one cycle: list, load, plan, evict")
@@ -50,6 +54,11 @@ void DeschedulerMetrics::observe(const Plan& plan, bool dry_run, double seconds)
   }
   cycles_.Add({{"result", "ok"}}).Increment();
   duration_.Observe(seconds);
+}
+
+void DeschedulerMetrics::observe_defragment(const defragment::Outcome& outcome) {
+  for (size_t i = 0; i < outcome.rooms.size(); ++i) defragment_.Add({{"result", "room"}}).Increment();
+  for (const auto& u : outcome.unhelped) defragment_.Add({{"result", u.reason}}).Increment();
 }
 
 void DeschedulerMetrics::cycle_failed(double seconds) {

@@ -12,6 +12,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include "descheduler/core/defragment/defragment.h"
 #include "descheduler/core/planner.h"
 
 namespace weft::descheduler {
@@ -25,6 +26,8 @@ class DeschedulerMetrics {
   // One finished cycle: its (executed) plan and how long it took.
   void observe(const Plan& plan, bool dry_run, double seconds);
   void cycle_failed(double seconds);
+  // GangDefragment's gangs: given room, or the reason they were not helped.
+  void observe_defragment(const defragment::Outcome& outcome);
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
   std::string text() const;   // the exposition text
 
@@ -34,6 +37,7 @@ class DeschedulerMetrics {
   prometheus::Family<prometheus::Counter>& skips_;
   prometheus::Family<prometheus::Gauge>& nodes_;
   prometheus::Family<prometheus::Counter>& cycles_;
+  prometheus::Family<prometheus::Counter>& defragment_;
   prometheus::Histogram& duration_;
 };
 

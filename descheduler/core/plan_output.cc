@@ -32,7 +32,10 @@ nlohmann::json plan_to_json(const Plan& plan) {
                          {"sized_by", e.sized_by}, {"cpu", e.cpu / 1000.0}, {"memory", e.memory / 1000.0}});
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& s : plan.skipped) skipped.push_back({{"pod", s.pod()}, {"reason", s.reason}});
-  return {{"nodes", nodes}, {"evictions", evictions}, {"skipped", skipped}};
+  nlohmann::json out = {{"nodes", nodes}, {"evictions", evictions}, {"skipped", skipped}};
+  for (const auto& [podgroup, annotation] : plan.reservations)
+    out["reservations"].push_back({{"podgroup", podgroup}, {"annotation", annotation}});
+  return out;
 }
 
 std::string plan_to_table(const Plan& plan) {

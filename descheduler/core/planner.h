@@ -49,6 +49,8 @@ struct Plan {
   std::vector<PlannedSkip> skipped;
   std::vector<std::string> notes;        // cycle-level remarks for the log
   std::map<NodeClass, int> class_counts;
+  // GangDefragment: PodGroup key -> the weft.dev/reserved-room value written before its evictions.
+  std::map<std::string, std::string> reservations;
 };
 
 // Errors only for a policy that cannot be applied to this cluster (unknown PriorityClass).

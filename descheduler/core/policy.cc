@@ -474,10 +474,15 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     const json& configs = field(prof, "pluginConfig");
     if (!configs.is_null() && !configs.is_array()) return c.at(p + ".pluginConfig", "must be a list");
     // The balance plugins weft plans: Volcano's LoadAware (measured load) and the Kubernetes
-    // descheduler's LowNodeUtilization (requests). Another plugin registers here.
+    // descheduler's LowNodeUtilization (requests); beside either or alone, GangDefragment.
     std::string balance;
+    bool defragment_enabled = false;
     if (plugins->count("balance")) {
       for (const auto& name : plugins->at("balance").enabled) {
+        if (name == defragment::kPluginName) {
+          defragment_enabled = true;
+          continue;
+        }
         if (name != "LoadAware" && name != "LowNodeUtilization")
           return c.at(p + ".plugins.balance", not_implemented(name));
         if (!balance.empty()) return c.at(p + ".plugins.balance", "enables both LoadAware and LowNodeUtilization; use one");
@@ -494,7 +499,8 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
           if (other != "DefaultEvictor") return c.at(p + ".plugins." + point, not_implemented(other));
     const json* load_aware_args = nullptr;
     const json* evictor_args = nullptr;
-    std::string la_path, ev_path;
+    const json* defragment_args = nullptr;
+    std::string la_path, ev_path, df_path = p + ".pluginConfig";
     for (size_t j = 0; configs.is_array() && j < configs.size(); ++j) {
       std::string q = p + ".pluginConfig[" + std::to_string(j) + "]";
       const json& pc = configs[j];
@@ -509,6 +515,9 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
         }
         load_aware_args = &pc["args"];
         la_path = q + ".args";
+      } else if (*pname == defragment::kPluginName) {
+        if (pc.contains("args")) defragment_args = &pc["args"];
+        df_path = q + ".args";
       } else if (*pname == "DefaultEvictor") {
         if (pc.contains("args")) evictor_args = &pc["args"];
         ev_path = q + ".args";
@@ -518,8 +527,28 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
         return c.at(q + ".name", not_implemented(*pname));
       }
     }
+    if (defragment_enabled) {
+      if (policy.gang_defragment) return c.at(p, "a second profile enables " + std::string(defragment::kPluginName));
+      auto args = defragment::parse_args(defragment_args ? *defragment_args : json(), df_path);
+      if (!args) return make_error(name + ": " + args.message());
+      policy.gang_defragment = *args;
+    } else if (defragment_args) {
+      policy.warnings.push_back(df_path + ": " + defragment::kPluginName + " is configured but not enabled in plugins.balance; ignored");
+    }
     bool active = !balance.empty() && (has_plugins || load_aware_args);
-    if (!active) continue;
+    if (!active) {
+      // GangDefragment alone: the profile's DefaultEvictor still decides what may move.
+      if (defragment_enabled && load_aware_profile >= 0)
+        return c.at(p, "enables GangDefragment but profiles[" + std::to_string(load_aware_profile) +
+                           "] enables a balance plugin: enable both in one profile (weft-descheduler runs one "
+                           "DefaultEvictor)");
+      if (defragment_enabled && evictor_args)
+        if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
+      continue;
+    }
+    if (policy.gang_defragment && !defragment_enabled)
+      return c.at(p, "enables " + balance + " but another profile enables GangDefragment: enable both in one "
+                     "profile (weft-descheduler runs one DefaultEvictor)");
     if (load_aware_profile >= 0)
       return c.at(p, "a second profile enables a balance plugin (profiles[" + std::to_string(load_aware_profile) +
                          "] does)");
@@ -532,9 +561,11 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     if (evictor_args)
       if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
   }
-  if (load_aware_profile < 0)
-    return c.at("profiles", "no profile enables LoadAware or LowNodeUtilization in plugins.balance");
-  if (!policy.load_aware.requests_only && policy.load_aware.metrics.type == MetricsType::Prometheus &&
+  if (load_aware_profile < 0 && !policy.gang_defragment)
+    return c.at("profiles", "no profile enables LoadAware, LowNodeUtilization or GangDefragment in plugins.balance");
+  policy.load_aware_enabled = load_aware_profile >= 0;
+  if (policy.load_aware_enabled && !policy.load_aware.requests_only &&
+      policy.load_aware.metrics.type == MetricsType::Prometheus &&
       policy.load_aware.metrics.address.empty())
     policy.warnings.push_back("LoadAware.metrics.address is empty: give --load prometheus=URL or set it");
   return policy;

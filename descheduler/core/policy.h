@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "descheduler/core/defragment/args.h"
 #include "descheduler/core/load.h"
 #include "kube/selector.h"
 
@@ -108,7 +109,9 @@ struct LoadAwareArgs {
 
 struct Policy {
   EvictorArgs evictor;
+  bool load_aware_enabled = true;          // false: the profile enables GangDefragment alone
   LoadAwareArgs load_aware;
+  std::optional<defragment::Args> gang_defragment;   // GangDefragment in plugins.balance
   std::optional<kube::LabelSelector> node_selector;   // top-level nodeSelector
   std::optional<int> max_per_node, max_per_namespace, max_total;
   std::vector<std::string> warnings;       // accepted fields weft does not act on

@@ -184,6 +184,11 @@ Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
   auto preemptable = preemptable_of(o, where);
   if (!preemptable) return preemptable.error();
   g.preemptable = *preemptable;
+  if (std::string room = kube::annotation(o, kube::kReservationAnnotation); !room.empty()) {
+    auto r = kube::parse_reservation(room, where.empty() ? "PodGroup " + g.key : where);
+    if (!r) return r.error();
+    g.reservation = std::move(*r);
+  }
   if (at(o, "status").is_object()) g.status = at(o, "status");
   s.podgroups[g.key] = std::move(g);
   return {};
@@ -335,6 +340,10 @@ Snapshot SnapshotBuilder::build(TimePoint now) {
     g.priority = class_value(g.priority_class, 0);
   }
   if (!s.queues.count(kDefaultQueue)) s.queues[kDefaultQueue] = QueueInfo{.name = kDefaultQueue};
+  // A gang holding a reserved room passes the reserved-room filter where others do not.
+  for (auto& p : s.pods)
+    if (auto g = s.podgroups.find(p.group); g != s.podgroups.end() && g->second.reservation)
+      p.filter_signature += "|room:" + p.group;
   std::sort(s.nodes.begin(), s.nodes.end(), [](const NodeInfo& a, const NodeInfo& b) { return a.name < b.name; });
   std::sort(s.pods.begin(), s.pods.end(), [](const PodInfo& a, const PodInfo& b) { return a.key < b.key; });
   std::sort(s.hypernodes.begin(), s.hypernodes.end(),

@@ -15,6 +15,7 @@
 #include "common/keys.h"
 #include "common/result.h"
 #include "kube/quantity.h"
+#include "kube/reservation.h"
 #include "kube/selector.h"
 #include "kube/taints.h"
 
@@ -87,6 +88,7 @@ struct PodGroupInfo {
   bool same_ib_cluster = false;     // annotation weft.dev/ib-cluster: same
   std::map<std::string, int32_t> min_task_member;   // spec.minTaskMember: task role -> pods
   std::optional<bool> preemptable;  // volcano.sh/preemptable (annotation, else label)
+  std::optional<kube::Reservation> reservation;   // weft.dev/reserved-room, written by GangDefragment
   nlohmann::json status = nlohmann::json::object();   // as last written (phase, running, conditions...)
   std::string phase() const;        // status.phase, "Pending" when unset
 };

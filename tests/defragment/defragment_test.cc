@@ -14,36 +14,6 @@ namespace {
 
 namespace dd = descheduler::defragment;
 
-// Fabric a: spine a-s1 over leaves a-l1 and a-l2, four 8-GPU nodes each. Each a-l1 node
-// holds one 2-GPU filler, each a-l2 node two (so a-l1 is the cheaper leaf to clear).
-// Fabric b: four 8-GPU nodes with a 1-GPU DaemonSet pod each, room for the victims but not
-// for the gang.
-std::vector<json> fragmented_fabric() {
-  std::vector<json> o;
-  for (int leaf = 1; leaf <= 2; ++leaf)
-    for (int i = 1; i <= 4; ++i) {
-      std::string node = "a-l" + std::to_string(leaf) + "-n" + std::to_string(i);
-      o.push_back(gpu_node(node, "fab-a", "a-s1", "a-l" + std::to_string(leaf)));
-      for (int k = 1; k <= leaf; ++k)
-        o.push_back(pod({.name = "fill-" + node + "-" + std::to_string(k), .node = node, .gpus = 2}));
-    }
-  for (int i = 1; i <= 4; ++i) {
-    std::string node = "b-n" + std::to_string(i);
-    o.push_back(gpu_node(node, "fab-b", "b-s1", "b-l1"));
-    o.push_back(pod({.ns = "kube-system", .name = "agent-" + node, .node = node, .gpus = 1,
-                     .owner_kind = "DaemonSet", .owner_name = "agent"}));
-  }
-  return o;
-}
-
-void add_gang(std::vector<json>& o, const std::string& name, int pods, int gpus, int tier, int priority = 1000,
-              bool same_ib = false) {
-  o.push_back(podgroup({.name = name, .min_member = pods, .same_ib_cluster = same_ib, .hard_tier = tier}));
-  for (int i = 0; i < pods; ++i)
-    o.push_back(pod({.ns = "ml", .name = name + "-" + std::to_string(i), .gpus = gpus, .cpu = 32,
-                     .priority = priority, .owner_kind = "Job", .owner_name = name, .group = name, .rdma = true}));
-}
-
 dd::Outcome plan(const std::vector<json>& objects, dd::Args args = {}, kube::TimePoint now = test_now(),
                  const descheduler::DeschedulerState& state = {}) {
   auto w = world(objects, now);
@@ -58,6 +28,16 @@ void expect_unhelped(const std::vector<json>& objects, const std::string& reason
   EXPECT_TRUE(out.rooms.empty());
   ASSERT_EQ(out.unhelped.size(), 1u);
   EXPECT_EQ(out.unhelped[0].reason, reason) << out.unhelped[0].detail;
+}
+
+// The fragmented fabric with gang ml/train (4 x 8 GPUs, one leaf), after one cycle carried
+// out: the victims pending again, the reservation on the PodGroup. `out` gets the outcome.
+std::vector<json> train_after_one_cycle(dd::Outcome& out) {
+  auto objects = fragmented_fabric();
+  add_gang(objects, "train", 4, 8, 1);
+  out = plan(objects);
+  EXPECT_EQ(out.rooms.size(), 1u);
+  return after_evictions(objects, out);
 }
 
 std::string leaf_of(const std::string& node) { return node.substr(0, node.rfind('-')); }
@@ -257,13 +237,11 @@ TEST(Defragment, TwoGangsNeverGetTheSameRoom) {
 }
 
 TEST(Defragment, ReservationHoldsThenExpires) {
-  auto objects = fragmented_fabric();
-  add_gang(objects, "train", 4, 8, 1);
-  dd::Outcome out = plan(objects);
-  ASSERT_EQ(out.rooms.size(), 1u);
+  dd::Outcome out;
   // The evictions happened but the scheduler has not placed the gang yet (victims still
   // pending too): while the reservation lives, the next cycle leaves the gang alone.
-  auto pending = after_evictions(objects, out);
+  auto pending = train_after_one_cycle(out);
+  ASSERT_EQ(out.rooms.size(), 1u);
   dd::Outcome next = plan(pending, {}, test_now() + std::chrono::minutes(5));
   EXPECT_TRUE(next.rooms.empty());
   ASSERT_EQ(next.unhelped.size(), 1u);
@@ -286,6 +264,19 @@ TEST(Defragment, ReservationHoldsThenExpires) {
   EXPECT_FALSE(live.blocks("a-l2-n1", ""));
   EXPECT_FALSE(expired.blocks("a-l1-n1", ""));
   EXPECT_FALSE(done.blocks("a-l1-n1", ""));
+}
+
+TEST(Defragment, SchedulerKeepsOthersOutOfTheRoomUntilItExpires) {
+  dd::Outcome out;
+  auto after = train_after_one_cycle(out);
+  // A plain 8-GPU pod that outranks the gang arrives: only the freed a-l1 nodes have room.
+  after.push_back(pod({.ns = "web", .name = "intruder", .gpus = 8, .cpu = 8, .priority = 5000}));
+  auto placed = simulate_placements(after, test_now() + std::chrono::minutes(1));
+  EXPECT_EQ(placed["web/intruder"], "") << "the reserved room went to another pod";
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(leaf_of(placed["ml/train-" + std::to_string(i)]), "a-l1");
+  // Once the reservation has expired, the room is anyone's again: the intruder goes first.
+  placed = simulate_placements(after, test_now() + std::chrono::minutes(11));
+  EXPECT_EQ(leaf_of(placed["web/intruder"]), "a-l1");
 }
 
 TEST(Defragment, RoomReservedForAnotherGangIsNotReused) {

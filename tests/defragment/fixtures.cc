@@ -66,6 +66,32 @@ json pdb(const std::string& ns, const std::string& name, const std::string& app,
           {"status", {{"disruptionsAllowed", allowed}}}};
 }
 
+std::vector<json> fragmented_fabric() {
+  std::vector<json> o;
+  for (int leaf = 1; leaf <= 2; ++leaf)
+    for (int i = 1; i <= 4; ++i) {
+      std::string node = "a-l" + std::to_string(leaf) + "-n" + std::to_string(i);
+      o.push_back(gpu_node(node, "fab-a", "a-s1", "a-l" + std::to_string(leaf)));
+      for (int k = 1; k <= leaf; ++k)
+        o.push_back(pod({.name = "fill-" + node + "-" + std::to_string(k), .node = node, .gpus = 2}));
+    }
+  for (int i = 1; i <= 4; ++i) {
+    std::string node = "b-n" + std::to_string(i);
+    o.push_back(gpu_node(node, "fab-b", "b-s1", "b-l1"));
+    o.push_back(pod({.ns = "kube-system", .name = "agent-" + node, .node = node, .gpus = 1,
+                     .owner_kind = "DaemonSet", .owner_name = "agent"}));
+  }
+  return o;
+}
+
+void add_gang(std::vector<json>& o, const std::string& name, int pods, int gpus, int tier, int priority,
+              bool same_ib) {
+  o.push_back(podgroup({.name = name, .min_member = pods, .same_ib_cluster = same_ib, .hard_tier = tier}));
+  for (int i = 0; i < pods; ++i)
+    o.push_back(pod({.ns = "ml", .name = name + "-" + std::to_string(i), .gpus = gpus, .cpu = 32,
+                     .priority = priority, .owner_kind = "Job", .owner_name = name, .group = name, .rdma = true}));
+}
+
 std::vector<kube::SourcedObject> sourced(const std::vector<json>& objects) {
   std::vector<kube::SourcedObject> out;
   for (size_t i = 0; i < objects.size(); ++i) out.push_back({objects[i], "scenario.yaml", static_cast<int>(i) + 1});

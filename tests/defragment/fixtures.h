@@ -45,6 +45,17 @@ json podgroup(const GroupSpec& g);
 // A PodDisruptionBudget over pods labelled app=<app>, allowing `allowed` disruptions.
 json pdb(const std::string& ns, const std::string& name, const std::string& app, int allowed);
 
+// Fabric a: spine a-s1 over leaves a-l1 and a-l2, four 8-GPU nodes each. Each a-l1 node
+// holds one 2-GPU filler, each a-l2 node two (so a-l1 is the cheaper leaf to clear).
+// Fabric b: four 8-GPU nodes with a 1-GPU DaemonSet pod each, room for the victims but not
+// for an 8-GPU pod.
+std::vector<json> fragmented_fabric();
+
+// A pending gang ml/<name>: `pods` pods of `gpus` GPUs (RDMA), minMember = pods, hard tier
+// `tier` (0: none), optionally weft.dev/ib-cluster: same.
+void add_gang(std::vector<json>& o, const std::string& name, int pods, int gpus, int tier, int priority = 1000,
+              bool same_ib = false);
+
 std::vector<kube::SourcedObject> sourced(const std::vector<json>& objects);
 
 // What the cluster looks like once the plan was carried out: each evicted pod is a

@@ -104,17 +104,16 @@ class Defragmenter {
   // Each movable pod draws on budgets: its PDBs, its gang (down to minMember) and the
   // policy's eviction limits. A budget never goes below zero over the whole cycle.
   void budgets() {
-    std::map<std::string, std::vector<int>> by_ns;
-    for (size_t p = 0; p < s_.pods.size(); ++p)
-      if (movable_[p]) by_ns[s_.pods[p].namespace_name].push_back(static_cast<int>(p));
     pod_budgets_.resize(s_.pods.size());
-    for (const auto& b : w_.budgets) {
-      if (!b.selector) continue;
-      std::string key = "pdb " + b.key();
-      left_[key] = b.allowed.value_or(0);
-      for (int p : by_ns[b.ns])
-        if (b.selector->matches(w_.cluster.pods[static_cast<size_t>(desched_pod_[static_cast<size_t>(p)])].labels))
-          pod_budgets_[static_cast<size_t>(p)].push_back(key);
+    // PodDisruptionBudgets as the cluster matched them (status, else computed from the spec).
+    for (size_t p = 0; p < s_.pods.size(); ++p) {
+      if (!movable_[p]) continue;
+      for (int b : w_.cluster.pods[static_cast<size_t>(desched_pod_[p])].pdbs) {
+        const PdbInfo& pdb = w_.cluster.pdbs[static_cast<size_t>(b)];
+        std::string key = "pdb " + pdb.key();
+        left_.try_emplace(key, pdb.disruptions_allowed);
+        pod_budgets_[p].push_back(key);
+      }
     }
     for (size_t p = 0; p < s_.pods.size(); ++p) {
       if (!movable_[p]) continue;
@@ -208,6 +207,11 @@ class Defragmenter {
     const auto& pg = *g.group;
     if (pg.topology.mode == NetworkTopology::Mode::Hard) {
       int highest = pg.topology.highest_tier > 0 ? pg.topology.highest_tier : topo_.max_tier;
+      if (!pg.topology.highest_tier_name.empty()) {   // a HyperNode tierName; unknown: no domain
+        highest = 0;
+        for (const auto& h : s_.hypernodes)
+          if (h.tier_name == pg.topology.highest_tier_name) highest = h.tier;
+      }
       for (const auto& d : topo_.domains)
         if (d.tier <= highest && (!pg.same_ib_cluster || !d.fabric.empty()) && !d.nodes.empty())
           out.push_back({d.name, d.tier, &d.nodes});
@@ -491,7 +495,7 @@ class Defragmenter {
       };
       room.evictions.push_back({pod.namespace_name, pod.name, s_.nodes[static_cast<size_t>(from)].name,
                                 s_.nodes[static_cast<size_t>(t)].name, reason, dp.workload(), value("cpu"),
-                                value("memory")});
+                                value("memory"), "requests"});
     }
     // Pods whose budget ran out are no longer movable anywhere.
     if (budget_ran_out)
@@ -554,6 +558,7 @@ void add_to_plan(const Outcome& outcome, Plan& plan) {
                          std::to_string(room.evictions.size()) + " evictions, held until " +
                          kube::format_rfc3339(room.reservation.expires));
     plan.evictions.insert(plan.evictions.end(), room.evictions.begin(), room.evictions.end());
+    plan.reservations[room.gang] = kube::format_reservation(room.reservation);
   }
   for (const auto& u : outcome.unhelped)
     plan.notes.push_back("defragment: gang " + u.gang + " not helped (" + u.reason + "): " + u.detail);

@@ -1,7 +1,7 @@
 // Everything GangDefragment plans on, built from plain objects (a scenario file or the
 // API's lists): the scheduler's snapshot (pending pods, PodGroups, Queues, HyperNodes),
-// the descheduler's cluster (evictor rules, fabric rules), the PodDisruptionBudgets and
-// the reservations the PodGroups carry. No I/O.
+// the descheduler's cluster (evictor rules, fabric rules, PodDisruptionBudgets) and the
+// reservations the PodGroups carry. No I/O.
 #pragma once
 
 #include <map>
@@ -18,22 +18,9 @@
 
 namespace weft::descheduler::defragment {
 
-struct DisruptionBudget {
-  std::string ns, name;
-  // policy/v1: a null selector selects no pod, an empty one every pod of the namespace.
-  std::optional<kube::LabelSelector> selector;
-  // status.disruptionsAllowed; unset until the disruption controller has counted, and then
-  // every pod the budget selects stays (the budget's state is unknown).
-  std::optional<int> allowed;
-  std::string key() const { return ns + "/" + name; }
-};
-
-Result<DisruptionBudget> parse_disruption_budget(const nlohmann::json& pdb, const std::string& where);
-
 struct World {
   scheduler::Snapshot snapshot;
-  Cluster cluster;
-  std::vector<DisruptionBudget> budgets;
+  Cluster cluster;                                         // with its PodDisruptionBudgets
   std::map<std::string, kube::Reservation> reservations;   // PodGroup key -> its annotation
 };
 
@@ -44,6 +31,7 @@ class WorldBuilder {
  public:
   Status add(const nlohmann::json& object, const std::string& where);
   void reserve_pods(size_t pods) { cluster_.reserve_pods(pods); }
+  size_t pod_capacity() const { return cluster_.pod_capacity(); }
   World finish(TimePoint now);
 
  private:

@@ -1,0 +1,24 @@
+// GangDefragment's part of a cycle against the API: for each room, the reservation is
+// written on the gang's PodGroup first, then its victims are evicted. A room whose
+// reservation cannot be written evicts nothing (the scheduler would not hold the room).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "descheduler/app/cycle.h"
+#include "descheduler/core/defragment/defragment.h"
+
+namespace weft::descheduler {
+
+using PatchPodGroupFn = std::function<Status(const std::string& ns, const std::string& name, const nlohmann::json& patch)>;
+
+// Appends what was evicted to plan.evictions and what was not to plan.skipped (reasons
+// "reservation-not-written: ...", or execute_evictions' own); the unhelped gangs become notes.
+void carry_out_rooms(const defragment::Outcome& outcome, Plan& plan, const PatchPodGroupFn& patch,
+                     const EvictFn& evict);
+
+}  // namespace weft::descheduler
