@@ -43,6 +43,10 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
                   "(instead of --load-backend)");
   run->add_option("--load-cgroup-cpus", o.load_cgroup_cpus, "CPU capacity in cores of the node --load-cgroup measures")
       ->capture_default_str();
+  run->add_option("--load-cgroup-node-cpus", o.load_cgroup_node_cpus,
+                  "The cores the Node of --load-cgroup advertises when it owns fewer real ones: pods' CPU usage is "
+                  "reported in the Node's cores (usage x this / --load-cgroup-cpus; default: no scaling)")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--pod-cgroup-root", o.pod_cgroup_roots,
                   "Where pods' cgroup v2 groups are looked for (repeatable; default: kubelet's kubepods.slice and "
                   "kubepods under the cgroup2 mount, or the --load-cgroup group)");
@@ -154,6 +158,13 @@ int run_daemon(const RunOptions& o) {
   load_options.period = intervals->load;
   load_options.window = std::max(intervals->load, std::chrono::milliseconds(60000));
   load_options.pods = !o.no_pod_metrics && !o.no_publish;
+  if (o.load_cgroup_node_cpus > 0) {
+    if (o.load_cgroup.empty() || o.load_cgroup_cpus <= 0) {
+      spdlog::error("run: --load-cgroup-node-cpus needs --load-cgroup and a positive --load-cgroup-cpus");
+      return 2;
+    }
+    load_options.pod_cpu_scale = o.load_cgroup_node_cpus / o.load_cgroup_cpus;
+  }
   for (const auto& root : o.pod_cgroup_roots) {
     if (!weft::load::HostFiles().exists(root)) {
       spdlog::error("run: --pod-cgroup-root {}: does not exist", root);

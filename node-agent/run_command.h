@@ -19,6 +19,7 @@ struct RunOptions {
   std::string load_backend = "auto";
   std::string load_cgroup;          // --load-cgroup: this cgroup's CPU time is the node's load
   double load_cgroup_cpus = 1;      // --load-cgroup-cpus: that node's CPU capacity in cores
+  double load_cgroup_node_cpus = 0; // --load-cgroup-node-cpus: the cores its Node advertises (0: the same)
   std::vector<std::string> pod_cgroup_roots;  // --pod-cgroup-root: where pods' groups are
   bool no_pod_metrics = false;      // --no-pod-metrics
   std::string ib_interval = "30s";

@@ -45,7 +45,8 @@ Result<std::unique_ptr<LoadSource>> make_cgroup_node_source(const std::string& c
   auto pods = weft::load::start_load_monitor(m, &pods_why);
   if (!pods) return wrap(pods.error(), "pods of --load-cgroup " + cgroup);
   if (why) *why += "; pods' usage from their groups' cpu.stat";
-  return std::unique_ptr<LoadSource>(std::make_unique<NodeLoadWithPods>(std::move(node.value()), std::move(pods.value())));
+  return std::unique_ptr<LoadSource>(std::make_unique<NodeLoadWithPods>(std::move(node.value()), std::move(pods.value()),
+                                                                        options.pod_cpu_scale));
 }
 
 }  // namespace weft::agent

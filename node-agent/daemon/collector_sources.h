@@ -23,10 +23,12 @@ struct LoadSourceOptions {
   std::chrono::milliseconds window{60000};
   bool pods = false;
   std::vector<std::string> pod_roots;
+  double pod_cpu_scale = 1;   // --load-cgroup only: the Node's advertised cores per measured core
 };
 Result<std::unique_ptr<LoadSource>> make_load_source(const LoadSourceOptions& options, std::string* why);
 // --load-cgroup: the node's load from its cgroup (cgroup_load_source.h) and, with
-// options.pods, its pods' usage by the procfs backend (cpu.stat) under pod_roots.
+// options.pods, its pods' usage by the procfs backend (cpu.stat) under pod_roots, their
+// cores scaled by options.pod_cpu_scale.
 Result<std::unique_ptr<LoadSource>> make_cgroup_node_source(const std::string& cgroup, double cpus,
                                                             const LoadSourceOptions& options, std::string* why);
 

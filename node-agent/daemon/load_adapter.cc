@@ -83,7 +83,10 @@ Result<LoadSnapshot> NodeLoadWithPods::sample() {
   auto s = node_->sample();
   if (!s) return s;
   // The node's value stands without them: pods come with the monitor's next summary.
-  if (auto summary = pods_->summary()) s->pods = pods_from_summary(*summary);
+  if (auto summary = pods_->summary()) {
+    s->pods = pods_from_summary(*summary);
+    for (PodLoad& p : s->pods) p.cpu_cores *= pod_cpu_scale_;
+  }
   return s;
 }
 

@@ -27,15 +27,20 @@ class CollectorLoadSource : public LoadSource {
 
 // The node's load from one source and its pods' usage from a load monitor following
 // them: the demo's simulated nodes, whose load is their cgroup's (--load-cgroup).
+// pod_cpu_scale converts the pods' measured cores into the cores the Node advertises
+// (a simulated node owning 0.04 real cores and advertising 16 has scale 400), so pod
+// usage and pod requests are in one unit for the descheduler.
 class NodeLoadWithPods : public LoadSource {
  public:
-  NodeLoadWithPods(std::unique_ptr<LoadSource> node, std::unique_ptr<weft::load::LoadMonitor> pods)
-      : node_(std::move(node)), pods_(std::move(pods)) {}
+  NodeLoadWithPods(std::unique_ptr<LoadSource> node, std::unique_ptr<weft::load::LoadMonitor> pods,
+                   double pod_cpu_scale = 1)
+      : node_(std::move(node)), pods_(std::move(pods)), pod_cpu_scale_(pod_cpu_scale) {}
   Result<LoadSnapshot> sample() override;
 
  private:
   std::unique_ptr<LoadSource> node_;
   std::unique_ptr<weft::load::LoadMonitor> pods_;
+  double pod_cpu_scale_;
 };
 
 // Pure parts, for tests: the daemon's snapshot of a sampler summary, and its pods (unnamed).

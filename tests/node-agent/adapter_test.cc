@@ -127,5 +127,38 @@ TEST(LoadAdapter, ProcfsHasNoHistogram) {
   EXPECT_EQ(l.json["source"], "procfs");
 }
 
+// A simulated node (--load-cgroup) owning 0.04 real cores and advertising 16: its pods'
+// usage is reported in the Node's cores, the unit their requests are in.
+TEST(LoadAdapter, CgroupNodePodsAreScaledToTheNodesCores) {
+  class OnePod : public weft::load::LoadMonitor {
+   public:
+    std::optional<weft::load::LoadSummary> summary() const override {
+      weft::load::LoadSummary s;
+      weft::load::PodUsage p;
+      p.cgroup.runtime_name = "team-a-worker-0";
+      p.cpu_cores = 0.015;
+      p.memory_bytes = 1e9;
+      s.pods.push_back(p);
+      return s;
+    }
+    std::string last_error() const override { return ""; }
+  };
+  class Node : public LoadSource {
+   public:
+    Result<LoadSnapshot> sample() override {
+      LoadSnapshot l;
+      l.cpu = 0.4;
+      return l;
+    }
+  };
+  NodeLoadWithPods source(std::make_unique<Node>(), std::make_unique<OnePod>(), 16 / 0.04);
+  auto l = source.sample();
+  ASSERT_TRUE(l.ok()) << l.message();
+  EXPECT_DOUBLE_EQ(l->cpu, 0.4);
+  ASSERT_EQ(l->pods.size(), 1u);
+  EXPECT_NEAR(l->pods[0].cpu_cores, 6.0, 1e-9);
+  EXPECT_DOUBLE_EQ(*l->pods[0].memory_bytes, 1e9);   // bytes are bytes on any node
+}
+
 }  // namespace
 }  // namespace weft::agent

@@ -62,7 +62,8 @@ start_agent() {
   fabric=$(fabric_of_host "$host")
   local load_flags=()
   if ((AGENT_HAS_CGROUP_LOAD)); then
-    load_flags=(--load-cgroup "$CGROOT/$host" --load-cgroup-cpus "$NODE_CPUS")
+    # Pods report usage in the cores the Node advertises, the unit of their requests.
+    load_flags=(--load-cgroup "$CGROOT/$host" --load-cgroup-cpus "$NODE_CPUS" --load-cgroup-node-cpus "$NODE_CPU_REQUESTABLE")
   else
     load_flags=(--load-backend procfs)
   fi
