@@ -62,6 +62,8 @@ json to_json(const YAML::Node& node) {
     case YAML::NodeType::Map: {
       json obj = json::object();
       for (const auto& kv : node) {
+        if (!kv.first.IsScalar() && !kv.first.IsNull())
+          throw YAML::ParserException(kv.first.Mark(), "a map key that is not a scalar");
         if (kv.first.IsScalar()) utf8_scalar(kv.first);
         obj[kv.first.as<std::string>()] = to_json(kv.second);
       }

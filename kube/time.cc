@@ -43,7 +43,8 @@ Result<TimePoint> parse_rfc3339(const std::string& text) {
     return true;
   };
   auto expect = [&](const char* any_of) {
-    if (i >= text.size() || !std::strchr(any_of, text[i])) return false;
+    // strchr finds a NUL byte too (the terminator), so "2026-01\0..." would pass as '-'.
+    if (i >= text.size() || text[i] == '\0' || !std::strchr(any_of, text[i])) return false;
     ++i;
     return true;
   };

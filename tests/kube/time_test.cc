@@ -23,6 +23,14 @@ TEST(Time, Rfc3339ParseAndFormat) {
     EXPECT_FALSE(parse_rfc3339(bad).ok()) << "'" << bad << "'";
 }
 
+// Found by fuzz/rfc3339_fuzz.cc: a NUL byte passed as any separator.
+TEST(Time, NulByteIsNoSeparator) {
+  using namespace std::string_literals;
+  for (const std::string& bad : {"1905-02\0" "23t09:30:00.25-00:30"s, "2026\0" "11-23T10:00:00Z"s, "2026-11-23\0" "10:00:00Z"s,
+                                 "2026-11-23T10:00:00+02\0" "00"s})
+    EXPECT_FALSE(parse_rfc3339(bad).ok());
+}
+
 // weft.dev/load annotations carry the agent's own stamps: UTC to the second.
 TEST(Time, FormatIsUtcToTheSecond) {
   const auto t = std::chrono::system_clock::from_time_t(1'800'000'000);
