@@ -513,7 +513,7 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
           policy.warnings.push_back(q + ": plugin " + *pname + " is configured but not enabled; ignored");
           continue;
         }
-        load_aware_args = &pc["args"];
+        load_aware_args = &field(pc, "args");   // absent: null (a const operator[] on a missing key is undefined)
         la_path = q + ".args";
       } else if (*pname == defragment::kPluginName) {
         if (pc.contains("args")) defragment_args = &pc["args"];

@@ -125,6 +125,16 @@ TEST(Policy, NullApiVersionOrKindIsAnError) {
   EXPECT_NE(kind.message().find("kind: [1] is not DeschedulerPolicy"), std::string::npos) << kind.message();
 }
 
+// Found by fuzz/descheduler_policy_fuzz.cc: a balance plugin's pluginConfig without args
+// was read with a const operator[] on the missing key (an assertion, undefined otherwise).
+TEST(Policy, BalancePluginConfigWithoutArgsIsAnError) {
+  auto r = parse(
+      "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
+      "  - name: LowNodeUtilization\n  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("LowNodeUtilization is enabled but has no args"), std::string::npos) << r.message();
+}
+
 TEST(Policy, UnknownFieldsAreErrorsNamingThem) {
   struct Case {
     std::string yaml, field;
