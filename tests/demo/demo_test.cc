@@ -132,7 +132,7 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   for (const auto& e : summary["evictions"]) {
     EXPECT_EQ(e.value("sized_by", ""), "usage") << e.dump();
     ASSERT_TRUE(e.contains("cpu_request")) << e.dump();
-    EXPECT_GT(e["cpu"].get<double>(), 1.5 * e["cpu_request"].get<double>()) << e.dump();
+    EXPECT_GT(e["cpu"].get<double>(), 1.25 * e["cpu_request"].get<double>()) << e.dump();
   }
   // The moved pods did not all pile onto one node while several low nodes could take them.
   std::set<std::string> destinations;

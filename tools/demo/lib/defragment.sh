@@ -88,11 +88,14 @@ gang_bound_count() {
 
 step_defragment() {
   step 6 "a hard-tier gang on a fragmented fabric; GangDefragment frees one leaf; the gang binds there"
-  # The pods made hot in step 5 calm down: this step is about room, not load.
+  # Step 5's heat goes away (its hot pods calm down, the processes outside Kubernetes
+  # stop): this step is about room, and weft-scheduler's usage plugin skips hot nodes.
   local p
   for p in $(kc get pods -n ml -o json | jq -r '.items[] | select(.metadata.annotations["weft.dev/demo-cpu"]) | .metadata.name'); do
     kc annotate pod -n ml "$p" weft.dev/demo-cpu- >/dev/null || fail "kubectl annotate $p failed"
   done
+  stop_matching 'burn-noisy-*'
+  stop_matching 'burn-tenant-*'
   dump_cluster defrag-start
   place_fillers
   local total

@@ -76,7 +76,9 @@ make_hot() {
   for p in "${plain[@]}"; do
     kc annotate pod -n ml "$p" "weft.dev/demo-cpu=$cores" --overwrite >/dev/null || fail "kubectl annotate $p failed"
   done
-  ((${#plain[@]})) && info "${plain[*]} on $hot now use $(awk -v f="$HOT_POD_SHARE" 'BEGIN { printf "%.0f", 100 * f }') % of the node each" \
+  local verb="uses"
+  ((${#plain[@]} > 1)) && verb="each use"
+  ((${#plain[@]})) && info "${plain[*]} on $hot now $verb $(awk -v f="$HOT_POD_SHARE" 'BEGIN { printf "%.0f", 100 * f }') % of the node" \
     "($(awk -v f="$HOT_POD_SHARE" -v n="$NODE_CPU_REQUESTABLE" 'BEGIN { printf "%.1f", f * n }') of its $NODE_CPU_REQUESTABLE cores; they asked for $PLAIN_POD_CPU)"
   planned=$(awk -v p="$(planned_load "$hot")" -v n="${#plain[@]}" -v h="$HOT_POD_SHARE" -v u="$POD_USE" \
     -v r="$PLAIN_POD_CPU" -v c="$NODE_CPU_REQUESTABLE" 'BEGIN { printf "%.3f", p + n * (h - u * r / c) }')
@@ -99,18 +101,23 @@ recreate_evicted() {
 
 # The descheduler sized each pod it moved by the pod's own measured CPU (the agent's
 # weft_pod_cpu_usage_cores, in the Node's cores), not by its request: sized_by "usage",
-# and the usage it moved is the hot pod's, well above the 2 cores it asked for.
+# and the usage it moved is the hot pod's (4.8 cores burnt, less under contention), above
+# 1.25x the 2 cores it asked for, and its agent's reading in Prometheus.
 check_usage_sized() {
   local pod from sized cpu request prom bad=0
   while IFS=$'\t' read -r pod from sized cpu; do
     request=$(jq -r --arg k "$pod" '.items[] | select((.metadata.namespace + "/" + .metadata.name) == $k) |
       .spec.containers[0].resources.requests.cpu' "$STATE/pods-placed.json")
-    prom=$(prom_query "weft_pod_cpu_usage_cores{namespace=\"${pod%%/*}\",pod=\"${pod#*/}\"}" |
+    # Over the descheduler's window: the pod's series went stale when it was evicted.
+    prom=$(prom_query "avg_over_time(weft_pod_cpu_usage_cores{namespace=\"${pod%%/*}\",pod=\"${pod#*/}\"}[${LOAD_WINDOW_S}s])" |
       jq -r '.data.result[0].value[1] // "none"' | awk '{ if ($1 == "none") print "none"; else printf "%.2f", $1 }')
     info "moved $pod from $from: measured $(awk -v c="$cpu" 'BEGIN { printf "%.2f", c }') cores vs request $request" \
-      "(sized by $sized; its agent's weft_pod_cpu_usage_cores now $prom)"
-    if [ "$sized" != usage ] || ! awk -v c="$cpu" -v r="$request" 'BEGIN { exit !(c > 1.5 * r) }'; then
+      "(sized by $sized; its agent's weft_pod_cpu_usage_cores over ${LOAD_WINDOW_S}s: $prom)"
+    if [ "$sized" != usage ] || ! awk -v c="$cpu" -v r="$request" 'BEGIN { exit !(c > 1.25 * r) }'; then
       note "$pod was not sized by its measured usage (sized by $sized, $cpu cores moved, request $request)"
+      bad=1
+    elif [ "$prom" = none ] || ! awk -v c="$cpu" -v p="$prom" 'BEGIN { d = c - p; if (d < 0) d = -d; exit !(d <= 0.5 * p) }'; then
+      note "$pod: the usage moved ($cpu cores) is not its agent's reading in Prometheus ($prom)"
       bad=1
     fi
   done < <(jq -r '.evictions[] | [.pod, .from, (.sized_by // "requests"), (.cpu // 0)] | @tsv' "$STATE/plan.json")
@@ -213,5 +220,5 @@ step_rebalance() {
   # hide behind contention; the claims checked are the evictions and the re-placement.
   awk -v b="$before" -v a="$after" 'BEGIN { exit !(a < b - 0.05) }' ||
     note "$HOT's measured load did not drop by 5 points (machine CPU contention?)"
-  step_done "$from_hot eviction(s) from $HOT; $(jq '.skipped | length' "$STATE/plan.json") pod(s) kept with reasons; no gang broken; every pod Running again"
+  step_done "$from_hot eviction(s) from $HOT, $(jq '.evictions | length' "$STATE/plan.json") in all, each sized by the pod's measured usage (above its request); $(jq '.skipped | length' "$STATE/plan.json") pod(s) kept with reasons; no gang broken; every pod Running again, the moved ones on $(jq .destinations "$STATE/spread.json") node(s)"
 }
