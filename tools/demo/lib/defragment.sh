@@ -71,7 +71,10 @@ place_fillers() {
       n=$((n + 1))
     done
   done < <(jq -r '.fillers | to_entries[] | "\(.key)\t\(.value)"' "$STATE/fragment-plan.json")
-  ((n > 0)) || fail "the plan adds no filler: some leaf was already fragmented? see $STATE/fragment-plan.json"
+  if ((n == 0)); then
+    note "no filler needed: the pods already there fragment every leaf"
+    return
+  fi
   kc apply -f "$bound/" >/dev/null || fail "kubectl apply of the fillers failed"
   info "bound $n filler pods ($FILLER_POD_CPU cores, $FILLER_POD_MEMORY, priority 0):" \
     "$(jq -r '.fillers | to_entries | map("\(.value) on \(.key)") | join(", ")' "$STATE/fragment-plan.json")"
