@@ -16,8 +16,19 @@ namespace {
 
 using nlohmann::json;
 
-json scalar_to_json(const YAML::Node& node) {
+size_t invalid_utf8_at(std::string_view s);
+
+// The text is UTF-8, but an escape in a double-quoted scalar can still make bytes that
+// are not (yaml-cpp writes some escapes as single bytes): found where it stands.
+const std::string& utf8_scalar(const YAML::Node& node) {
   const std::string& s = node.Scalar();
+  if (invalid_utf8_at(s) != std::string_view::npos)
+    throw YAML::ParserException(node.Mark(), "this scalar is not UTF-8 once its escapes are read");
+  return s;
+}
+
+json scalar_to_json(const YAML::Node& node) {
+  const std::string& s = utf8_scalar(node);
   if (node.Tag() == "!") return s;  // quoted: always a string
   if (!node.Tag().empty() && node.Tag() != "?") return s;
   static const std::regex int_re(R"([-+]?[0-9]+)");
@@ -50,7 +61,10 @@ json to_json(const YAML::Node& node) {
     }
     case YAML::NodeType::Map: {
       json obj = json::object();
-      for (const auto& kv : node) obj[kv.first.as<std::string>()] = to_json(kv.second);
+      for (const auto& kv : node) {
+        if (kv.first.IsScalar()) utf8_scalar(kv.first);
+        obj[kv.first.as<std::string>()] = to_json(kv.second);
+      }
       return obj;
     }
   }
@@ -214,15 +228,16 @@ Result<std::vector<SourcedObject>> load_objects_text(const std::string& text, co
     if (auto utf8 = require_utf8(text, name); !utf8) return utf8.error();
     for (const auto& doc : split_yaml_documents(text)) {
       YAML::Node d;
+      json obj;
       try {
         d = YAML::Load(std::string(doc.text));
+        obj = to_json(d);
       } catch (const YAML::Exception& e) {
         return make_error(name + ": document " + std::to_string(doc.index) + ": YAML error at line " +
                           std::to_string(doc.first_line + e.mark.line + 1) + ", column " +
                           std::to_string(e.mark.column + 1) + ": " + e.msg);
       }
       if (d.IsNull()) continue;  // an empty document between separators
-      json obj = to_json(d);
       // A YAML document may itself be a List.
       if (obj.is_object() && obj.contains("items") && obj.value("kind", "").ends_with("List") &&
           obj["items"].is_array()) {

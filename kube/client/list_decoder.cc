@@ -141,8 +141,13 @@ Result<ListMeta> decode_list(const std::string& body, const std::function<void(j
           auto m = parse_slice(body, start, sc.pos);
           if (!m) return m.error();
           if (m->is_object()) {
-            meta.resource_version = m->value("resourceVersion", "");
-            meta.continue_token = m->value("continue", "");
+            for (auto [field, into] : {std::pair{"resourceVersion", &meta.resource_version},
+                                       std::pair{"continue", &meta.continue_token}}) {
+              auto f = m->find(field);
+              if (f == m->end() || f->is_null()) continue;
+              if (!f->is_string()) return make_error(std::string("list metadata.") + field + " is not a string");
+              *into = f->get<std::string>();
+            }
           }
         }
       }

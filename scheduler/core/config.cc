@@ -50,7 +50,9 @@ Status parse_plugin(Config& c, const json& p, int tier, const std::string& where
     return make_error(opt.where + ": plugin '" + opt.name + "' " + what + " (implemented: " +
                       implemented_plugin_names() + ")");
   }
-  for (const auto& [k, v] : p.items()) {
+  for (const auto& item : p.items()) {
+    const std::string& k = item.key();   // not a structured binding: clang 14 cannot capture one
+    const json& v = item.value();
     if (k == "name" || k == "arguments") continue;
     auto sw = std::find_if(switch_keys().begin(), switch_keys().end(), [&](const auto& e) { return k == e.second; });
     if (sw == switch_keys().end())

@@ -89,6 +89,18 @@ TEST(KubeClientListDecoder, EveryTruncationIsAnErrorNotACrash) {
   EXPECT_FALSE(decode_list(body + "x", [](nlohmann::json&&) {}));
 }
 
+// Found by fuzz/list_decoder_fuzz.cc: list metadata of the wrong type threw.
+TEST(KubeClientListDecoder, ListMetadataOfTheWrongTypeIsAnError) {
+  auto none = [](nlohmann::json&&) {};
+  auto r = decode_list(R"({"kind":"PodList","metadata":{"continue":[{"name":"c"}]},"items":[]})", none);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "list metadata.continue is not a string");
+  EXPECT_FALSE(decode_list(R"({"metadata":{"resourceVersion":7},"items":[]})", none).ok());
+  auto fine = decode_list(R"({"metadata":{"resourceVersion":"7","continue":null},"items":[]})", none);
+  ASSERT_TRUE(fine.ok()) << fine.message();
+  EXPECT_EQ(fine->resource_version, "7");
+}
+
 TEST(KubeClientWatchDecoder, SplitsEventsAcrossArbitraryChunks) {
   std::string stream =
       R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"1"}}})"

@@ -131,6 +131,21 @@ TEST(Scenario, YamlThatIsNotUtf8IsAnError) {
   EXPECT_EQ((*fine)["name"], "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 }
 
+// Found by fuzz/descheduler_policy_fuzz.cc: yaml-cpp reads the escapes \N and \_ as the
+// single bytes 0x85 and 0xa0, and the first error message that serialised the string threw.
+TEST(Scenario, EscapesThatMakeAScalarNotUtf8AreAnError) {
+  auto r = yaml_to_json("apiVersion: \"x\\N\"\n", "policy.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "policy.yaml: YAML error at line 1, column 13: this scalar is not UTF-8 once its escapes are read");
+  EXPECT_FALSE(yaml_to_json("{\"k\\_\": 1}", "x").ok());   // a key too
+  auto objects = load_objects_text("apiVersion: v1\nkind: Node\nmetadata: {name: \"a\\_\"}\n", "n.yaml");
+  ASSERT_FALSE(objects.ok());
+  EXPECT_NE(objects.message().find("n.yaml: document 1: YAML error at line 3"), std::string::npos) << objects.message();
+  auto fine = yaml_to_json("a: \"\\L \\x85\"", "x");   // escapes yaml-cpp writes as UTF-8
+  ASSERT_TRUE(fine.ok()) << fine.message();
+  EXPECT_EQ((*fine)["a"], "\xe2\x80\xa8 \xc2\x85");
+}
+
 TEST(Scenario, SplitsDocumentsAsYamlDoes) {
   auto docs = split_yaml_documents("# head\na: 1\n---\n# only a comment\n--- {b: 2}\nc: 3\n...\n# after the end\n...\nd: 4\n");
   ASSERT_EQ(docs.size(), 4u);
