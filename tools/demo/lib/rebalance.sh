@@ -89,14 +89,25 @@ make_hot() {
   fi
 }
 
-# recreate_evicted [PLAN]: every pod the plan evicted, gone, then applied again from its manifest.
+# none_left NAME...: no pod of these names exists in ml any more.
+none_left() {
+  local n
+  n=$(kc get pods -n ml -o json | jq --args '[.items[].metadata.name | select(IN($ARGS.positional[]))] | length' "$@")
+  [ "$n" = 0 ]
+}
+
+# recreate_evicted [PLAN]: once every pod the plan evicted is gone, all of them applied
+# again from their manifests in one go, as their ReplicaSet would re-create them (it
+# sees the evictions, made within milliseconds of each other, at once).
 recreate_evicted() {
-  local plan=${1:-$STATE/plan.json} pod name
+  local plan=${1:-$STATE/plan.json} pod names=() files=()
   for pod in $(jq -r '.evictions[].pod' "$plan"); do
-    name=${pod#*/}
-    wait_until 20 "evicted pod $pod to be gone" bash -c "! kubectl --kubeconfig '$RUN/kubeconfig' get pod -n ml '$name' >/dev/null 2>&1"
-    kc apply -f "$RUN/manifests/pods/$name.yaml" >/dev/null || fail "re-creating $pod failed"
+    names+=("${pod#*/}")
+    files+=(-f "$RUN/manifests/pods/${pod#*/}.yaml")
   done
+  ((${#names[@]})) || return 0
+  wait_until 20 "the evicted pods (${names[*]}) to be gone" none_left "${names[@]}"
+  kc apply "${files[@]}" >/dev/null || fail "re-creating ${names[*]} failed"
 }
 
 # The descheduler sized each pod it moved by the pod's own measured CPU (the agent's
