@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <set>
@@ -82,7 +83,7 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   auto summary = nlohmann::json::parse(read_file(out.file("summary.json")), nullptr, false);
   ASSERT_FALSE(summary.is_discarded()) << "summary.json is not JSON";
   for (const char* field : {"fabrics", "nodes", "domains", "jobs", "evictions", "skipped", "replaced", "failover",
-                            "steps", "hot_node", "gangs_whole", "duration_s"})
+                            "steps", "hot_node", "gangs_whole", "duration_s", "spread", "defragment"})
     EXPECT_TRUE(summary.contains(field)) << "summary.json lacks " << field;
 
   // Two fabrics with different ids; fabric a had two SMs.
@@ -91,7 +92,7 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   EXPECT_EQ(summary["fabrics"][0]["sms"].size(), 2u);
 
   // Every step ran and held.
-  ASSERT_EQ(summary["steps"].size(), 6u);
+  ASSERT_EQ(summary["steps"].size(), 7u);
   for (const auto& s : summary["steps"]) EXPECT_TRUE(s["ok"].get<bool>()) << s.dump();
 
   // Jobs bound inside one fabric; the hard-tier job inside one leaf.
@@ -126,6 +127,51 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   EXPECT_TRUE(skip_reasons.count("gang-min-member")) << summary["skipped"].dump();
   EXPECT_TRUE(skip_reasons.count("topology")) << summary["skipped"].dump();
 
+  // The descheduler sized the pods it moved by their measured usage (the hot pods burn
+  // far more than the 2 cores they request), not by their requests.
+  for (const auto& e : summary["evictions"]) {
+    EXPECT_EQ(e.value("sized_by", ""), "usage") << e.dump();
+    ASSERT_TRUE(e.contains("cpu_request")) << e.dump();
+    EXPECT_GT(e["cpu"].get<double>(), 1.25 * e["cpu_request"].get<double>()) << e.dump();
+  }
+  // The moved pods did not all pile onto one node while several low nodes could take them.
+  std::set<std::string> destinations;
+  for (const auto& r : summary["replaced"]) destinations.insert(r["to"].get<std::string>());
+  EXPECT_EQ(summary["spread"]["moved"].get<size_t>(), summary["replaced"].size());
+  if (summary["replaced"].size() >= 2 && summary["spread"]["low_nodes"].get<int>() >= 2) {
+    EXPECT_GE(destinations.size(), 2u) << summary["replaced"].dump();
+  }
+
+  // GangDefragment: the hard-tier gang waited on a fabric where every leaf had some room
+  // and none enough; the descheduler reserved one leaf on its PodGroup and evicted the
+  // victims through the Eviction API; the gang bound inside the room, the victims outside.
+  const auto& dg = summary["defragment"];
+  EXPECT_EQ(dg["gang"], "ml/allgather");
+  int most_room = 0;
+  for (const auto& l : dg["leaves_before"]) {
+    EXPECT_LT(l["slots"].get<int>(), 6) << l.dump();
+    most_room = std::max(most_room, l["slots"].get<int>());
+  }
+  EXPECT_GT(most_room, 0) << dg["leaves_before"].dump();
+  std::set<std::string> reserved;
+  for (const auto& n : dg["reserved_nodes"]) reserved.insert(n.get<std::string>());
+  EXPECT_FALSE(reserved.empty()) << dg.dump();
+  EXPECT_FALSE(dg.value("leaf", "").empty()) << dg.dump();
+  ASSERT_GE(dg["evictions"].size(), 1u) << dg.dump();
+  for (const auto& e : dg["evictions"]) {
+    EXPECT_TRUE(e["eviction_api"].get<bool>()) << e.dump();
+    EXPECT_TRUE(reserved.count(e["from"].get<std::string>())) << e.dump();
+    EXPECT_FALSE(reserved.count(e.value("to", ""))) << e.dump();
+    EXPECT_EQ(e.value("phase", ""), "Running") << e.dump();
+    EXPECT_LT(e.value("priority", 0), 1000) << e.dump();
+  }
+  ASSERT_EQ(dg["gang_pods"].size(), 6u) << dg.dump();
+  for (const auto& p : dg["gang_pods"]) {
+    EXPECT_TRUE(reserved.count(p.value("node", ""))) << p.dump();
+    EXPECT_EQ(p["leaf"], dg["leaf"]) << p.dump();
+    EXPECT_EQ(p["phase"], "Running") << p.dump();
+  }
+
   // Fabric labels unchanged across the SM failover, and the SM did change.
   EXPECT_TRUE(summary["failover"]["labels_unchanged"].get<bool>());
   EXPECT_NE(summary["failover"]["old_master"], summary["failover"]["new_master"]);
@@ -137,6 +183,7 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   // Graphviz writes '-' in text as the entity &#45;.
   EXPECT_TRUE(svg.find("a-h0000") != std::string::npos || svg.find("a&#45;h0000") != std::string::npos);
   EXPECT_NE(svg.find("HOT"), std::string::npos);
+  EXPECT_NE(svg.find("room reserved for ml/allgather"), std::string::npos);
   auto [xml_code, xml_out] = weft::testing::run_command({"python3", "-c",
       "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])", out.file("topology.svg")});
   EXPECT_EQ(xml_code, 0) << "topology.svg is not well-formed XML: " << xml_out;

@@ -60,6 +60,7 @@ dump_cluster() {
   kc get pods -A -o json >"$STATE/pods-$tag.json"
   kc get podgroups.scheduling.volcano.sh -A -o json >"$STATE/podgroups.json" 2>/dev/null ||
     echo '{"items":[]}' >"$STATE/podgroups.json"
+  cp "$STATE/podgroups.json" "$STATE/podgroups-$tag.json"   # the summary reads each dump with its own
 }
 
 # prom_query PROMQL: the raw JSON answer of an instant query.

@@ -1,4 +1,4 @@
-# Step 6: the master subnet manager of fabric A is killed; the standby takes over and
+# Step 7: the master subnet manager of fabric A is killed; the standby takes over and
 # every node keeps its fabric, leaf and spine labels (the fabric id is the subnet's,
 # not the SM's).
 
@@ -13,7 +13,7 @@ all_a_agents_see() {
 }
 
 step_failover() {
-  step 6 "the master SM of fabric a dies; the standby takes over; labels stay"
+  step 7 "the master SM of fabric a dies; the standby takes over; labels stay"
   local old new pid t0
   old=$(host_port_guid a "$SM_A_MASTER")
   new=$(host_port_guid a "$SM_A_STANDBY")

@@ -9,12 +9,13 @@ uid_for() {
   echo "${h:0:8}-${h:8:4}-${h:12:4}-${h:16:4}-${h:20:12}"
 }
 
-# pod_manifest NAME JOB GROUP CPU MEMORY OWNER-KIND OWNER-API: one pod, written to
-# manifests/pods/NAME.yaml so a "controller" can re-create it after an eviction.
+# pod_manifest NAME JOB GROUP CPU MEMORY OWNER-KIND OWNER-API [PRIORITY-CLASS]: one pod,
+# written to manifests/pods/NAME.yaml so a "controller" can re-create it after an eviction.
 pod_manifest() {
-  local name=$1 job=$2 group=$3 cpu=$4 mem=$5 kind=$6 api=$7
+  local name=$1 job=$2 group=$3 cpu=$4 mem=$5 kind=$6 api=$7 priority_class=${8:-}
   local group_annotation=""
   [ -n "$group" ] && group_annotation="scheduling.k8s.io/group-name: $group"
+  [ -n "$priority_class" ] && priority_class="priorityClassName: $priority_class"
   cat >"$RUN/manifests/pods/$name.yaml" <<YAML
 apiVersion: v1
 kind: Pod
@@ -27,6 +28,7 @@ metadata:
     - {apiVersion: $api, kind: $kind, name: $job, uid: $(uid_for "$job"), controller: true}
 spec:
   schedulerName: weft
+  $priority_class
   restartPolicy: Never
   containers:
     - name: main

@@ -55,6 +55,24 @@ stop_pids() {
   for p in "$@"; do wait "$p" 2>/dev/null || true; done
 }
 
+# stop_matching PATTERN: stops the processes whose names match the glob PATTERN and
+# forgets them (so cleanup never signals a reused pid).
+stop_matching() {
+  local i pids=() keep_pids=() keep_names=()
+  for i in "${!PROC_NAMES[@]}"; do
+    # shellcheck disable=SC2053
+    if [[ "${PROC_NAMES[$i]}" == $1 ]]; then
+      pids+=("${PROC_PIDS[$i]}")
+    else
+      keep_pids+=("${PROC_PIDS[$i]}")
+      keep_names+=("${PROC_NAMES[$i]}")
+    fi
+  done
+  stop_pids 2 "${pids[@]}"
+  PROC_PIDS=("${keep_pids[@]}")
+  PROC_NAMES=("${keep_names[@]}")
+}
+
 stop_all() {
   local i rest=() last=()
   for ((i = ${#PROC_PIDS[@]} - 1; i >= 0; i--)); do

@@ -65,31 +65,96 @@ busy_rest_of_fabric() {
   info "another tenant lifts the $count low nodes of fabric $fabric to about 35 % (no low node left there)"
 }
 
+# A hot node's plain pods each use HOT_POD_SHARE of the node, more than they request; a
+# process outside Kubernetes tops the node up to HOT_NODE_SHARE. A moved pod brings its
+# measured usage to its target, so it must be small enough for a low node to take it.
 make_hot() {
   local hot=$1 plain=() p
   for p in $(pods_on_node placed "$hot"); do [[ "$p" == web-* ]] && plain+=("$p"); done
-  if ((${#plain[@]} == 0)); then
-    burn "noisy-$hot" "$hot" noisy 0.80
-    info "no plain pod on $hot: a noisy process outside Kubernetes makes it hot"
-    return
-  fi
-  local per cores
-  per=$(awk -v n="${#plain[@]}" 'BEGIN { v = 0.6 / n; if (v < 0.3) v = 0.3; printf "%.3f", v }')
-  cores=$(awk -v f="$per" -v c="$NODE_CPUS" 'BEGIN { printf "%.5f", f * c }')
+  local cores planned noisy
+  cores=$(awk -v f="$HOT_POD_SHARE" -v c="$NODE_CPUS" 'BEGIN { printf "%.5f", f * c }')
   for p in "${plain[@]}"; do
     kc annotate pod -n ml "$p" "weft.dev/demo-cpu=$cores" --overwrite >/dev/null || fail "kubectl annotate $p failed"
   done
-  info "${plain[*]} on $hot now use $(awk -v f="$per" 'BEGIN { printf "%.0f", 100 * f }') % of the node each" \
-    "(weft.dev/demo-cpu=$cores cores; they asked for $PLAIN_POD_CPU of $NODE_CPU_REQUESTABLE)"
+  local verb="uses"
+  ((${#plain[@]} > 1)) && verb="each use"
+  ((${#plain[@]})) && info "${plain[*]} on $hot now $verb $(awk -v f="$HOT_POD_SHARE" 'BEGIN { printf "%.0f", 100 * f }') % of the node" \
+    "($(awk -v f="$HOT_POD_SHARE" -v n="$NODE_CPU_REQUESTABLE" 'BEGIN { printf "%.1f", f * n }') of its $NODE_CPU_REQUESTABLE cores; they asked for $PLAIN_POD_CPU)"
+  planned=$(awk -v p="$(planned_load "$hot")" -v n="${#plain[@]}" -v h="$HOT_POD_SHARE" -v u="$POD_USE" \
+    -v r="$PLAIN_POD_CPU" -v c="$NODE_CPU_REQUESTABLE" 'BEGIN { printf "%.3f", p + n * (h - u * r / c) }')
+  noisy=$(awk -v p="$planned" -v t="$HOT_NODE_SHARE" 'BEGIN { if (t - p > 0.02) printf "%.3f", t - p }')
+  if [ -n "$noisy" ]; then
+    burn "noisy-$hot" "$hot" noisy "$noisy"
+    info "a process outside Kubernetes burns $(awk -v f="$noisy" 'BEGIN { printf "%.0f", 100 * f }') % of $hot"
+  fi
 }
 
+# none_left NAME...: no pod of these names exists in ml any more.
+none_left() {
+  local n
+  n=$(kc get pods -n ml -o json | jq --args '[.items[].metadata.name | select(IN($ARGS.positional[]))] | length' "$@")
+  [ "$n" = 0 ]
+}
+
+# recreate_evicted [PLAN]: once every pod the plan evicted is gone, all of them applied
+# again from their manifests in one go, as their ReplicaSet would re-create them (it
+# sees the evictions, made within milliseconds of each other, at once).
 recreate_evicted() {
-  local pod name
-  for pod in $(jq -r '.evictions[].pod' "$STATE/plan.json"); do
-    name=${pod#*/}
-    wait_until 20 "evicted pod $pod to be gone" bash -c "! kubectl --kubeconfig '$RUN/kubeconfig' get pod -n ml '$name' >/dev/null 2>&1"
-    kc apply -f "$RUN/manifests/pods/$name.yaml" >/dev/null || fail "re-creating $pod failed"
+  local plan=${1:-$STATE/plan.json} pod names=() files=()
+  for pod in $(jq -r '.evictions[].pod' "$plan"); do
+    names+=("${pod#*/}")
+    files+=(-f "$RUN/manifests/pods/${pod#*/}.yaml")
   done
+  ((${#names[@]})) || return 0
+  wait_until 20 "the evicted pods (${names[*]}) to be gone" none_left "${names[@]}"
+  kc apply "${files[@]}" >/dev/null || fail "re-creating ${names[*]} failed"
+}
+
+# The descheduler sized each pod it moved by the pod's own measured CPU (the agent's
+# weft_pod_cpu_usage_cores, in the Node's cores), not by its request: sized_by "usage",
+# and the usage it moved is the hot pod's (4.8 cores burnt, less under contention), above
+# 1.25x the 2 cores it asked for, and its agent's reading in Prometheus.
+check_usage_sized() {
+  local pod from sized cpu request prom bad=0
+  while IFS=$'\t' read -r pod from sized cpu; do
+    request=$(jq -r --arg k "$pod" '.items[] | select((.metadata.namespace + "/" + .metadata.name) == $k) |
+      .spec.containers[0].resources.requests.cpu' "$STATE/pods-placed.json")
+    # Over the descheduler's window: the pod's series went stale when it was evicted.
+    prom=$(prom_query "avg_over_time(weft_pod_cpu_usage_cores{namespace=\"${pod%%/*}\",pod=\"${pod#*/}\"}[${LOAD_WINDOW_S}s])" |
+      jq -r '.data.result[0].value[1] // "none"' | awk '{ if ($1 == "none") print "none"; else printf "%.2f", $1 }')
+    info "moved $pod from $from: measured $(awk -v c="$cpu" 'BEGIN { printf "%.2f", c }') cores vs request $request" \
+      "(sized by $sized; its agent's weft_pod_cpu_usage_cores over ${LOAD_WINDOW_S}s: $prom)"
+    if [ "$sized" != usage ] || ! awk -v c="$cpu" -v r="$request" 'BEGIN { exit !(c > 1.25 * r) }'; then
+      note "$pod was not sized by its measured usage (sized by $sized, $cpu cores moved, request $request)"
+      bad=1
+    elif [ "$prom" = none ] || ! awk -v c="$cpu" -v p="$prom" 'BEGIN { d = c - p; if (d < 0) d = -d; exit !(d <= 0.5 * p) }'; then
+      note "$pod: the usage moved ($cpu cores) is not its agent's reading in Prometheus ($prom)"
+      bad=1
+    fi
+  done < <(jq -r '.evictions[] | [.pod, .from, (.sized_by // "requests"), (.cpu // 0)] | @tsv' "$STATE/plan.json")
+  ((bad == 0)) || fail "the descheduler did not size the hot pods by their measured usage"
+}
+
+# Where the moved pods went: weft-scheduler counts the pods it placed since a node's last
+# load report, so pods re-created together do not all pile onto the least loaded node.
+check_spread() {
+  local p node moved=0 targets
+  declare -A to_count=()
+  for p in $(jq -r '.evictions[].pod' "$STATE/plan.json"); do
+    node=$(jq -r --arg n "${p#*/}" '.items[] | select(.metadata.name == $n) | .spec.nodeName' "$STATE/pods-after.json")
+    info "re-placed ${p#*/} on $node"
+    to_count[$node]=$((${to_count[$node]:-0} + 1))
+    moved=$((moved + 1))
+  done
+  targets=$(jq '[.nodes[] | select(.class == "low")] | length' "$STATE/plan.json")
+  info "the $moved moved pod(s) went to ${#to_count[@]} node(s): $(for node in "${!to_count[@]}"; do
+    printf '%s (%s) ' "$node" "${to_count[$node]}"; done)— $targets low node(s) could take them"
+  ((moved >= 2)) || note "only $moved pod moved: nothing to spread"
+  if ((moved >= 2 && targets >= 2 && ${#to_count[@]} < 2)); then
+    fail "all $moved moved pods landed on one node although $targets low nodes could take them"
+  fi
+  jq -n --argjson moved "$moved" --argjson targets "$targets" --argjson nodes "${#to_count[@]}" \
+    '{moved: $moved, low_nodes: $targets, destinations: $nodes}' >"$STATE/spread.json"
 }
 
 step_rebalance() {
@@ -128,10 +193,9 @@ step_rebalance() {
   "$BIN/weft-descheduler" run --policy "$RUN/policy.yaml" --kubeconfig "$RUN/kubeconfig" --once --output json \
     --state-configmap weft-system/weft-descheduler-state --max-metric-age 30s \
     >"$STATE/plan.json" 2>"$RUN/logs/descheduler.log" || fail "weft-descheduler run --once failed: $(tail -3 "$RUN/logs/descheduler.log")"
-  # sized_by "usage": the pod's own measured CPU (the agent's per-pod series) chose it,
-  # not what it asked for; "requests" where no fresh per-pod reading existed.
-  jq -r '.evictions[] | "evicted \(.pod) from \(.from) (to \(.to // "-"), sized by \(.sized_by // "requests"): \(.cpu // 0 | . * 100 | round / 100) cores): \(.reason)"' \
-    "$STATE/plan.json" | sed 's/^/           /'
+  jq -r '.evictions[] | "evicted \(.pod) from \(.from) (to \(.to // "-")): \(.reason)"' "$STATE/plan.json" |
+    sed 's/^/           /'
+  check_usage_sized
   jq -r --slurpfile pods "$STATE/pods-placed.json" '.skipped[] | .pod as $p |
     ($pods[0].items[] | select((.metadata.namespace + "/" + .metadata.name) == $p) | .spec.nodeName) as $n |
     "kept    \($p) on \($n): \(.reason)"' "$STATE/plan.json" | sed 's/^/           /'
@@ -155,10 +219,7 @@ step_rebalance() {
   "$REPORT" check-placement --nodes "$STATE/nodes-after.json" --pods "$STATE/pods-after.json" \
     --podgroups "$STATE/podgroups.json" --out "$STATE/placements-after.json" >/dev/null ||
     fail "placement claims no longer hold after the rebalancing"
-  local p
-  for p in $(jq -r '.evictions[].pod' "$STATE/plan.json"); do
-    info "re-placed ${p#*/} on $(jq -r --arg n "${p#*/}" '.items[] | select(.metadata.name == $n) | .spec.nodeName' "$STATE/pods-after.json")"
-  done
+  check_spread
   local wait_s=$((LOAD_WINDOW_S / 2 + 2))
   sleep "$wait_s"
   prom_by_node "avg_over_time(weft_node_cpu_busy_ratio[${wait_s}s])" >"$STATE/load-after.json"
@@ -170,5 +231,5 @@ step_rebalance() {
   # hide behind contention; the claims checked are the evictions and the re-placement.
   awk -v b="$before" -v a="$after" 'BEGIN { exit !(a < b - 0.05) }' ||
     note "$HOT's measured load did not drop by 5 points (machine CPU contention?)"
-  step_done "$from_hot eviction(s) from $HOT; $(jq '.skipped | length' "$STATE/plan.json") pod(s) kept with reasons; no gang broken; every pod Running again"
+  step_done "$from_hot eviction(s) from $HOT, $(jq '.evictions | length' "$STATE/plan.json") in all, each sized by the pod's measured usage (above its request); $(jq '.skipped | length' "$STATE/plan.json") pod(s) kept with reasons; no gang broken; every pod Running again, the moved ones on $(jq .destinations "$STATE/spread.json") node(s)"
 }

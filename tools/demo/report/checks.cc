@@ -185,6 +185,30 @@ std::string pick_hot_node(const ClusterView& v, nlohmann::json& why) {
     for (const auto& k : kinds[extra]) missing.erase(k);
     why["nodes"].push_back(hot_entry(extra, kinds[extra], pods_on[extra], v));
   }
+  // At least two movable pods, so where the re-created pods go can show whether the
+  // scheduler spreads them or piles them onto one node.
+  auto plain_on = [&](const std::string& node) {
+    int n = 0;
+    for (const auto& key : pods_on[node])
+      for (const auto& p : v.pods)
+        if (p.key == key && v.jobs.at(p.job).min_member == 0) ++n;
+    return n;
+  };
+  auto chosen = [&](const std::string& node) {
+    for (const auto& h : why["nodes"])
+      if (h["node"] == node) return true;
+    return false;
+  };
+  int plain = 0;
+  for (const auto& h : why["nodes"]) plain += plain_on(h["node"].get<std::string>());
+  while (plain < 2) {
+    std::string extra;
+    for (const auto& [node, k] : kinds)
+      if (!chosen(node) && plain_on(node) > (extra.empty() ? 0 : plain_on(extra))) extra = node;
+    if (extra.empty()) break;
+    plain += plain_on(extra);
+    why["nodes"].push_back(hot_entry(extra, kinds[extra], pods_on[extra], v));
+  }
   const nlohmann::json& first = why["nodes"][0];
   why["holds"] = first["holds"];
   why["pods"] = first["pods"];

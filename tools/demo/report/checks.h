@@ -32,7 +32,8 @@ Problems compare_labels(const ClusterView& before, const ClusterView& after);
 
 // The nodes to make hot, so that together they show what the rebalancer does: a plain
 // pod it can move (always on the first, returned), a pod of a gang at minMember it must
-// keep, a pod of a fabric-bound gang above minMember it cannot move out of its domain.
+// keep, a pod of a fabric-bound gang above minMember it cannot move out of its domain;
+// then more nodes with plain pods until the set holds at least two of them.
 // why: {"node": first, "holds", "pods", "fabric" of the first, "nodes": [every hot node
 // with the same fields]}.
 std::string pick_hot_node(const ClusterView& v, nlohmann::json& why);

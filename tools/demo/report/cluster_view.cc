@@ -28,6 +28,25 @@ bool has_no_schedule_taint(const nlohmann::json& node) {
   return false;
 }
 
+// A pod's requests summed over its containers; a quantity that does not parse is an error
+// naming the pod, so a check never sizes room from a guess.
+Result<weft::kube::ResourceList> pod_requests(const nlohmann::json& pod) {
+  weft::kube::ResourceList sum;
+  const auto spec = pod.value("spec", nlohmann::json::object());
+  for (const auto& c : spec.value("containers", nlohmann::json::array())) {
+    const auto requests = c.value("resources", nlohmann::json::object()).value("requests", nlohmann::json::object());
+    auto list = weft::kube::parse_resource_list(requests);
+    if (!list) return make_error("pod " + weft::kube::key_of(pod) + ": requests: " + list.message());
+    weft::kube::add_to(sum, *list);
+  }
+  return sum;
+}
+
+bool finished(const nlohmann::json& pod) {
+  const std::string phase = pod.value("status", nlohmann::json::object()).value("phase", "");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
 const nlohmann::json& items_of(const nlohmann::json& list) {
   static const nlohmann::json empty = nlohmann::json::array();
   if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) return empty;
@@ -54,6 +73,10 @@ Result<ClusterView> read_cluster(const nlohmann::json& nodes, const nlohmann::js
     node.spine = weft::kube::label(n, weft::keys::kSpine);
     node.cpu = load_cpu(n);
     node.control_plane = has_no_schedule_taint(n);
+    const auto status = n.value("status", nlohmann::json::object());
+    auto allocatable = weft::kube::parse_resource_list(status.value("allocatable", nlohmann::json::object()));
+    if (!allocatable) return make_error("node " + node.name + ": status.allocatable: " + allocatable.message());
+    node.allocatable = *allocatable;
     v.nodes[node.name] = node;
   }
   for (const auto& g : items_of(podgroups)) {
@@ -70,7 +93,14 @@ Result<ClusterView> read_cluster(const nlohmann::json& nodes, const nlohmann::js
     v.jobs[job.name] = job;
   }
   for (const auto& p : items_of(pods)) {
+    auto requests = pod_requests(p);
+    if (!requests) return make_error("pods: " + requests.message());
+    const std::string bound_to = p.value("spec", nlohmann::json::object()).value("nodeName", "");
+    if (!bound_to.empty() && !finished(p))
+      if (auto it = v.nodes.find(bound_to); it != v.nodes.end()) weft::kube::add_to(it->second.requested, *requests);
     PodView pod;
+    pod.requests = *requests;
+    pod.priority = p.value("spec", nlohmann::json::object()).value("priority", 0);
     pod.key = weft::kube::key_of(p);
     pod.name = weft::kube::name_of(p);
     pod.job = weft::kube::label(p, kJobLabel);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "kube/quantity.h"
 
 namespace weft::demo {
 
@@ -22,6 +23,8 @@ struct NodeView {
   std::string fabric, leaf, spine;     // weft.dev/ib-* labels ("" when missing)
   std::optional<double> cpu;           // weft.dev/load annotation
   bool control_plane = false;          // tainted NoSchedule, no agent
+  weft::kube::ResourceList allocatable;
+  weft::kube::ResourceList requested;  // by every bound pod not yet finished, demo's or not
 };
 
 struct PodView {
@@ -30,6 +33,8 @@ struct PodView {
   std::string job;
   std::string node;                    // "" when pending
   std::string phase;
+  weft::kube::ResourceList requests;   // summed over its containers
+  int priority = 0;                    // spec.priority (set by the API from its PriorityClass)
 };
 
 struct JobView {

@@ -4,11 +4,14 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 
 #include "tools/demo/report/checks.h"
 #include "tools/demo/report/cluster_view.h"
+#include "tools/demo/report/defragment_check.h"
+#include "tools/demo/report/fragment.h"
 #include "tools/demo/report/summary.h"
 
 namespace {
@@ -57,6 +60,27 @@ int fail(const std::string& what) {
   return 2;
 }
 
+// --cpu and --memory quantities as a pod shape.
+struct ShapeText {
+  std::string cpu, memory;
+};
+void add_shape(CLI::App* cmd, ShapeText& t, const std::string& prefix, const std::string& whose) {
+  cmd->add_option("--" + prefix + "cpu", t.cpu, "CPU request of " + whose)->required();
+  cmd->add_option("--" + prefix + "memory", t.memory, "Memory request of " + whose)->required();
+}
+weft::Result<weft::demo::PodShape> shape_of(const ShapeText& t) {
+  auto list = weft::kube::parse_resource_list(nlohmann::json{{"cpu", t.cpu}, {"memory", t.memory}});
+  if (!list) return list.error();
+  return weft::demo::PodShape{*list};
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,7 +117,62 @@ int main(int argc, char** argv) {
   summary->add_option("--state", state, "State directory the steps wrote")->required();
   summary->add_option("--out", out, "Output directory")->required();
 
+  ShapeText gang_shape, filler_shape;
+  int gang_pods = 0, max_slots = 0;
+  auto* fragment = app.add_subcommand("plan-fragment", "Fillers per node so that no leaf has room for the gang (JSON)");
+  add_dumps(fragment, d, true);
+  add_shape(fragment, gang_shape, "gang-", "each gang pod");
+  add_shape(fragment, filler_shape, "filler-", "each filler pod");
+  fragment->add_option("--max-slots", max_slots, "Gang pods a leaf may still hold afterwards")->required();
+
+  auto* fragmented = app.add_subcommand("check-fragmented", "No leaf has room for the whole gang, some have a part");
+  add_dumps(fragmented, d, true);
+  add_shape(fragmented, gang_shape, "gang-", "each gang pod");
+  fragmented->add_option("--gang-pods", gang_pods, "Pods of the gang")->required();
+  fragmented->add_option("--out", out, "Write the room per leaf here (JSON)");
+
+  Dumps defrag_before;
+  std::string gang, plan_file, podgroups_file, api_log;
+  auto* defrag = app.add_subcommand("check-defragment", "Reservation, evictions and the gang bound inside the room");
+  add_dumps(defrag, d, true);
+  defrag->add_option("--pods-before", defrag_before.pods, "Pods before the descheduler ran")->required();
+  defrag->add_option("--gang", gang, "The pending gang's PodGroup name (namespace ml)")->required();
+  defrag->add_option("--plan", plan_file, "weft-descheduler run --once --output json")->required();
+  defrag->add_option("--podgroups-after-plan", podgroups_file, "PodGroups right after the descheduler")->required();
+  defrag->add_option("--api-log", api_log, "kube-lite's request log")->required();
+  defrag->add_option("--out", out, "Write what was seen here (JSON)");
+
   CLI11_PARSE(app, argc, argv);
+
+  if (*fragment || *fragmented) {
+    auto v = load(d);
+    if (!v) return fail(v.message());
+    auto g = shape_of(gang_shape);
+    if (!g) return fail("gang shape: " + g.message());
+    nlohmann::json seen;
+    if (*fragmented) return report(weft::demo::check_fragmented(*v, *g, gang_pods, seen), seen, out);
+    auto f = shape_of(filler_shape);
+    if (!f) return fail("filler shape: " + f.message());
+    Problems problems;
+    seen = weft::demo::plan_fragmentation(*v, *g, max_slots, *f, problems);
+    std::cout << seen.dump() << "\n";
+    return report(problems, nullptr, "");
+  }
+  if (*defrag) {
+    auto after_view = load(d);
+    if (!after_view) return fail(after_view.message());
+    defrag_before.nodes = d.nodes;
+    defrag_before.podgroups = d.podgroups;
+    auto before_view = load(defrag_before);
+    if (!before_view) return fail(before_view.message());
+    auto plan = weft::demo::read_json_file(plan_file);
+    if (!plan) return fail(plan.message());
+    auto groups = weft::demo::read_json_file(podgroups_file);
+    if (!groups) return fail(groups.message());
+    weft::demo::DefragmentEvidence evidence{gang, *plan, *groups, read_text(api_log), &*before_view, &*after_view};
+    nlohmann::json seen;
+    return report(weft::demo::check_defragment(evidence, seen), seen, out);
+  }
 
   if (*labels) {
     auto v = load(d);

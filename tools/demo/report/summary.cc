@@ -22,11 +22,15 @@ nlohmann::json file_or(const std::string& dir, const std::string& name, nlohmann
   return j ? *j : fallback;
 }
 
-std::optional<ClusterView> view_of(const std::string& dir, const std::string& nodes, const std::string& pods) {
-  auto n = file_or(dir, nodes, nullptr);
-  auto p = file_or(dir, pods, nullptr);
+// The dump "tag" (nodes-<tag>.json, pods-<tag>.json) with the PodGroups of the same moment
+// (podgroups-<tag>.json; PodGroups created later would count as gangs with no pod bound).
+std::optional<ClusterView> view_of(const std::string& dir, const std::string& tag) {
+  auto n = file_or(dir, "nodes-" + tag + ".json", nullptr);
+  auto p = file_or(dir, "pods-" + tag + ".json", nullptr);
   if (n.is_null() || p.is_null()) return std::nullopt;
-  auto v = read_cluster(n, p, file_or(dir, "podgroups.json", nlohmann::json{{"items", nlohmann::json::array()}}));
+  auto groups = file_or(dir, "podgroups-" + tag + ".json", nullptr);
+  if (groups.is_null()) groups = file_or(dir, "podgroups.json", nlohmann::json{{"items", nlohmann::json::array()}});
+  auto v = read_cluster(n, p, groups);
   if (!v) return std::nullopt;
   return std::move(*v);
 }
@@ -54,9 +58,24 @@ Result<nlohmann::json> build_summary(const std::string& dir) {
   const auto load_before = file_or(dir, "load-before.json", nlohmann::json::object());
   const auto load_after = file_or(dir, "load-after.json", nlohmann::json::object());
 
-  auto placed = view_of(dir, "nodes-placed.json", "pods-placed.json");
-  auto after = view_of(dir, "nodes-after.json", "pods-after.json");
+  s["spread"] = file_or(dir, "spread.json", nlohmann::json::object());
+  s["defragment"] = file_or(dir, "defragment.json", nlohmann::json::object());
+  if (!s["defragment"].empty()) {
+    s["defragment"]["leaves_before"] = file_or(dir, "leaf-room-before.json", nlohmann::json::array());
+    s["defragment"]["fillers"] = file_or(dir, "fragment-plan.json", nlohmann::json::object())
+                                     .value("fillers", nlohmann::json::object());
+  }
+
+  auto placed = view_of(dir, "placed");
+  auto after = view_of(dir, "after");
+  auto final_view = view_of(dir, "defragmented");
   if (!placed) return make_error(dir + ": nodes-placed.json/pods-placed.json missing or unreadable");
+
+  // What each moved pod asked for, beside the usage the descheduler moved.
+  for (auto& e : s["evictions"])
+    for (const auto& p : placed->pods)
+      if (p.key == e.value("pod", ""))
+        e["cpu_request"] = weft::kube::to_base_units(p.requests.count("cpu") ? p.requests.at("cpu") : 0);
 
   // The plan names skipped pods only; add where each one runs.
   for (auto& k : s["skipped"])
@@ -75,6 +94,7 @@ Result<nlohmann::json> build_summary(const std::string& dir) {
       if (h.value("node", "") == name) node["hot"] = true;
     node["pods_before"] = nlohmann::json::array();
     node["pods_after"] = nlohmann::json::array();
+    node["pods_final"] = nlohmann::json::array();
     s["nodes"].push_back(node);
   }
   auto node_index = [&](const std::string& name) -> nlohmann::json* {
@@ -87,6 +107,11 @@ Result<nlohmann::json> build_summary(const std::string& dir) {
   if (after) {
     for (const auto& p : after->pods)
       if (auto* n = node_index(p.node)) n->at("pods_after").push_back({{"pod", p.name}, {"job", p.job}});
+  }
+  s["has_final"] = final_view.has_value();
+  if (final_view) {
+    for (const auto& p : final_view->pods)
+      if (auto* n = node_index(p.node)) n->at("pods_final").push_back({{"pod", p.name}, {"job", p.job}});
   }
 
   // Domains: nodes per spine and leaf of each fabric.
@@ -131,6 +156,13 @@ Result<nlohmann::json> build_summary(const std::string& dir) {
         if (p.key == pod) s["replaced"].push_back({{"pod", pod}, {"from", e.value("from", "")}, {"to", p.node},
                                                    {"phase", p.phase}});
     }
+  }
+  s["jobs_added"] = nlohmann::json::array();   // jobs of the defragment step
+  if (final_view) {
+    std::set<std::string> known;
+    for (const auto& j : s["jobs"]) known.insert(j.value("name", ""));
+    for (const auto& [name, job] : final_view->jobs)
+      if (!known.count(name)) s["jobs_added"].push_back({{"name", name}, {"kind", job.kind}, {"minMember", job.min_member}});
   }
   return s;
 }
@@ -184,6 +216,33 @@ std::string summary_table(const nlohmann::json& s) {
     out << fmt::format("  re-placed {:<18} on {} ({})\n", r.value("pod", ""), r.value("to", ""), r.value("phase", ""));
   for (const auto& k : s["skipped"])
     out << fmt::format("  kept    {:<20} on {:<8}: {}\n", k.value("pod", ""), k.value("node", ""), k.value("reason", ""));
+  for (const auto& e : s["evictions"])
+    if (e.contains("cpu_request"))
+      out << fmt::format("  moved   {:<20} measured {:.2f} cores vs request {:.0f} (sized by {})\n", e.value("pod", ""),
+                         e.value("cpu", 0.0), e.value("cpu_request", 0.0), e.value("sized_by", "requests"));
+  const auto& spread = s.value("spread", nlohmann::json::object());
+  if (!spread.empty())
+    out << fmt::format("  the {} moved pods went to {} nodes ({} low nodes could take them)\n", spread.value("moved", 0),
+                       spread.value("destinations", 0), spread.value("low_nodes", 0));
+  const auto& dg = s.value("defragment", nlohmann::json::object());
+  if (!dg.empty()) {
+    out << "\nDefragmentation (GangDefragment for " << dg.value("gang", "") << ")\n";
+    for (const auto& l : dg.value("leaves_before", nlohmann::json::array()))
+      out << fmt::format("  before: leaf {} (fabric {}) room for {} gang pods, {:.0f} cores free\n", l.value("leaf", ""),
+                         l.value("fabric", ""), l.value("slots", 0), l.value("free_cpu", 0.0));
+    std::string reserved;
+    for (const auto& n : dg.value("reserved_nodes", nlohmann::json::array()))
+      reserved += (reserved.empty() ? "" : " ") + n.get<std::string>();
+    out << fmt::format("  reserved-room on the PodGroup: {} (nodes {}) until {}\n", dg.value("domain", ""), reserved,
+                       dg.value("expires", ""));
+    for (const auto& e : dg.value("evictions", nlohmann::json::array()))
+      out << fmt::format("  evicted {:<18} from {:<8} -> re-placed on {:<8} (Eviction API: {})\n", e.value("pod", ""),
+                         e.value("from", ""), e.value("to", ""), e.value("eviction_api", false) ? "yes" : "NO");
+    std::string gang_nodes;
+    for (const auto& p : dg.value("gang_pods", nlohmann::json::array()))
+      gang_nodes += (gang_nodes.empty() ? "" : " ") + p.value("node", "");
+    out << fmt::format("  {} bound in leaf {}: {}\n", dg.value("gang", ""), dg.value("leaf", ""), gang_nodes);
+  }
   out << "\nCPU load per node (agents via Prometheus): before -> after rebalancing\n";
   int col = 0;
   for (const auto& n : s["nodes"]) {
@@ -201,6 +260,10 @@ std::string topology_dot(const nlohmann::json& s) {
   std::map<std::string, std::string> colour;
   size_t next = 0;
   for (const auto& j : s["jobs"]) colour[j.value("name", "")] = kPalette[next++ % std::size(kPalette)];
+  for (const auto& j : s.value("jobs_added", nlohmann::json::array()))
+    colour[j.value("name", "")] = kPalette[next++ % std::size(kPalette)];
+  const auto defrag = s.value("defragment", nlohmann::json::object());
+  const std::string reserved_leaf = defrag.value("leaf", "");
   std::set<std::string> hot;
   for (const auto& n : s["nodes"])
     if (n.value("hot", false)) hot.insert(n.value("name", ""));
@@ -210,7 +273,9 @@ std::string topology_dot(const nlohmann::json& s) {
   std::ostringstream d;
   d << "digraph weft {\n  rankdir=TB; newrank=true; compound=true;\n"
     << "  graph [fontname=\"Helvetica\", fontsize=12, labelloc=t, label=\"weft demo: fabrics from the agents' labels, "
-       "pods after rebalancing\"];\n"
+    << (s.value("has_final", false) ? "pods at the end (red: moved by the rebalancing; blue: by GangDefragment)"
+                                    : "pods after rebalancing")
+    << "\"];\n"
     << "  node [fontname=\"Helvetica\", fontsize=10, style=filled, fillcolor=white];\n  edge [arrowhead=none, color=\"#888888\"];\n";
   std::map<std::string, nlohmann::json> fabric_info;
   for (const auto& f : s["fabrics"]) fabric_info[f.value("id", "")] = f;
@@ -226,13 +291,20 @@ std::string topology_dot(const nlohmann::json& s) {
       d << fmt::format("    \"s{}\" [label=\"spine {}\\n{} nodes\", shape=box3d, fillcolor=\"#eeeeee\"];\n", spine,
                        short_guid(spine), count.get<int>());
     for (const auto& [leaf, count] : dom["leaves"].items()) {
-      d << fmt::format("    \"l{}\" [label=\"leaf {}\", shape=box, fillcolor=\"#f6f6f6\"];\n", leaf, short_guid(leaf));
+      if (leaf == reserved_leaf)
+        d << fmt::format("    \"l{}\" [label=\"leaf {}\\nroom reserved for {}\", shape=box, fillcolor=\"#dbe9f6\", "
+                         "color=\"#1f77b4\", penwidth=3];\n",
+                         leaf, short_guid(leaf), defrag.value("gang", ""));
+      else
+        d << fmt::format("    \"l{}\" [label=\"leaf {}\", shape=box, fillcolor=\"#f6f6f6\"];\n", leaf, short_guid(leaf));
       d << fmt::format("    \"s{}\" -> \"l{}\";\n", dom["leaf_spine"][leaf].get<std::string>(), leaf);
     }
     for (const auto& n : s["nodes"]) {
       if (n.value("fabric", "") != fabric) continue;
       const std::string name = n.value("name", "");
-      const auto& pods = s.value("has_after", false) ? n["pods_after"] : n["pods_before"];
+      const auto& pods = s.value("has_final", false)   ? n["pods_final"]
+                         : s.value("has_after", false) ? n["pods_after"]
+                                                       : n["pods_before"];
       std::vector<std::string> fills;
       std::string label = name;
       for (const auto& p : pods) {
@@ -268,10 +340,18 @@ std::string topology_dot(const nlohmann::json& s) {
                      "label=\"{}\", fontcolor=\"#d62728\", fontsize=9];\n",
                      r.value("from", ""), r.value("to", ""), pod.substr(pod.find('/') + 1));
   }
+  for (const auto& e : defrag.value("evictions", nlohmann::json::array())) {
+    const std::string pod = e.value("pod", "");
+    d << fmt::format("  \"n{}\" -> \"n{}\" [constraint=false, style=dashed, color=\"#1f77b4\", arrowhead=normal, "
+                     "label=\"{}\", fontcolor=\"#1f77b4\", fontsize=9];\n",
+                     e.value("from", ""), e.value("to", ""), pod.substr(pod.find('/') + 1));
+  }
   // Legend: one swatch per job.
   d << "  subgraph cluster_legend {\n    label=\"jobs\"; style=rounded; color=\"#999999\";\n";
   std::string prev;
-  for (const auto& j : s["jobs"]) {
+  nlohmann::json legend = s["jobs"];
+  for (const auto& j : s.value("jobs_added", nlohmann::json::array())) legend.push_back(j);
+  for (const auto& j : legend) {
     const std::string name = j.value("name", "");
     d << fmt::format("    \"job_{}\" [label=\"{}\\n{}{}\", shape=box, fillcolor=\"{}\"];\n", name, name,
                      j.value("kind", ""), j.value("minMember", 0) ? fmt::format(", min {}", j.value("minMember", 0)) : "",
