@@ -16,10 +16,21 @@ namespace {
 
 using Action = BindingDecision::Action;
 
+// Bytes in whole Ti or Gi as people write them ("2Ti", not "2199023255552").
+std::string quantity(const std::string& resource, int64_t milli) {
+  constexpr int64_t kGi = int64_t{1} << 30;
+  const bool bytes = resource == "memory" || resource == "ephemeral-storage";
+  if (bytes && milli % 1000 == 0 && milli / 1000 >= kGi && (milli / 1000) % kGi == 0) {
+    int64_t gi = milli / 1000 / kGi;
+    return gi % 1024 == 0 ? std::to_string(gi / 1024) + "Ti" : std::to_string(gi) + "Gi";
+  }
+  return kube::format_quantity(milli);
+}
+
 std::string quantities(const kube::ResourceList& l) {
   std::string out;
   for (const auto& [k, v] : l)
-    if (k != "pods" && v > 0) out += (out.empty() ? "" : ", ") + k + " " + kube::format_quantity(v);
+    if (k != "pods" && v > 0) out += (out.empty() ? "" : ", ") + k + " " + quantity(k, v);
   return out.empty() ? "nothing" : out;
 }
 
@@ -189,8 +200,8 @@ class Dispatcher {
       auto a = allocated.find(r);
       int64_t used = a == allocated.end() ? 0 : a->second;
       if (used + it->second > cap)
-        return r + ": " + kube::format_quantity(used) + " allocated + " + kube::format_quantity(it->second) +
-               " asked > capability " + kube::format_quantity(cap);
+        return r + ": " + quantity(r, used) + " allocated + " + quantity(r, it->second) +
+               " asked > capability " + quantity(r, cap);
     }
     return "";
   }
@@ -225,7 +236,7 @@ class Dispatcher {
           if (r == "pods" || v <= 0) continue;
           auto f = m->free().find(r);
           int64_t free = f == m->free().end() ? 0 : f->second;
-          if (free < v && short_of.empty()) short_of = r + " " + kube::format_quantity(free) + " free < " + kube::format_quantity(v);
+          if (free < v && short_of.empty()) short_of = r + " " + quantity(r, free) + " free < " + quantity(r, v);
           auto u = m->usable().find(r);
           slack = std::min(slack, static_cast<double>(free - v) / static_cast<double>(u == m->usable().end() || u->second <= 0 ? 1 : u->second));
         }
@@ -291,7 +302,7 @@ class Dispatcher {
       int64_t des = d == deserved_[q].end() ? 0 : d->second;
       if (alloc >= des)
         return stay(l, "QueueOverused", "queue " + q + " at its deserved share of " + r + " (" +
-                                            kube::format_quantity(alloc) + " allocated, " + kube::format_quantity(des) +
+                                            quantity(r, alloc) + " allocated, " + quantity(r, des) +
                                             " deserved)");
     }
     std::vector<std::string> why;

@@ -1,9 +1,9 @@
-# Step 2 and Karmada's part: Volcano Jobs on the control plane, each with the
-# ResourceBinding Karmada's detector makes for it from a PropagationPolicy (placement: the
-# Clusters labelled gpu=h100), suspended as Volcano Global's webhook leaves it; then
-# weft-scheduler global dispatching them, and the demo playing Karmada's execution layer:
-# a dispatched job's Volcano Job, PodGroup and pods appear in its member, where that
-# member's weft-scheduler binds them.
+# Step 2 and Karmada's part: Volcano Jobs on the control plane under a PropagationPolicy
+# (placement: the Clusters labelled gpu=h100); the demo plays Karmada's detector, making
+# each Job's ResourceBinding from the policy read back from the API, suspended as Volcano
+# Global's webhook leaves it. Then weft-scheduler global dispatches them, and the demo
+# plays Karmada's execution layer: a dispatched job's Volcano Job, PodGroup and pods
+# appear in its member, where that member's weft-scheduler binds them.
 
 vcjob_yaml() {
   local name=$1 queue=$2
@@ -32,25 +32,39 @@ trainer_container() {
     "$POD_CPU" "$POD_MEMORY" "$POD_GPUS" "$POD_GPUS"
 }
 
-binding_yaml() {
-  local name=$1
+policy_yaml() {
   cat <<YAML
 ---
-apiVersion: work.karmada.io/v1alpha2
-kind: ResourceBinding
-metadata:
-  name: $name-job
-  namespace: ml
-  labels: {propagationpolicy.karmada.io/name: gpu-training}
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: gpu-training, namespace: ml}
 spec:
-  resource: {apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: $name, namespace: ml}
-  replicas: $GANG_PODS
+  resourceSelectors: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job}]
   placement:
     clusterAffinity:
       labelSelector: {matchLabels: {gpu: h100}}
     replicaScheduling: {replicaSchedulingType: Duplicated}
-  suspension: {scheduling: true}
 YAML
+}
+
+# Karmada's detector: a ResourceBinding per Job the policy selects, with the policy's
+# placement and the Job's replicas; suspended (Volcano Global's webhook).
+detect_bindings() {
+  local policy f="$RUN/manifests/bindings.yaml" job
+  policy=$(kc get propagationpolicies.policy.karmada.io gpu-training -n ml -o json) ||
+    fail "the PropagationPolicy is not on the control plane"
+  : >"$f"
+  for job in "${JOBS[@]}"; do
+    kc get jobs.batch.volcano.sh "$job" -n ml -o json | jq -c --argjson p "$policy" '
+      select(any($p.spec.resourceSelectors[]; .apiVersion == "batch.volcano.sh/v1alpha1" and .kind == "Job"))
+      | {apiVersion: "work.karmada.io/v1alpha2", kind: "ResourceBinding",
+         metadata: {name: (.metadata.name + "-job"), namespace: .metadata.namespace,
+                    labels: {"propagationpolicy.karmada.io/name": $p.metadata.name}},
+         spec: {resource: {apiVersion, kind, name: .metadata.name, namespace: .metadata.namespace},
+                replicas: ([.spec.tasks[].replicas] | add), placement: $p.spec.placement,
+                suspension: {scheduling: true}}}' >>"$f" || fail "Job $job is not on the control plane"
+  done
+  kc apply -f "$f" >/dev/null || fail "kubectl apply of the ResourceBindings failed"
 }
 
 # JOB_QUEUE[job] = queue, in submission order in JOBS.
@@ -61,6 +75,7 @@ write_submission() {
   {
     namespace_yaml ml
     queues_yaml
+    policy_yaml
     # Interleaved submission: prod-train-1, research-exp-1, prod-train-2, ...
     for ((i = 1; i <= PROD_JOBS || i <= RESEARCH_JOBS; i++)); do
       for name in prod-train-$i research-exp-$i; do
@@ -68,7 +83,6 @@ write_submission() {
                         *) ((i <= RESEARCH_JOBS)) || continue; JOB_QUEUE[$name]=research ;; esac
         JOBS+=("$name")
         vcjob_yaml "$name" "${JOB_QUEUE[$name]}"
-        binding_yaml "$name"
       done
     done
   } >"$f"
@@ -169,12 +183,15 @@ step_submit() {
   step 2 "Volcano Jobs in two weighted queues, their ResourceBindings suspended; weft-scheduler global decides"
   write_submission
   kc apply -f "$RUN/manifests/control-plane.yaml" >/dev/null || fail "kubectl apply of the control plane's objects failed"
+  detect_bindings
   info "queues: prod (weight $PROD_WEIGHT), research (weight $RESEARCH_WEIGHT)"
   info "jobs: ${JOBS[*]}"
-  info "      each $GANG_PODS pods x $POD_GPUS GPUs (minAvailable $GANG_PODS), bindings suspended (spec.suspension.scheduling: true)"
+  info "      each $GANG_PODS pods x $POD_GPUS GPUs (minAvailable $GANG_PODS); PropagationPolicy gpu-training selects them,"
+  info "      their ResourceBindings carry its placement and are suspended (spec.suspension.scheduling: true)"
   local suspended
-  suspended=$(bindings_json | jq '[.items[] | select(.spec.suspension.scheduling == true)] | length')
-  [ "$suspended" = "${#JOBS[@]}" ] || fail "$suspended of ${#JOBS[@]} bindings are suspended before weft decides"
+  suspended=$(bindings_json | jq --argjson p "$(kc get propagationpolicies.policy.karmada.io gpu-training -n ml -o json)" \
+    '[.items[] | select(.spec.suspension.scheduling == true and .spec.placement == $p.spec.placement)] | length')
+  [ "$suspended" = "${#JOBS[@]}" ] || fail "$suspended of ${#JOBS[@]} bindings are suspended with the policy's placement before weft decides"
   start_global
   wait_until 30 "weft-scheduler global to decide on every binding" all_decided "${#JOBS[@]}"
   wait_global_cycles 1
