@@ -509,6 +509,17 @@ class Dispatcher {
       return ka.second > kb.second;
     };
     for (MemberState* m : eligible(b)) {
+      // The best a member can offer is its first admitted victim alone: when that is not
+      // better than a lone victim already found, the member is not tried.
+      if (best && best->victims.size() == 1) {
+        Live* first = nullptr;
+        for (Live* v : victims)
+          if (admit({}, *v, *m)) {
+            first = v;
+            break;
+          }
+        if (!first || !better({first}, best->victims)) continue;
+      }
       kube::ResourceList could = m->free();   // with every victim there gone: else no session
       for (const Live* v : victims)
         if (v->member == m->name()) kube::add_to(could, v->info->gang.total);
@@ -553,8 +564,9 @@ class Dispatcher {
       release(v, true);
       if ((f = fits_without()).fits) break;
     }
-    if (f.fits) {
-      // Put each back in turn, the last chosen first; keep out only the ones the gang needs.
+    // Put each back in turn, the last chosen first; keep out only the ones the gang needs.
+    // A lone victim is needed: callers come here only when the gang does not go without.
+    if (f.fits && chosen.size() > 1) {
       for (size_t k = chosen.size(); k-- > 0;) {
         Live* v = chosen[k];
         chosen.erase(chosen.begin() + static_cast<long>(k));
