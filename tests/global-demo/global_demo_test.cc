@@ -38,7 +38,7 @@ int left_running(const std::string& marker) {
 }
 
 TEST(GlobalDemo, RunsEndToEndAndItsClaimsHold) {
-  WEFT_SKIP_UNLESS(weft::testing::need_tools({"kubectl", "jq", "python3"}));
+  WEFT_SKIP_UNLESS(weft::testing::need_tools({"kubectl", "jq", "column"}));
   WEFT_SKIP_UNLESS(missing_binary());
   weft::testing::TempDir out("weft-global-demo-test");
   weft::testing::Process demo({.argv = {weft::testing::source_path("tools/global-demo/run-global-demo"), "--out",
