@@ -132,6 +132,17 @@ step_shares() {
   step_done "prod holds $prod GPUs and research $research, exactly their weights $PROD_WEIGHT:$RESEARCH_WEIGHT (first come, first served: $fifo_prod:$fifo_research)"
 }
 
+# Jobs on south now that were not there when weft first decided (step 2).
+new_on_south() {
+  local job
+  dispatched_pairs | awk '$2 == "south" { print $1 }' | while read -r job; do
+    jq -e --arg b "$job-job" 'any(.items[]; .metadata.name == $b and .spec.clusters[0].name? == "south")' \
+      "$STATE/bindings-decided.json" >/dev/null || echo "$job"
+  done
+}
+some_new_on_south() { [ -n "$(new_on_south)" ]; }
+names_south_not_ready() { [[ "$(condition_of "$1" message)" == *"south: NotReady"* ]]; }
+
 step_not_ready() {
   step 6 "a member set NotReady gets nothing new, even with room; once Ready it takes the next gang"
   # A prod job on south finishes while south is NotReady: south has room no one may use.
@@ -143,7 +154,7 @@ step_not_ready() {
   set_member_ready south False
   local waiting
   waiting=$(bindings_json | jq -r '.items[] | select(.spec.suspension.scheduling == true) | .spec.resource.name' | head -1)
-  wait_until 30 "the waiting bindings to name south NotReady" bash -c "[[ \"\$(kubectl --kubeconfig '$RUN/kubeconfig' get resourcebindings.work.karmada.io '$waiting-job' -n ml -o jsonpath='{.status.conditions[0].message}')\" == *'south: NotReady'* ]]"
+  wait_until 30 "$waiting-job to name south NotReady" names_south_not_ready "$waiting"
   finish_job "$victim" south
   south_pods_before=$(jq -c --arg j "$victim" 'map(select(startswith($j + "-") | not))' <<<"$south_pods_before")
   set_member_ready south False   # the resourceSummary now shows the room
@@ -151,8 +162,7 @@ step_not_ready() {
     jq -r '.status.resourceSummary | "\((.allocatable["nvidia.com/gpu"] | tonumber) - (.allocated["nvidia.com/gpu"] | tonumber)) GPUs free"')"
   wait_global_cycles 3
   local onto_south
-  onto_south=$(bindings_json | jq -r --argjson before "$(jq -c '[.items[] | select(.spec.clusters[0].name? == "south") | .metadata.name]' "$STATE/bindings-decided.json")" \
-    '.items[] | select(.spec.clusters[0].name? == "south") | .metadata.name | select(. as $n | $before | index($n) | not)')
+  onto_south=$(new_on_south | tr '\n' ' ')
   [ -z "$onto_south" ] || fail "dispatched to NotReady south: $onto_south"
   local after
   after=$(member_pods_json south | jq -c '[.items[].metadata.name] | sort')
@@ -161,16 +171,12 @@ step_not_ready() {
   msg=$(condition_of "$waiting" message)
   [[ "$msg" == *"south: NotReady"* ]] || fail "$waiting-job's reason does not name south NotReady: $msg"
   info "after 3 cycles: nothing new on south; $waiting-job waits: ...$(grep -o 'south: NotReady[^;]*' <<<"$msg")"
-  local on_south
-  on_south=$(dispatched_pairs | grep -c ' south$' || true)
   set_member_ready south True
-  wait_until 30 "a waiting gang to go to south once it is Ready" bash -c \
-    "kubectl --kubeconfig '$RUN/kubeconfig' get resourcebindings.work.karmada.io -n ml -o json | jq -e '[.items[] | select(.spec.clusters[0].name? == \"south\")] | length > $on_south' >/dev/null"
+  wait_until 30 "a waiting gang to go to south once it is Ready" some_new_on_south
   propagate_dispatched
   wait_until 30 "south's weft-scheduler to bind the new gang" propagated_bound
   local newcomer
-  newcomer=$(dispatched_pairs | awk '$2 == "south" { print $1 }' | while read -r j; do grep -q "\"$j-job\"" <<<"$(jq -c '[.items[] | select(.spec.clusters[0].name? == "south") | .metadata.name]' "$STATE/bindings-decided.json")" || echo "$j"; done | head -1)
-  [ -n "$newcomer" ] || fail "no new gang on south after it became Ready"
+  newcomer=$(new_on_south | head -1)
   check_whole "$newcomer" south >/dev/null
   check_no_overcommit
   step_done "while south was NotReady (with $(gpus_of_job) GPUs free after $victim finished) no binding went there and the waiting ones named it; Ready again, $newcomer went there whole and was bound"
