@@ -9,24 +9,6 @@
 namespace weft::scheduler::global::testing {
 namespace {
 
-std::string at_second(int s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "2026-01-01T00:%02d:%02dZ", s / 60, s % 60);
-  return buf;
-}
-
-void add_member(std::vector<json>& o, const std::string& name, int nodes, bool ready = true) {
-  o.push_back(cluster(name, ready));
-  for (int i = 0; i < nodes; ++i) o.push_back(gpu_node(name, name + "-n" + std::to_string(i)));
-}
-
-// A Volcano Job of `replicas` 8-GPU pods and its binding, suspended unless `cluster` is given.
-void add_job(std::vector<json>& o, const std::string& name, const std::string& queue, int replicas, int created,
-             const std::string& cluster = "") {
-  o.push_back(vcjob("ml", name, queue, replicas, 8));
-  o.push_back(binding("ml", name, replicas, at_second(created), cluster));
-}
-
 // Single-pod 8-GPU jobs in `queue`, suspended.
 void add_jobs(std::vector<json>& o, const std::string& queue, int count, int& clock, int replicas = 1) {
   for (int i = 0; i < count; ++i) {

@@ -1,5 +1,7 @@
 #include "tests/global/global_objects.h"
 
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 namespace weft::scheduler::global::testing {
@@ -65,6 +67,23 @@ json binding(const std::string& ns, const std::string& job, int replicas, const 
                       {"replicas", replicas}, {"suspension", {{"scheduling", cluster.empty()}}}}}};
   if (!cluster.empty()) b["spec"]["clusters"] = {{{"name", cluster}, {"replicas", replicas}}};
   return b;
+}
+
+std::string at_second(int s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "2026-01-01T00:%02d:%02dZ", s / 60, s % 60);
+  return buf;
+}
+
+void add_member(std::vector<json>& o, const std::string& name, int nodes, bool ready) {
+  o.push_back(cluster(name, ready));
+  for (int i = 0; i < nodes; ++i) o.push_back(gpu_node(name, name + "-n" + std::to_string(i)));
+}
+
+void add_job(std::vector<json>& o, const std::string& name, const std::string& queue, int replicas, int created,
+             const std::string& cluster) {
+  o.push_back(vcjob("ml", name, queue, replicas, 8));
+  o.push_back(binding("ml", name, replicas, at_second(created), cluster));
 }
 
 GlobalDecisions decide(const std::vector<json>& objects) {

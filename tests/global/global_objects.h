@@ -26,6 +26,14 @@ json vcjob(const std::string& ns, const std::string& name, const std::string& qu
 json binding(const std::string& ns, const std::string& job, int replicas, const std::string& created,
              const std::string& cluster = "");
 
+// "2026-01-01T00:MM:SSZ", `s` seconds after the first.
+std::string at_second(int s);
+// A Cluster and `nodes` GPU nodes of that member.
+void add_member(std::vector<json>& o, const std::string& name, int nodes, bool ready = true);
+// A Volcano Job of `replicas` 8-GPU pods and its binding, suspended unless `cluster` is given.
+void add_job(std::vector<json>& o, const std::string& name, const std::string& queue, int replicas, int created,
+             const std::string& cluster = "");
+
 // Adds every object (failing the test on an error) and dispatches.
 GlobalDecisions decide(const std::vector<json>& objects);
 const BindingDecision& find(const GlobalDecisions& d, const std::string& key);

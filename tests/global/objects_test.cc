@@ -66,6 +66,35 @@ TEST(GlobalObjects, UnknownQueueAndBadSuspension) {
   EXPECT_NE(error_of(o).find("spec.suspension.scheduling: not a boolean"), std::string::npos);
 }
 
+TEST(GlobalObjects, QueueFieldsNotHonouredAcrossClustersAreRefused) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"extendClusters": [{"name": "m1", "weight": 1}]})", "spec.extendClusters: not supported by weft-scheduler global"},
+      {R"({"affinity": {"nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": ["a"]}}})",
+       "spec.affinity: queue node-group affinity is not supported"},
+      {R"({"reclaimable": "no"})", "spec.reclaimable: \"no\" is not a boolean"},
+      {R"({"parent": "org"})", "spec.parent: hierarchical queues are not supported"}};
+  for (const auto& [fields, message] : cases) {
+    auto o = base();
+    const json extra = json::parse(fields);
+    for (const auto& [k, v] : extra.items()) o[2]["spec"][k] = v;
+    std::string e = error_of(o);
+    EXPECT_NE(e.find("cp.json: document 3 (Queue team): " + message), std::string::npos) << e;
+  }
+  // In run mode the Queue is left out, with its message, and the rest is built.
+  auto o = base();
+  o[2]["spec"]["extendClusters"] = json::array();
+  o.push_back(queue("other", 1));
+  GlobalBuilder builder;
+  for (size_t i = 0; i < o.size(); ++i) ASSERT_TRUE(builder.add(o[i], "object " + std::to_string(i)));
+  std::vector<std::string> skipped;
+  auto state = builder.build(&skipped);
+  ASSERT_TRUE(state) << state.message();
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("object 2: spec.extendClusters"), std::string::npos) << skipped[0];
+  EXPECT_EQ(state->queues.count("team"), 0u);
+  EXPECT_EQ(state->queues.count("other"), 1u);
+}
+
 TEST(GlobalObjects, WeightedDivisionIsRefusedNotIgnored) {
   auto o = base();
   json b = binding("ml", "train", 2, "2026-01-01T00:00:00Z");

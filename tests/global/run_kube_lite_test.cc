@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "kube/objects.h"
 #include "scheduler/global/app/global_watch.h"
@@ -227,6 +228,52 @@ TEST(GlobalRun, PreemptionAcrossClustersTakesBackWhatTheGangNeeds) {
   json kept = get_binding(cp, "low-a-job");
   EXPECT_EQ(kept["spec"]["suspension"]["scheduling"], false);
   EXPECT_EQ(kept["spec"]["clusters"][0]["name"], "m1");
+}
+
+TEST(GlobalRun, ReclaimWritesItsVictimsBackSuspendedWithAnEvent) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  TempDir dir("weft-global");
+  // Queue "a" holds both members with four one-pod jobs; "b" (same weight) asks a gang
+  // of two: "a" is 16 GPUs above its share.
+  std::vector<json> cp = {cluster("m1"), cluster("m2"), queue("a", 1), queue("b", 1)};
+  std::map<std::string, std::vector<json>> member = {{"m1", {member_node("a1"), member_node("a2")}},
+                                                     {"m2", {member_node("b1"), member_node("b2")}}};
+  const std::vector<std::pair<std::string, std::string>> held = {{"m1", "a1"}, {"m2", "b1"}, {"m1", "a2"}, {"m2", "b2"}};
+  for (size_t i = 0; i < held.size(); ++i) {
+    const std::string job = "a-" + std::to_string(i);
+    cp.push_back(vcjob("ml", job, "a", 1, 8));
+    cp.push_back(binding("ml", job, 1, at_second(static_cast<int>(i)), held[i].first));
+    json pod = job_pod("", "ml", job, 0, held[i].second, 8);
+    pod["metadata"].erase("annotations");
+    member[held[i].first].push_back(pod);
+  }
+  cp.push_back(vcjob("ml", "b-wide", "b", 2, 8));
+  cp.push_back(binding("ml", "b-wide", 2, at_second(10)));
+  KubeLite control({.state = state_file(dir, "cp.json", cp)});
+  KubeLite m1({.state = state_file(dir, "m1.json", member["m1"])});
+  KubeLite m2({.state = state_file(dir, "m2.json", member["m2"])});
+  ASSERT_EQ(control.error() + m1.error() + m2.error(), "");
+
+  auto [code, out] = run_global(control, m1, m2);
+  ASSERT_EQ(code, 0) << out;
+  json wide = get_binding(control, "b-wide-job");
+  EXPECT_EQ(wide["spec"]["clusters"], json::parse(R"([{"name": "m2", "replicas": 2}])")) << wide.dump();
+  EXPECT_EQ(wide["spec"]["suspension"]["scheduling"], false);
+  auto events = control.client().list(kube::resources::events(), "ml");
+  ASSERT_TRUE(events) << events.message();
+  for (const char* name : {"a-1-job", "a-3-job"}) {
+    json v = get_binding(control, name);
+    EXPECT_EQ(v["spec"]["clusters"], json::array()) << v.dump();
+    EXPECT_EQ(v["spec"]["suspension"]["scheduling"], true) << v.dump();
+    int reclaimed = 0;
+    for (const auto& e : events->items)
+      if (e["involvedObject"].value("name", "") == name && e.value("reason", "") == "Reclaimed" &&
+          e.value("message", "").find("reclaimed for ml/b-wide-job of queue b") != std::string::npos)
+        ++reclaimed;
+    EXPECT_EQ(reclaimed, 1) << name;
+  }
+  for (const char* name : {"a-0-job", "a-2-job"})
+    EXPECT_EQ(get_binding(control, name)["spec"]["clusters"][0]["name"], "m1") << name;
 }
 
 }  // namespace

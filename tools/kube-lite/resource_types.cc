@@ -29,6 +29,8 @@ ResourceTypes::ResourceTypes() {
   // Karmada's control plane (weft-scheduler global) and the Volcano Job it dispatches.
   add({0, "cluster.karmada.io", "v1alpha1", "clusters", "cluster", "Cluster", false, true, true, {}, {}});
   add({0, "work.karmada.io", "v1alpha2", "resourcebindings", "resourcebinding", "ResourceBinding", true, true, true, {"rb"}, {}});
+  add({0, "policy.karmada.io", "v1alpha1", "propagationpolicies", "propagationpolicy", "PropagationPolicy", true, false,
+       true, {"pp"}, {}});
   add({0, "batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, true, true, {"vcjob", "vj"}, {}});
   // What deploy/ applies (schemas in schemas.cc).
   add({0, "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, false, false, {"sa"}, {}});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -15,10 +16,21 @@ namespace {
 
 using Action = BindingDecision::Action;
 
+// Bytes in whole Ti or Gi as people write them ("2Ti", not "2199023255552").
+std::string quantity(const std::string& resource, int64_t milli) {
+  constexpr int64_t kGi = int64_t{1} << 30;
+  const bool bytes = resource == "memory" || resource == "ephemeral-storage";
+  if (bytes && milli % 1000 == 0 && milli / 1000 >= kGi && (milli / 1000) % kGi == 0) {
+    int64_t gi = milli / 1000 / kGi;
+    return gi % 1024 == 0 ? std::to_string(gi / 1024) + "Ti" : std::to_string(gi) + "Gi";
+  }
+  return kube::format_quantity(milli);
+}
+
 std::string quantities(const kube::ResourceList& l) {
   std::string out;
   for (const auto& [k, v] : l)
-    if (k != "pods" && v > 0) out += (out.empty() ? "" : ", ") + k + " " + kube::format_quantity(v);
+    if (k != "pods" && v > 0) out += (out.empty() ? "" : ", ") + k + " " + quantity(k, v);
   return out.empty() ? "nothing" : out;
 }
 
@@ -188,8 +200,8 @@ class Dispatcher {
       auto a = allocated.find(r);
       int64_t used = a == allocated.end() ? 0 : a->second;
       if (used + it->second > cap)
-        return r + ": " + kube::format_quantity(used) + " allocated + " + kube::format_quantity(it->second) +
-               " asked > capability " + kube::format_quantity(cap);
+        return r + ": " + quantity(r, used) + " allocated + " + quantity(r, it->second) +
+               " asked > capability " + quantity(r, cap);
     }
     return "";
   }
@@ -224,7 +236,7 @@ class Dispatcher {
           if (r == "pods" || v <= 0) continue;
           auto f = m->free().find(r);
           int64_t free = f == m->free().end() ? 0 : f->second;
-          if (free < v && short_of.empty()) short_of = r + " " + kube::format_quantity(free) + " free < " + kube::format_quantity(v);
+          if (free < v && short_of.empty()) short_of = r + " " + quantity(r, free) + " free < " + quantity(r, v);
           auto u = m->usable().find(r);
           slack = std::min(slack, static_cast<double>(free - v) / static_cast<double>(u == m->usable().end() || u->second <= 0 ? 1 : u->second));
         }
@@ -290,7 +302,7 @@ class Dispatcher {
       int64_t des = d == deserved_[q].end() ? 0 : d->second;
       if (alloc >= des)
         return stay(l, "QueueOverused", "queue " + q + " at its deserved share of " + r + " (" +
-                                            kube::format_quantity(alloc) + " allocated, " + kube::format_quantity(des) +
+                                            quantity(r, alloc) + " allocated, " + quantity(r, des) +
                                             " deserved)");
     }
     std::vector<std::string> why;
@@ -308,6 +320,7 @@ class Dispatcher {
       }
     }
     if (b.divisible && divide(l)) return;
+    if (reclaim(l)) return;
     std::string head = "no member cluster fits all " + std::to_string(b.gang.replicas) + " pods (" + quantities(b.gang.total) + ")";
     if (summed_member_enough)
       head = "fragmentation: the free capacity summed over a member's nodes is enough, but the gang does not fit on "
@@ -318,6 +331,7 @@ class Dispatcher {
     std::string detail;
     for (const auto& w : why) detail += (detail.empty() ? "" : "; ") + w;
     if (members_.empty()) detail = "no Cluster objects";
+    if (!reclaim_note_.empty()) detail += "; " + reclaim_note_;
     stay(l, "NoClusterFit", head + ": " + detail);
   }
 
@@ -396,6 +410,78 @@ class Dispatcher {
       preempt_note_ = "no lower-priority binding of the queue to take back";
       return false;
     }
+    auto why = [&](const Live& v) {
+      return "taken back for " + b.key + " (priority " + std::to_string(b.gang.priority) + " > " +
+             std::to_string(v.info->gang.priority) + ") in queue " + q + " at its capability";
+    };
+    if (place_taking_back(l, victims, [](const std::vector<Live*>&, const Live&, const MemberState&) { return true; },
+                          "Preempted", why))
+      return true;
+    preempt_note_ = "taking back its lower-priority bindings would not make room";
+    return false;
+  }
+
+  // Reclaim across queues (Volcano's reclaim, whole bindings): a binding that fits on no
+  // member, of a queue that stays within its deserved share with it, may take back
+  // bindings of reclaimable queues on one member, only from what those queues hold
+  // beyond their deserved shares: a queue is never taken below its share, so what was
+  // reclaimed is not reclaimed back in the next cycle.
+  bool reclaim(Live& l) {
+    reclaim_note_.clear();
+    const BindingInfo& b = *l.info;
+    const std::string& q = b.gang.queue;
+    for (const auto& [r, v] : b.gang.total)
+      if (r != "pods" && v > 0 && amount(allocated_[q], r) + v > amount(deserved_[q], r)) return false;
+    auto over_share = [&](const std::string& vq, const kube::ResourceList& left) {
+      for (const auto& [r, v] : b.gang.total)
+        if (r != "pods" && v > 0 && amount(left, r) > amount(deserved_[vq], r)) return true;
+      return false;
+    };
+    std::vector<Live*> victims;
+    for (auto& v : live_) {
+      const std::string& vq = v.info->gang.queue;
+      if (v.holding && !v.member.empty() && vq != q && s_.queues.at(vq).reclaimable && over_share(vq, allocated_[vq]))
+        victims.push_back(&v);
+    }
+    if (victims.empty()) return false;
+    // Only a victim on the member makes room there, and only from its queue's excess.
+    auto admit = [&](const std::vector<Live*>& chosen, const Live& v, const MemberState& m) {
+      if (v.member != m.name()) return false;
+      const std::string& vq = v.info->gang.queue;
+      kube::ResourceList left = allocated_[vq];
+      for (const Live* c : chosen)
+        if (c->info->gang.queue == vq) kube::subtract_from(left, c->info->gang.total);
+      if (!over_share(vq, left)) return false;
+      for (const auto& [r, v_amount] : v.info->gang.total) {
+        int64_t have = amount(left, r), share = amount(deserved_[vq], r);
+        if (r != "pods" && v_amount > 0 && have > share && have - v_amount < share) return false;
+      }
+      return true;
+    };
+    auto why = [&](const Live& v) {
+      const std::string& vq = v.info->gang.queue;
+      return "reclaimed for " + b.key + " of queue " + q + " (below its deserved share): queue " + vq +
+             " holds more than its deserved share (" + quantities(allocated_[vq]) + " allocated, " +
+             quantities(deserved_[vq]) + " deserved)";
+    };
+    if (place_taking_back(l, victims, admit, "Reclaimed", why)) return true;
+    reclaim_note_ = "reclaiming what other queues hold beyond their deserved shares would not make room";
+    return false;
+  }
+
+  static int64_t amount(const kube::ResourceList& l, const std::string& r) {
+    auto it = l.find(r);
+    return it == l.end() ? 0 : it->second;
+  }
+
+  using Admit = std::function<bool(const std::vector<Live*>& chosen, const Live& victim, const MemberState& m)>;
+
+  // Of the members the binding may go to, the one where the fewest `victims` (admitted
+  // in order: lowest priority, newest first) make room, then the lowest priorities, then
+  // the newest; those are taken back and the binding placed there. False: left as it was.
+  bool place_taking_back(Live& l, std::vector<Live*> victims, const Admit& admit, const std::string& code,
+                         const std::function<std::string(const Live&)>& why) {
+    const BindingInfo& b = *l.info;
     std::stable_sort(victims.begin(), victims.end(), [](const Live* x, const Live* y) {
       if (x->info->gang.priority != y->info->gang.priority) return x->info->gang.priority < y->info->gang.priority;
       return x->info->created > y->info->created;
@@ -423,33 +509,46 @@ class Dispatcher {
       return ka.second > kb.second;
     };
     for (MemberState* m : eligible(b)) {
-      auto victims_here = victims_for(*m, victims, b);
+      // The best a member can offer is its first admitted victim alone: when that is not
+      // better than a lone victim already found, the member is not tried.
+      if (best && best->victims.size() == 1) {
+        Live* first = nullptr;
+        for (Live* v : victims)
+          if (admit({}, *v, *m)) {
+            first = v;
+            break;
+          }
+        if (!first || !better({first}, best->victims)) continue;
+      }
+      kube::ResourceList could = m->free();   // with every victim there gone: else no session
+      for (const Live* v : victims)
+        if (v->member == m->name()) kube::add_to(could, v->info->gang.total);
+      if (!kube::fits(b.gang.total, could)) continue;
+      auto victims_here = victims_for(*m, victims, b, admit);
       if (victims_here && (!best || better(victims_here->first, best->victims)))
         best = Choice{m, std::move(victims_here->first), std::move(victims_here->second)};
     }
-    if (best) {
-      std::string names;
-      for (Live* v : best->victims) {
-        names += (names.empty() ? "" : ", ") + v->info->key;
-        take_back(*v, b);
-      }
-      dispatch_to(l, *best->member, best->placement);
-      l.decision.reason += " after taking back " + names;
-      return true;
+    if (!best) return false;
+    std::string names;
+    for (Live* v : best->victims) {
+      names += (names.empty() ? "" : ", ") + v->info->key;
+      take_back(*v, code, why(*v));
     }
-    preempt_note_ = "taking back its lower-priority bindings would not make room";
-    return false;
+    dispatch_to(l, *best->member, best->placement);
+    l.decision.reason += " after taking back " + names;
+    return true;
   }
 
-  // The fewest victims (in `victims` order) that bring the queue under its capability and
-  // let the gang fit on `m`, with the placement; `m` is left as it was.
+  // The fewest admitted victims (in `victims` order) that keep the queue within its
+  // capability and let the gang fit on `m`, with the placement; `m` is left as it was.
   std::optional<std::pair<std::vector<Live*>, Placement>> victims_for(MemberState& m, const std::vector<Live*>& victims,
-                                                                     const BindingInfo& b) {
+                                                                     const BindingInfo& b, const Admit& admit) {
     const std::string& q = b.gang.queue;
     std::vector<Live*> chosen;
     auto fits_without = [&]() -> FitResult {
       kube::ResourceList a = allocated_[q];
-      for (Live* v : chosen) kube::subtract_from(a, v->info->gang.total);
+      for (Live* v : chosen)
+        if (v->info->gang.queue == q) kube::subtract_from(a, v->info->gang.total);
       if (!over_capability(q, a, b.gang.total).empty()) return {};
       return m.fit(b.gang);
     };
@@ -460,12 +559,14 @@ class Dispatcher {
     };
     FitResult f;
     for (Live* v : victims) {
+      if (!admit(chosen, *v, m)) continue;
       chosen.push_back(v);
       release(v, true);
       if ((f = fits_without()).fits) break;
     }
-    if (f.fits) {
-      // Put each back in turn, the last chosen first; keep out only the ones the gang needs.
+    // Put each back in turn, the last chosen first; keep out only the ones the gang needs.
+    // A lone victim is needed: callers come here only when the gang does not go without.
+    if (f.fits && chosen.size() > 1) {
       for (size_t k = chosen.size(); k-- > 0;) {
         Live* v = chosen[k];
         chosen.erase(chosen.begin() + static_cast<long>(k));
@@ -495,16 +596,15 @@ class Dispatcher {
     return out;
   }
 
-  void take_back(Live& v, const BindingInfo& by) {
+  void take_back(Live& v, const std::string& code, const std::string& reason) {
     members_.at(v.member)->give_back(v.placement);
     v.holding = false;
     kube::subtract_from(allocated_[v.info->gang.queue], v.info->gang.total);
     v.decision.action = Action::Preempt;
     v.decision.suspended = true;
     v.decision.clusters.clear();
-    v.decision.reason_code = "Preempted";
-    v.decision.reason = "taken back for " + by.key + " (priority " + std::to_string(by.gang.priority) + " > " +
-                        std::to_string(v.info->gang.priority) + ") in queue " + by.gang.queue + " at its capability";
+    v.decision.reason_code = code;
+    v.decision.reason = reason;
   }
 
   GlobalDecisions report() {
@@ -537,7 +637,7 @@ class Dispatcher {
   std::vector<Live> live_;
   std::map<std::string, kube::ResourceList> allocated_, deserved_;
   std::map<std::string, std::vector<size_t>> pending_;
-  std::string preempt_note_;
+  std::string preempt_note_, reclaim_note_;
   std::vector<std::string> order_;
   struct OwnedPod {
     std::string member;

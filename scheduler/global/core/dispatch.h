@@ -3,7 +3,9 @@
 // order inside a queue, either goes whole to one member cluster where the single-cluster
 // core places all its pods on the member's own nodes, or stays suspended with a reason.
 // A binding blocked by its queue's capability may take back lower-priority bindings of
-// the same queue, only when that frees enough to place it. No I/O.
+// the same queue, and one that fits nowhere while its queue is below its deserved share
+// may take back what reclaimable queues hold beyond theirs; either only when that frees
+// enough to place it. No I/O.
 #pragma once
 
 #include <string>

@@ -298,6 +298,22 @@ Result<BindingInfo> parse_binding(const json& o, const std::string& where, const
   return b;
 }
 
+// The Queue fields the single-cluster builder reads are honoured across clusters; these
+// are not, and are refused rather than ignored.
+Status check_global_queue(const json& q, const std::string& where) {
+  const json& spec = at(q, "spec");
+  if (at(spec, "parent").is_string() && at(spec, "parent") != "root")
+    return field_error(where, "spec.parent", "hierarchical queues are not supported by weft-scheduler global");
+  if (!at(spec, "reclaimable").is_null() && !at(spec, "reclaimable").is_boolean())
+    return field_error(where, "spec.reclaimable", at(spec, "reclaimable").dump() + " is not a boolean");
+  if (!at(spec, "extendClusters").is_null())
+    return field_error(where, "spec.extendClusters", "not supported by weft-scheduler global (choose the member "
+                                                     "clusters with the ResourceBinding's spec.placement)");
+  if (!at(spec, "affinity").is_null())
+    return field_error(where, "spec.affinity", "queue node-group affinity is not supported by weft-scheduler global");
+  return {};
+}
+
 // Which dispatched binding created a member pod: Volcano's job-name label, or the
 // workload as the pod's (or its ReplicaSet's) controller.
 std::string owner_key(const json& pod, const std::map<std::string, std::vector<const BindingInfo*>>& by_workload) {
@@ -376,16 +392,20 @@ Result<GlobalState> GlobalBuilder::build(std::vector<std::string>* skipped) {
     if (!mc) return mc.error();
     s.clusters[mc->name] = std::move(*mc);
   }
-  // Queues and priority classes through the single-cluster builder: the same rules.
+  // Queues and priority classes through the single-cluster builder: the same rules. A
+  // bad Queue is left out in run mode (its bindings then name the missing queue).
   SnapshotBuilder qb;
   for (const auto* list : {&queues_, &priority_classes_})
     for (const auto& q : *list) {
-      if (auto st = qb.add(q.object, q.where); !st) return st.error();
+      Status st = list == &queues_ ? check_global_queue(q.object, q.where) : Status{};
+      if (st) st = qb.add(q.object, q.where);
+      if (!st) {
+        if (!skipped || list != &queues_) return st.error();
+        skipped->push_back(st.message());
+        continue;
+      }
       if (list != &queues_) continue;
-      const json& spec = at(q.object, "spec");
-      if (at(spec, "parent").is_string() && at(spec, "parent") != "root")
-        return field_error(q.where, "spec.parent", "hierarchical queues are not supported by weft-scheduler global");
-      auto pr = int_field(at(spec, "priority"), q.where, "spec.priority", 0);
+      auto pr = int_field(at(at(q.object, "spec"), "priority"), q.where, "spec.priority", 0);
       if (!pr) return pr.error();
       s.queue_extras[kube::name_of(q.object)].priority = *pr;
     }
