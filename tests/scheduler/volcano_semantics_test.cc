@@ -363,5 +363,37 @@ TEST(VolcanoSemantics, LoadAwareScoringDoesNotHerd) {
   EXPECT_GE(per_node.size(), 3u) << json(per_node).dump();
 }
 
+// A 60 s load average barely shows a pod bound 0.3 s before it: such a pod still counts by
+// its requests for the part of the window it missed (seen in the demo: two moved pods a
+// second apart both went to the node whose report had just been written).
+TEST(VolcanoSemantics, LoadAwareCountsAPodBoundInsideTheReportsWindow) {
+  auto node = [](const std::string& name, double load) {
+    json report = {{"cpu", load}, {"memory", load}, {"window_s", 60}, {"source", "ebpf"}, {"at", "2026-01-01T00:00:30Z"}};
+    return json{{"apiVersion", "v1"},
+                {"kind", "Node"},
+                {"metadata", {{"name", name}, {"annotations", {{"weft.dev/load", report.dump()}}}}},
+                {"status", {{"allocatable", {{"cpu", "10"}, {"memory", "10Gi"}, {"pods", "110"}}}}}};
+  };
+  auto run_with_bound_at = [&](const std::string& scheduled_at) {
+    ScenarioBuilder s;
+    s.add(node("n-a", 0.10));
+    s.add(node("n-b", 0.30));
+    s.add(raw_group("moved", "default", 1));
+    json moved = raw_pod("moved-0", "moved", {{"cpu", "4"}, {"memory", "4Gi"}}, json::object(), "n-a");
+    moved["status"]["conditions"] = json::array(
+        {{{"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", scheduled_at}}});
+    s.add(moved);
+    s.add(raw_group("next", "default", 1));
+    s.add(raw_pod("next-0", "next", {{"cpu", "1"}, {"memory", "1Gi"}}));
+    auto conf = config_of("actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: predicates\n"
+                          "  - name: usage\n");
+    return s.run_at(conf, kube::parse_rfc3339("2026-01-01T00:00:31Z").value()).node_of("default/next-0");
+  };
+  // Bound 0.3 s before the report: n-a is 10 % + 40 % x (59.7 / 60), busier than n-b.
+  EXPECT_EQ(run_with_bound_at("2026-01-01T00:00:29.7Z"), "n-b");
+  // Bound a whole window before: the report has measured it; n-a is the idlest.
+  EXPECT_EQ(run_with_bound_at("2025-12-31T23:59:00Z"), "n-a");
+}
+
 }  // namespace
 }  // namespace weft::scheduler::testing

@@ -1,8 +1,9 @@
 // usage (load-aware): scores nodes by the idle share of their real load, from the agents'
 // weft.dev/load annotation, and filters nodes above thresholds. No herd: a report only
-// knows the pods that ran before it, so every pod bound since (PodScheduled after the
-// report's time, or placed earlier in this session) counts as load by its requests until
-// a newer report arrives; a burst of placements spreads instead of piling on the node
+// knows the pods that ran through its window, so every pod bound since (PodScheduled after
+// the report's time, or placed earlier in this session) counts as load by its requests,
+// and one bound inside the window by the part of the window it missed, until a newer
+// report arrives; a burst of placements spreads instead of piling on the node
 // that looked idlest. A report older than usage.maxAge (default 5m, docs/contracts.md) or
 // that does not decode is no report: the node counts as half loaded.
 #include "scheduler/core/plugins/usage/usage.h"
@@ -23,6 +24,17 @@ struct Args {
   std::optional<double> cpu_threshold, memory_threshold;   // percent
   kube::Duration max_age = kube::kDefaultLoadMaxAge;   // usage.maxAge
 };
+
+// The share of a bound pod's requests its node's report has not measured: 1 when bound
+// after the report, the part of the averaging window before its binding when bound inside
+// it (a 60 s average barely shows a pod bound 0.3 s before it), 0 when bound earlier.
+double unseen_share(const PodInfo& pod, const NodeLoad& load) {
+  if (!pod.scheduled_at) return pod.phase == "Pending" ? 1 : 0;
+  if (*pod.scheduled_at > *load.at) return 1;
+  if (load.window_s <= 0) return 0;
+  const double ran = std::chrono::duration<double>(*load.at - *pod.scheduled_at).count();
+  return std::clamp(1 - ran / load.window_s, 0.0, 1.0);
+}
 
 class Usage : public OptionPlugin {
  public:
@@ -47,17 +59,17 @@ class Usage : public OptionPlugin {
       base_cpu_[n] = node.load->cpu;
       base_mem_[n] = node.load->memory;
     }
-    // Pods bound after the node's report (or bound with no known time while the report
-    // exists): their requests are load the report has not seen.
+    // Pods the report has not (fully) seen: bound after it, or bound with no known time
+    // while it exists, count by their requests; a pod bound inside the report's averaging
+    // window counts for the part of the window it missed.
     for (size_t p = 0; p < ssn.snap.pods.size(); ++p) {
       const PodInfo& pod = ssn.snap.pods[p];
       int n = ssn.node_of_pod[p];
       if (n < 0 || !fresh[n]) continue;
-      const NodeLoad& load = *ssn.snap.nodes[n].load;
-      bool unseen = pod.scheduled_at ? *pod.scheduled_at > *load.at : pod.phase == "Pending";
-      if (!unseen) continue;
-      base_cpu_[n] += fraction(c, static_cast<int>(p), n, cpu_);
-      base_mem_[n] += fraction(c, static_cast<int>(p), n, mem_);
+      const double unseen = unseen_share(pod, *ssn.snap.nodes[n].load);
+      if (unseen <= 0) continue;
+      base_cpu_[n] += unseen * fraction(c, static_cast<int>(p), n, cpu_);
+      base_mem_[n] += unseen * fraction(c, static_cast<int>(p), n, mem_);
     }
     if (args_.cpu_threshold || args_.memory_threshold)
       ssn.add_predicate(opt_, [this, fresh](int, int node) -> std::string {
