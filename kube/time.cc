@@ -87,7 +87,8 @@ Result<TimePoint> parse_rfc3339(const std::string& text) {
 }
 
 std::string format_rfc3339(TimePoint t) {
-  std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  // To the second below: to_time_t truncates toward zero, a second late before 1970.
+  const auto secs = static_cast<std::time_t>(std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count());
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[32];

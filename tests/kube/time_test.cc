@@ -31,6 +31,14 @@ TEST(Time, NulByteIsNoSeparator) {
     EXPECT_FALSE(parse_rfc3339(bad).ok());
 }
 
+// Found by fuzz/rfc3339_fuzz.cc: before 1970 a fraction rounded the second up.
+TEST(Time, FormatBefore1970IsTheSecondBelow) {
+  auto t = parse_rfc3339("1900-01-21T00:30:00.5-00:30");
+  ASSERT_TRUE(t.ok()) << t.message();
+  EXPECT_EQ(format_rfc3339(*t), "1900-01-21T01:00:00Z");
+  EXPECT_EQ(format_rfc3339(*parse_rfc3339("1969-12-31T23:59:59.999Z")), "1969-12-31T23:59:59Z");
+}
+
 // weft.dev/load annotations carry the agent's own stamps: UTC to the second.
 TEST(Time, FormatIsUtcToTheSecond) {
   const auto t = std::chrono::system_clock::from_time_t(1'800'000'000);
