@@ -211,7 +211,10 @@ Status add_queue(Snapshot& s, const json& o, const std::string& where) {
     if (!r) return r.error();
     *into = std::move(*r);
   }
-  if (at(spec, "reclaimable").is_boolean()) q.reclaimable = at(spec, "reclaimable").get<bool>();
+  if (const json& r = at(spec, "reclaimable"); !r.is_null()) {
+    if (!r.is_boolean()) return field_error(where, "spec.reclaimable", r.dump() + " is not true or false");
+    q.reclaimable = r.get<bool>();
+  }
   auto priority = int_field(at(spec, "priority"), where, "spec.priority", 0);
   if (!priority) return priority.error();
   q.priority = *priority;

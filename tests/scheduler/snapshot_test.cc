@@ -36,6 +36,22 @@ spec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}
   EXPECT_NE(st.message().find("'lots'"), std::string::npos) << st.message();
 }
 
+// Volcano's Queue.spec.reclaimable is a bool: anything else is refused, not read as true.
+TEST(SchedulerSnapshot, QueueReclaimableThatIsNotABooleanIsAnError) {
+  auto objects = kube::load_objects_text(R"(
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: q}
+spec: {weight: 1, reclaimable: "no"}
+)", "q.yaml");
+  ASSERT_TRUE(objects.ok());
+  SnapshotBuilder b;
+  auto st = b.add((*objects)[0].object, (*objects)[0].where());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("spec.reclaimable"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("\"no\" is not true or false"), std::string::npos) << st.message();
+}
+
 TEST(SchedulerSnapshot, HyperNodesResolveNestedMembers) {
   Snapshot s = snapshot_of(R"(
 apiVersion: v1
