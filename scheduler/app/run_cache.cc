@@ -35,9 +35,13 @@ json scheduler_projection(const std::string& kind) {
     json pod_meta = meta;
     // Only the group annotations: real pods carry kilobytes of others (sidecars, scrape configs).
     // (The arrival cycle only matters to `simulate`, which the scenario test runs on this form.)
+    // volcano.sh/preemptable and volcano.sh/task-spec may be a label or an annotation.
     pod_meta["annotations"] = {{keys::kGroupAnnotation, true},
                                {"scheduling.volcano.sh/group-name", true},
-                               {keys::kArrivalAnnotation, true}};
+                               {keys::kArrivalAnnotation, true},
+                               {"volcano.sh/preemptable", true},
+                               {"volcano.sh/task-spec", true}};
+    pod_meta["labels"] = {{"volcano.sh/preemptable", true}, {"volcano.sh/task-spec", true}};
     const json container = {{"resources", {{"requests", true}, {"limits", true}}}};
     return {{"metadata", pod_meta},
             {"spec",
@@ -51,7 +55,11 @@ json scheduler_projection(const std::string& kind) {
               {"containers", container},
               {"initContainers", container},
               {"overhead", true}}},
-            {"status", {{"phase", true}}}};
+            // When it was bound (load-aware scoring: what its node's report has not seen).
+            {"status",
+             {{"phase", true},
+              {"startTime", true},
+              {"conditions", {{"type", true}, {"status", true}, {"lastTransitionTime", true}}}}}};
   }
   if (kind == "Node") {
     json node_meta = meta;
@@ -68,7 +76,17 @@ json scheduler_projection(const std::string& kind) {
 void to_cached_form(json& object, const std::string& api_version, const std::string& kind) {
   static const json pod = scheduler_projection("Pod"), node = scheduler_projection("Node");
   kube::strip_managed_fields(object);
-  if (kind == "Pod") kube::project(object, pod);
+  if (kind == "Pod") {
+    kube::project(object, pod);
+    // Of a pod's conditions the core reads PodScheduled only (when it was bound).
+    if (auto st = object.find("status"); st != object.end() && st->is_object())
+      if (auto c = st->find("conditions"); c != st->end() && c->is_array()) {
+        json kept = json::array();
+        for (auto& cond : *c)
+          if (cond.is_object() && cond.value("type", "") == "PodScheduled") kept.push_back(std::move(cond));
+        *c = std::move(kept);
+      }
+  }
   if (kind == "Node") kube::project(object, node);
   if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
     if (auto a = m->find("annotations"); a != m->end() && a->is_object())

@@ -57,6 +57,39 @@ TEST(CachedForm, EveryScenarioDecidesTheSameOnTheCachedObjects) {
   EXPECT_GE(scenarios, 15);
 }
 
+// What volcano_semantics_test.cc proves on whole objects holds in `run`: the cache keeps
+// preemptable and task-spec (label or annotation) and when the pod was bound.
+TEST(CachedForm, KeepsEveryPodFieldTheCoreReads) {
+  auto pod_of = [](json meta_extra, json status) {
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", "p"}, {"namespace", "ml"}, {"annotations", {{"scheduling.k8s.io/group-name", "g"}}}}},
+                {"spec", {{"schedulerName", "weft"}, {"nodeName", "n1"},
+                          {"containers", json::array({{{"name", "c"}, {"resources", {{"requests", {{"cpu", "1"}}}}}}})}}},
+                {"status", status}};
+    pod["metadata"].update(meta_extra, true);
+    return pod;
+  };
+  const json scheduled = {{"phase", "Running"},
+                          {"startTime", "2026-01-01T00:00:05Z"},
+                          {"conditions", json::array({{{"type", "PodScheduled"}, {"status", "True"},
+                                                       {"lastTransitionTime", "2026-01-01T00:00:01Z"}}})}};
+  for (const json& meta : {json{{"labels", {{"volcano.sh/preemptable", "false"}, {"volcano.sh/task-spec", "master"}}}},
+                           json{{"annotations", {{"volcano.sh/preemptable", "false"}, {"volcano.sh/task-spec", "master"}}}}}) {
+    const json pod = pod_of(meta, scheduled);
+    SnapshotBuilder whole, small;
+    ASSERT_TRUE(whole.add(pod, "whole").ok());
+    ASSERT_TRUE(small.add(cached(pod), "cached").ok());
+    const PodInfo a = whole.build().pods.at(0), b = small.build().pods.at(0);
+    ASSERT_TRUE(a.preemptable.has_value()) << meta.dump();
+    EXPECT_EQ(b.preemptable, a.preemptable) << meta.dump();
+    EXPECT_EQ(a.task_role, "master");
+    EXPECT_EQ(b.task_role, a.task_role) << meta.dump();
+    ASSERT_TRUE(a.scheduled_at.has_value());
+    EXPECT_EQ(b.scheduled_at, a.scheduled_at) << meta.dump();
+  }
+}
+
 TEST(CachedForm, ApiServerSizedObjectsFitTheMemoryGoal) {
   for (int i = 0; i < 50; ++i) {
     json pod = bench::make_pod(i, 5000, 1000 + i), node = bench::make_node(i, 1000 + i);
