@@ -1,6 +1,7 @@
 #include "descheduler/app/cycle.h"
 
 #include <chrono>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -8,6 +9,13 @@
 #include "descheduler/app/defragment_step.h"
 
 namespace weft::descheduler {
+
+namespace {
+// Between writing GangDefragment's reservations and evicting their victims: watch events
+// of one resource reach a scheduler within milliseconds, but the PodGroup's and the
+// replacement pod's come on different watches; two seconds covers a loaded control plane.
+constexpr std::chrono::seconds kReservationLead{2};
+}  // namespace
 
 void execute_evictions(Plan& plan, const EvictFn& evict) {
   std::vector<PlannedEviction> done;
@@ -108,7 +116,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
         auto r = client_.patch(kube::resources::podgroups(), ns, name, p, kube::PatchType::Merge);
         if (!r) return r.error();
         return {};
-      }, evict);
+      }, evict, [] { std::this_thread::sleep_for(kReservationLead); });
     }
     for (const auto& note : plan->notes)
       if (note.rfind("defragment:", 0) == 0) spdlog::info("plan: {}", note);

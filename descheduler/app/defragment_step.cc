@@ -5,10 +5,11 @@
 namespace weft::descheduler {
 
 void carry_out_rooms(const defragment::Outcome& outcome, Plan& plan, const PatchPodGroupFn& patch,
-                     const EvictFn& evict) {
+                     const EvictFn& evict, const std::function<void()>& settle) {
   defragment::Outcome notes_only;
   notes_only.unhelped = outcome.unhelped;
   defragment::add_to_plan(notes_only, plan);
+  std::vector<const defragment::GangRoom*> held;
   for (const auto& room : outcome.rooms) {
     std::string ns = room.gang.substr(0, room.gang.find('/')), name = room.gang.substr(room.gang.find('/') + 1);
     if (auto s = patch(ns, name, defragment::reservation_patch(room)); !s) {
@@ -19,13 +20,19 @@ void carry_out_rooms(const defragment::Outcome& outcome, Plan& plan, const Patch
     }
     spdlog::info("defragment: gang {} holds {} on {} nodes until {}", room.gang, room.reservation.domain,
                  room.reservation.nodes.size(), kube::format_rfc3339(room.reservation.expires));
+    held.push_back(&room);
+  }
+  // Watches of different resources are not ordered: a scheduler could see a victim's
+  // replacement before the PodGroup's reservation. Every room is freed only after a pause.
+  if (!held.empty() && settle) settle();
+  for (const defragment::GangRoom* room : held) {
     Plan part;
-    part.evictions = room.evictions;
+    part.evictions = room->evictions;
     execute_evictions(part, evict);
     plan.evictions.insert(plan.evictions.end(), part.evictions.begin(), part.evictions.end());
     plan.skipped.insert(plan.skipped.end(), part.skipped.begin(), part.skipped.end());
-    plan.notes.push_back("defragment: gang " + room.gang + " gets room in " + room.reservation.domain + ", " +
-                         std::to_string(part.evictions.size()) + " of " + std::to_string(room.evictions.size()) +
+    plan.notes.push_back("defragment: gang " + room->gang + " gets room in " + room->reservation.domain + ", " +
+                         std::to_string(part.evictions.size()) + " of " + std::to_string(room->evictions.size()) +
                          " evictions done");
   }
 }

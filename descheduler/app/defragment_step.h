@@ -1,6 +1,7 @@
-// GangDefragment's part of a cycle against the API: for each room, the reservation is
-// written on the gang's PodGroup first, then its victims are evicted. A room whose
-// reservation cannot be written evicts nothing (the scheduler would not hold the room).
+// GangDefragment's part of a cycle against the API: every room's reservation is written on
+// its gang's PodGroup first; after `settle` (a pause, so the schedulers' PodGroup watches
+// show the reservations before any victim's replacement appears) the victims are evicted.
+// A room whose reservation cannot be written evicts nothing (no scheduler would hold it).
 #pragma once
 
 #include <functional>
@@ -19,6 +20,6 @@ using PatchPodGroupFn = std::function<Status(const std::string& ns, const std::s
 // Appends what was evicted to plan.evictions and what was not to plan.skipped (reasons
 // "reservation-not-written: ...", or execute_evictions' own); the unhelped gangs become notes.
 void carry_out_rooms(const defragment::Outcome& outcome, Plan& plan, const PatchPodGroupFn& patch,
-                     const EvictFn& evict);
+                     const EvictFn& evict, const std::function<void()>& settle);
 
 }  // namespace weft::descheduler
