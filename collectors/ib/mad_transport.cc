@@ -59,7 +59,9 @@ class PipelinedTransport final : public MadTransport {
       earliest = std::min(earliest, policy.deadline);
       const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(earliest - Clock::now()) +
                         std::chrono::milliseconds(1);
-      auto got = port_->receive(std::max(wait, std::chrono::milliseconds(1)));
+      // Never longer than one attempt's timeout: a clock at time_point::max() must not
+      // become a wait that overflows the port's own deadline arithmetic.
+      auto got = port_->receive(std::clamp(wait, std::chrono::milliseconds(1), policy.timeout + std::chrono::milliseconds(1)));
       if (!got) continue;
       auto it = inflight.find(got->tid);
       if (it == inflight.end()) continue;   // late reply to an earlier attempt, or not ours
