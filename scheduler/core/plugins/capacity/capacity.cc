@@ -52,35 +52,24 @@ class Capacity : public OptionPlugin {
           if (auto it = ssn.queues.find(parent); it != ssn.queues.end()) it->second.children.push_back(name);
         }
 
-    ssn.add_queue_order(opt_, [](const QueueAccount& a, const QueueAccount& b) {
-      if (a.info->priority != b.info->priority) return a.info->priority > b.info->priority ? -1 : 1;
-      double sa = queue_share(a), sb = queue_share(b);
-      return sa == sb ? 0 : (sa < sb ? -1 : 1);
-    });
+    ssn.add_queue_order(opt_, compare_queues);
     ssn.add_allocatable(opt_, [this, &ssn](const QueueAccount& q, int pod) { return q.info->open && fits(ssn, q, pod); });
     ssn.add_preemptive(opt_, [this, &ssn](const QueueAccount& q, int pod) { return fits(ssn, q, pod); });
     ssn.add_reclaimable(opt_, [&ssn](int, const std::vector<int>& candidates) -> std::optional<std::vector<int>> {
-      std::map<std::string, Quantities> left;
-      std::vector<int> out;
-      for (int v : candidates) {
-        const Job& vj = ssn.jobs[ssn.job_of_pod[v]];
-        QueueAccount* q = ssn.queue_of(vj);
-        if (!q) continue;
-        auto it = left.try_emplace(vj.queue, q->allocated).first;
+      return reclaim_victims(ssn, candidates, [&ssn](Quantities& left, const QueueAccount& q, int v) {
         const auto& req = ssn.snap.pods[v].request;
         bool above = false;
         for (const auto& [k, r] : req)
-          if (r > 0 && k != "pods" && !less_equal(get(it->second, k), get(q->deserved, k))) above = true;
-        Quantities after = it->second;
+          if (r > 0 && k != "pods" && !less_equal(get(left, k), get(q.deserved, k))) above = true;
+        Quantities after = left;
         subtract(after, req);
         bool keeps_guarantee = true;
-        for (const auto& [k, g] : q->info->guarantee)
+        for (const auto& [k, g] : q.info->guarantee)
           if (get(after, k) + 0.5 < static_cast<double>(g)) keeps_guarantee = false;
-        if (!above || !keeps_guarantee) continue;
-        it->second = std::move(after);
-        out.push_back(v);
-      }
-      return out;
+        if (!above || !keeps_guarantee) return false;
+        left = std::move(after);
+        return true;
+      });
     });
     ssn.add_job_enqueueable(opt_, [this, &ssn](const Job& j, std::string* why) {
       const QueueAccount& q = *ssn.queue_of(j);
@@ -154,16 +143,10 @@ class Capacity : public OptionPlugin {
   CapacityFilter filter_;
 };
 
-Result<std::unique_ptr<Plugin>> make(const PluginOption& option, std::vector<std::string>*) {
-  auto filter = parse_capacity_filter(option.arguments);
-  if (!filter) return filter.error();
-  return std::unique_ptr<Plugin>(std::make_unique<Capacity>(option, std::move(*filter)));
-}
-
 }  // namespace
 
-Result<std::unique_ptr<Plugin>> make_capacity_plugin(const PluginOption& option, std::vector<std::string>* warnings) {
-  return make(option, warnings);
+Result<std::unique_ptr<Plugin>> make_capacity_plugin(const PluginOption& option, std::vector<std::string>*) {
+  return make_with_capacity_filter<Capacity>(option);
 }
 
 }  // namespace weft::scheduler

@@ -64,4 +64,23 @@ double queue_share(const QueueAccount& q) {
   return share;
 }
 
+int compare_queues(const QueueAccount& a, const QueueAccount& b) {
+  if (a.info->priority != b.info->priority) return a.info->priority > b.info->priority ? -1 : 1;
+  const double sa = queue_share(a), sb = queue_share(b);
+  return sa == sb ? 0 : (sa < sb ? -1 : 1);
+}
+
+std::vector<int> reclaim_victims(Session& ssn, const std::vector<int>& candidates, const TakeVictim& take) {
+  std::map<std::string, Quantities> left;
+  std::vector<int> out;
+  for (int v : candidates) {
+    const Job& vj = ssn.jobs[ssn.job_of_pod[v]];
+    const QueueAccount* q = ssn.queue_of(vj);
+    if (!q) continue;
+    auto it = left.try_emplace(vj.queue, q->allocated).first;
+    if (take(it->second, *q, v)) out.push_back(v);
+  }
+  return out;
+}
+
 }  // namespace weft::scheduler

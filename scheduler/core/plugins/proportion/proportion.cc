@@ -21,24 +21,13 @@ class Proportion : public OptionPlugin {
   void open(Session& ssn) override {
     ssn.total = usable_capacity(ssn.snap, filter_);
     compute_deserved(ssn.queues, ssn.total);
-    ssn.add_queue_order(opt_, [](const QueueAccount& a, const QueueAccount& b) {
-      if (a.info->priority != b.info->priority) return a.info->priority > b.info->priority ? -1 : 1;
-      double sa = queue_share(a), sb = queue_share(b);
-      return sa == sb ? 0 : (sa < sb ? -1 : 1);
-    });
+    ssn.add_queue_order(opt_, compare_queues);
     ssn.add_reclaimable(opt_, [&ssn](int, const std::vector<int>& candidates) -> std::optional<std::vector<int>> {
-      std::map<std::string, Quantities> left;
-      std::vector<int> out;
-      for (int v : candidates) {
-        const Job& vj = ssn.jobs[ssn.job_of_pod[v]];
-        QueueAccount* q = ssn.queue_of(vj);
-        if (!q) continue;
-        auto it = left.try_emplace(vj.queue, q->allocated).first;
-        if (first_over(it->second, q->deserved).empty()) continue;   // within deserved: keep
-        subtract(it->second, ssn.snap.pods[v].request);
-        out.push_back(v);
-      }
-      return out;
+      return reclaim_victims(ssn, candidates, [&ssn](Quantities& left, const QueueAccount& q, int v) {
+        if (first_over(left, q.deserved).empty()) return false;   // within deserved: keep
+        subtract(left, ssn.snap.pods[v].request);
+        return true;
+      });
     });
     ssn.add_overused(opt_, [](const QueueAccount& q) {
       for (const auto& [k, d] : q.deserved)
@@ -89,18 +78,12 @@ class Proportion : public OptionPlugin {
   CapacityFilter filter_;
 };
 
-Result<std::unique_ptr<Plugin>> make(const PluginOption& option, std::vector<std::string>*) {
-  if (option.hierarchy())
-    return make_error("enableHierarchy: proportion has no hierarchy in Volcano either; use the capacity plugin");
-  auto filter = parse_capacity_filter(option.arguments);
-  if (!filter) return filter.error();
-  return std::unique_ptr<Plugin>(std::make_unique<Proportion>(option, std::move(*filter)));
-}
-
 }  // namespace
 
-Result<std::unique_ptr<Plugin>> make_proportion_plugin(const PluginOption& option, std::vector<std::string>* warnings) {
-  return make(option, warnings);
+Result<std::unique_ptr<Plugin>> make_proportion_plugin(const PluginOption& option, std::vector<std::string>*) {
+  if (option.hierarchy())
+    return make_error("enableHierarchy: proportion has no hierarchy in Volcano either; use the capacity plugin");
+  return make_with_capacity_filter<Proportion>(option);
 }
 
 }  // namespace weft::scheduler
