@@ -33,7 +33,7 @@ json scheduler_projection(const std::string& kind) {
                      {"resourceVersion", true}, {"creationTimestamp", true}, {"deletionTimestamp", true}};
   if (kind == "Pod") {
     json pod_meta = meta;
-    // Only the group annotations: real pods carry kilobytes of others (sidecars, scrape configs).
+    // Only the annotations the core reads: real pods carry kilobytes of others (sidecars, scrape configs).
     // (The arrival cycle only matters to `simulate`, which the scenario test runs on this form.)
     // volcano.sh/preemptable and volcano.sh/task-spec may be a label or an annotation.
     pod_meta["annotations"] = {{keys::kGroupAnnotation, true},
