@@ -48,6 +48,15 @@ json raw_pod(const std::string& name, const std::string& group, json requests, j
 
 json cpu(int n) { return {{"cpu", std::to_string(n)}, {"memory", "1Gi"}}; }
 
+// A 10-cpu node whose agent reported `load` (cpu and memory) over 60 s ending at `at`.
+json reported_node(const std::string& name, double load, const std::string& at) {
+  json report = {{"cpu", load}, {"memory", load}, {"window_s", 60}, {"source", "ebpf"}, {"at", at}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}, {"annotations", {{"weft.dev/load", report.dump()}}}}},
+          {"status", {{"allocatable", {{"cpu", "10"}, {"memory", "10Gi"}, {"pods", "110"}}}}}};
+}
+
 const char* kCapacityConf =
     "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
     "- plugins:\n  - name: predicates\n  - name: capacity\n";
@@ -340,13 +349,8 @@ TEST(VolcanoSemantics, LoadAwareScoringDoesNotHerd) {
   const std::string at = "2026-01-01T00:00:00Z";
   ScenarioBuilder s;
   for (const auto& [name, load] : {std::pair{"n-idle", 0.1}, std::pair{"n-b", 0.5}, std::pair{"n-c", 0.5},
-                                   std::pair{"n-d", 0.5}}) {
-    json report = {{"cpu", load}, {"memory", load}, {"window_s", 60}, {"source", "ebpf"}, {"at", at}};
-    s.add({{"apiVersion", "v1"},
-           {"kind", "Node"},
-           {"metadata", {{"name", name}, {"annotations", {{"weft.dev/load", report.dump()}}}}},
-           {"status", {{"allocatable", {{"cpu", "10"}, {"memory", "10Gi"}, {"pods", "110"}}}}}});
-  }
+                                   std::pair{"n-d", 0.5}})
+    s.add(reported_node(name, load, at));
   for (int i = 0; i < 4; ++i) {
     std::string g = "burst-" + std::to_string(i);
     s.add(raw_group(g, "default", 1));
@@ -367,17 +371,10 @@ TEST(VolcanoSemantics, LoadAwareScoringDoesNotHerd) {
 // its requests for the part of the window it missed (seen in the demo: two moved pods a
 // second apart both went to the node whose report had just been written).
 TEST(VolcanoSemantics, LoadAwareCountsAPodBoundInsideTheReportsWindow) {
-  auto node = [](const std::string& name, double load) {
-    json report = {{"cpu", load}, {"memory", load}, {"window_s", 60}, {"source", "ebpf"}, {"at", "2026-01-01T00:00:30Z"}};
-    return json{{"apiVersion", "v1"},
-                {"kind", "Node"},
-                {"metadata", {{"name", name}, {"annotations", {{"weft.dev/load", report.dump()}}}}},
-                {"status", {{"allocatable", {{"cpu", "10"}, {"memory", "10Gi"}, {"pods", "110"}}}}}};
-  };
   auto run_with_bound_at = [&](const std::string& scheduled_at) {
     ScenarioBuilder s;
-    s.add(node("n-a", 0.10));
-    s.add(node("n-b", 0.30));
+    s.add(reported_node("n-a", 0.10, "2026-01-01T00:00:30Z"));
+    s.add(reported_node("n-b", 0.30, "2026-01-01T00:00:30Z"));
     s.add(raw_group("moved", "default", 1));
     json moved = raw_pod("moved-0", "moved", {{"cpu", "4"}, {"memory", "4Gi"}}, json::object(), "n-a");
     moved["status"]["conditions"] = json::array(
