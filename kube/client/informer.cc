@@ -20,6 +20,15 @@ std::string version_of(const json& o) {
   if (m == o.end() || !m->is_object()) return "";
   return m->value("resourceVersion", "");
 }
+
+// What the cache keeps of an object when keep_objects is false.
+json stub_of(const json& o) {
+  json meta = json::object();
+  if (auto m = o.find("metadata"); m != o.end() && m->is_object())
+    for (const char* k : {"name", "namespace", "resourceVersion"})
+      if (auto v = m->find(k); v != m->end()) meta[k] = *v;
+  return {{"metadata", std::move(meta)}};
+}
 }  // namespace
 
 Informer::Informer(Client& client, ResourceRef ref, std::string ns, InformerOptions options)
@@ -63,6 +72,7 @@ bool Informer::sleep_interruptibly(Millis duration) {
 }
 
 Informer::Entry Informer::pack(json&& object) const {
+  if (!options_.keep_objects) object = stub_of(object);
   if (!options_.compact) return {std::make_shared<const json>(std::move(object)), nullptr};
   auto bytes = std::make_shared<std::string>();
   json::to_msgpack(object, *bytes);
@@ -145,9 +155,13 @@ Status Informer::relist() {
   lo.field_selector = options_.field_selector;
   lo.limit = options_.page_size;
   std::unordered_map<std::string, Entry> fresh;
+  const bool streamed = !options_.keep_objects && !handlers_.empty();
+  std::unique_lock dispatch(dispatch_mu_, std::defer_lock);
+  if (streamed) dispatch.lock();
   auto meta = client_.list_each(ref_, ns_, lo, [&](json&& item) {
     if (options_.transform) options_.transform(item);
     std::string key = key_of(item);
+    if (streamed) dispatch_listed(key, item);
     fresh[key] = pack(std::move(item));
   });
   {
@@ -156,15 +170,18 @@ Status Informer::relist() {
   }
   if (!meta) return meta.error();
 
-  std::lock_guard dispatch(dispatch_mu_);
+  if (!streamed) dispatch.lock();
   std::unordered_map<std::string, Entry> old;
   {
     std::lock_guard lock(cache_mu_);
     old.swap(cache_);
-    cache_ = handlers_.empty() ? std::move(fresh) : fresh;
+    cache_ = handlers_.empty() || streamed ? std::move(fresh) : fresh;
     resource_version_ = meta->resource_version;
   }
-  if (!handlers_.empty()) {
+  if (streamed) {
+    for (const auto& [key, entry] : old)
+      if (!cache_.count(key)) dispatch_delete(*unpack(entry));
+  } else if (!handlers_.empty()) {
     for (const auto& [key, entry] : fresh) {
       auto obj = unpack(entry);
       auto it = old.find(key);
@@ -182,6 +199,20 @@ Status Informer::relist() {
   return {};
 }
 
+void Informer::dispatch_listed(const std::string& key, const json& object) {
+  Entry before;
+  {
+    std::lock_guard lock(cache_mu_);
+    if (auto it = cache_.find(key); it != cache_.end()) before = it->second;
+  }
+  if (!before.object && !before.packed) {
+    dispatch_add(object);
+    return;
+  }
+  auto old = unpack(before);
+  if (version_of(*old) != version_of(object)) dispatch_update(*old, object);
+}
+
 void Informer::apply_event(const WatchEvent& event) {
   const std::string rv = version_of(event.object);
   if (event.type == "BOOKMARK") {
@@ -196,8 +227,10 @@ void Informer::apply_event(const WatchEvent& event) {
   const bool deleted = event.type == "DELETED";
   ObjectPtr current;
   if (!handlers_.empty() || !options_.compact) current = std::make_shared<const json>(std::move(object));
-  Entry entry = deleted ? Entry{} : options_.compact ? pack(current ? json(*current) : std::move(object))
-                                                      : Entry{current, nullptr};
+  Entry entry = deleted                   ? Entry{}
+                : !options_.keep_objects ? pack(stub_of(current ? *current : object))
+                : options_.compact       ? pack(current ? json(*current) : std::move(object))
+                                         : Entry{current, nullptr};
   Entry previous_entry;
   {
     std::lock_guard lock(cache_mu_);

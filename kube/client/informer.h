@@ -42,6 +42,13 @@ struct InformerOptions {
   // hundred bytes for a pod instead of kilobytes. get(), items(), visit() and the
   // handlers decode on demand, so reads cost a decode each.
   bool compact = false;
+  // false: the cache keeps only each object's metadata name, namespace and
+  // resourceVersion, for handlers that keep their own decoded form of what they read.
+  // The handlers still get whole objects, except the old object of on_update and the
+  // object of a delete found by a relist, which are those stubs; get(), items() and
+  // visit() return stubs. During a relist the handlers are called as each object is
+  // listed (deletes at the end), so the list is never held whole.
+  bool keep_objects = true;
 };
 
 struct InformerStats {
@@ -99,6 +106,8 @@ class Informer {
     std::shared_ptr<const std::string> packed;
   };
   Entry pack(nlohmann::json&& object) const;
+  // A listed object handed to the handlers against the cache before this list (keep_objects false).
+  void dispatch_listed(const std::string& key, const nlohmann::json& object);
   static ObjectPtr unpack(const Entry& entry);
 
   mutable std::mutex cache_mu_;

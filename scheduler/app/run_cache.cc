@@ -96,6 +96,64 @@ void to_cached_form(json& object, const std::string& api_version, const std::str
   object["kind"] = kind;
 }
 
+namespace {
+bool decoded_kind(const std::string& kind) { return kind == "Pod" || kind == "Node"; }
+std::string meta_string(const json& object, const char* key) {
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return "";
+  auto v = m->find(key);
+  return v != m->end() && v->is_string() ? v->get<std::string>() : "";
+}
+}  // namespace
+
+DecodedPtr decode_object(const json& object) {
+  const std::string kind = kube::kind_of(object), where = kind + " " + kube::key_of(object);
+  auto undecodable = [&](const std::string& message) {
+    return DecodedObject::Undecodable{kind, kube::key_of(object), message};
+  };
+  auto d = std::make_shared<DecodedObject>(DecodedObject{undecodable(where + ": not a Pod or a Node"), {}, {}, {}});
+  if (kind == "Pod") {
+    auto p = pod_info_of(object, where);
+    if (p) d->value = std::move(*p);
+    else d->value = undecodable(p.message());
+  } else if (kind == "Node") {
+    auto n = node_info_of(object, where);
+    if (n) d->value = std::move(*n);
+    else d->value = undecodable(n.message());
+  }
+  d->uid = meta_string(object, "uid");
+  d->version = meta_string(object, "resourceVersion");
+  d->created = meta_string(object, "creationTimestamp");
+  return d;
+}
+
+const std::string& DecodedObject::kind() const {
+  static const std::string pod_kind = "Pod", node_kind = "Node";
+  if (pod()) return pod_kind;
+  if (node()) return node_kind;
+  return undecodable()->kind;
+}
+
+const std::string& DecodedObject::key() const {
+  if (auto p = pod()) return p->key;
+  if (auto n = node()) return n->name;
+  return undecodable()->key;
+}
+
+json DecodedObject::reference() const {
+  json meta = json::object();
+  if (auto p = pod()) {
+    meta["name"] = p->name;
+    meta["namespace"] = p->namespace_name;
+  } else if (auto n = node()) {
+    meta["name"] = n->name;
+  }
+  if (!uid.empty()) meta["uid"] = uid;
+  if (!version.empty()) meta["resourceVersion"] = version;
+  if (!created.empty()) meta["creationTimestamp"] = created;
+  return {{"apiVersion", "v1"}, {"kind", kind()}, {"metadata", std::move(meta)}};
+}
+
 ClusterCache::ClusterCache(kube::Client& client) : client_(client) {}
 
 ClusterCache::~ClusterCache() { stop(); }
@@ -115,10 +173,15 @@ Status ClusterCache::start() {
     }
     kube::InformerOptions options;
     options.compact = true;
+    options.keep_objects = !decoded_kind(kind.kind);
     options.transform = [api_version = kind.api_version, kind_name = kind.kind](json& object) {
       to_cached_form(object, api_version, kind_name);
     };
     auto informer = std::make_unique<kube::Informer>(client_, kind.ref, "", options);
+    if (decoded_kind(kind.kind))
+      informer->add_handlers({.on_add = [this](const json& o) { store(o); },
+                              .on_update = [this](const json&, const json& o) { store(o); },
+                              .on_delete = [this](const json& o) { erase(o); }});
     informer->start();
     informers_.emplace_back(kind, std::move(informer));
   }
@@ -149,21 +212,39 @@ std::string field_of(const json& object, const char* section, const char* key) {
   auto m = object.find(section);
   return m != object.end() && m->is_object() ? m->value(key, "") : "";
 }
-std::string uid_of(const json& o) { return field_of(o, "metadata", "uid"); }
-std::string node_of(const json& pod) { return field_of(pod, "spec", "nodeName"); }
 std::string version_of(const json& o) { return field_of(o, "metadata", "resourceVersion"); }
 
 }  // namespace
 
-void ClusterCache::overlay_pod(const std::string& key, json& pod, std::set<std::string>& seen) {
+void ClusterCache::store(const json& object) {
+  DecodedPtr d = decode_object(object);
+  const std::string kind = kube::kind_of(object), key = kube::key_of(object);
+  std::lock_guard lock(decoded_mu_);
+  decoded_[kind][key] = std::move(d);
+}
+
+void ClusterCache::erase(const json& object) {
+  std::lock_guard lock(decoded_mu_);
+  decoded_[kube::kind_of(object)].erase(kube::key_of(object));
+}
+
+size_t ClusterCache::decoded_size() const {
+  std::lock_guard lock(decoded_mu_);
+  size_t n = 0;
+  for (const auto& [kind, by_key] : decoded_) n += by_key.size();
+  return n;
+}
+
+std::string ClusterCache::overlay_pod(const std::string& key, const DecodedObject& pod, std::set<std::string>& seen) {
   auto it = assumed_.find(key);
-  if (it == assumed_.end()) return;
-  if ((!it->second.uid.empty() && uid_of(pod) != it->second.uid) || !node_of(pod).empty()) {
+  if (it == assumed_.end()) return "";
+  const std::string node = pod.pod() ? pod.pod()->node : "";
+  if ((!it->second.uid.empty() && pod.uid != it->second.uid) || !node.empty()) {
     assumed_.erase(it);   // a new pod of that name, or the watch has shown the binding
-    return;
+    return "";
   }
   seen.insert(key);
-  pod["spec"]["nodeName"] = it->second.node;
+  return it->second.node;
 }
 
 void ClusterCache::overlay_podgroup(const std::string& key, json& pg, std::set<std::string>& seen) {
@@ -177,29 +258,42 @@ void ClusterCache::overlay_podgroup(const std::string& key, json& pg, std::set<s
   pg["status"] = it->second.status;
 }
 
-void ClusterCache::visit(const std::function<void(json& object)>& fn) {
+void ClusterCache::visit(const std::function<void(json& object)>& other,
+                         const std::function<void(const DecodedPtr& object, const std::string& assumed_node)>& decoded) {
   for (auto& [kind, informer] : informers_) {
     const bool pods = kind.kind == "Pod", podgroups = kind.kind == "PodGroup";
     std::set<std::string> seen;
-    informer->visit([&](const std::string& key, json&& object) {
-      if (pods || podgroups) {
-        std::lock_guard lock(mu_);
-        if (pods) overlay_pod(key, object, seen);
-        else overlay_podgroup(key, object, seen);
+    if (decoded_kind(kind.kind)) {
+      std::vector<std::pair<std::string, DecodedPtr>> objects;
+      {
+        std::lock_guard lock(decoded_mu_);
+        const auto& by_key = decoded_[kind.kind];
+        objects.reserve(by_key.size());
+        for (const auto& kv : by_key) objects.push_back(kv);
       }
-      fn(object);
-    });
+      for (auto& [key, d] : objects) {
+        std::string node;
+        if (pods) {
+          std::lock_guard lock(mu_);
+          node = overlay_pod(key, *d, seen);
+        }
+        decoded(d, node);
+        d = nullptr;
+      }
+    } else {
+      informer->visit([&](const std::string& key, json&& object) {
+        if (podgroups) {
+          std::lock_guard lock(mu_);
+          overlay_podgroup(key, object, seen);
+        }
+        other(object);
+      });
+    }
     // Assumed for objects that are gone: forget them.
     std::lock_guard lock(mu_);
     if (pods) std::erase_if(assumed_, [&](const auto& a) { return !seen.count(a.first); });
     if (podgroups) std::erase_if(statuses_, [&](const auto& a) { return !seen.count(a.first); });
   }
-}
-
-std::vector<json> ClusterCache::snapshot() {
-  std::vector<json> out;
-  visit([&](json& object) { out.push_back(std::move(object)); });
-  return out;
 }
 
 void ClusterCache::assume_bound(const std::string& pod_key, const std::string& uid, const std::string& node) {

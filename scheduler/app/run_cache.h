@@ -4,9 +4,11 @@
 // same status twice. Evicted pods stay as they are until the API deletes them: they hold
 // their node until they are gone.
 //
-// The informers keep only the fields the core reads (pods and nodes projected, see
-// scheduler_projection()), as MessagePack bytes: a few hundred bytes per pod, not the
-// API's kilobytes. A field the core starts to read must be added to the projection; the
+// Pods and Nodes, the bulk of a cluster, are decoded once per watch event into the core's
+// own PodInfo/NodeInfo (from the projected form, see scheduler_projection()), so a cycle
+// copies typed records instead of decoding 100,000 objects; their informers keep only
+// names and versions. The other kinds are few and stay as projected MessagePack, decoded
+// per cycle. A field the core starts to read must be added to the projection; the
 // scenario tests (tests/scheduler-run) bind through this cache what `simulate` places.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +27,7 @@
 #include "common/result.h"
 #include "kube/client/client.h"
 #include "kube/client/informer.h"
+#include "scheduler/core/snapshot.h"
 
 namespace weft::scheduler {
 
@@ -44,6 +48,26 @@ nlohmann::json scheduler_projection(const std::string& kind);
 // last-applied copy dropped, apiVersion and kind set.
 void to_cached_form(nlohmann::json& object, const std::string& api_version, const std::string& kind);
 
+// A Pod or a Node as the core reads it, decoded when its watch event arrived. Kept for
+// every pod of the cluster, so it holds nothing twice: names live in the PodInfo/NodeInfo.
+struct DecodedObject {
+  struct Undecodable {
+    std::string kind, key, message;   // why the core cannot take it
+  };
+  std::variant<PodInfo, NodeInfo, Undecodable> value;
+  std::string uid, version, created;   // metadata: what bindings, Events and metrics refer to
+
+  const PodInfo* pod() const { return std::get_if<PodInfo>(&value); }
+  const NodeInfo* node() const { return std::get_if<NodeInfo>(&value); }
+  const Undecodable* undecodable() const { return std::get_if<Undecodable>(&value); }
+  const std::string& kind() const;
+  const std::string& key() const;   // "ns/name" (pods) or name (nodes)
+  // apiVersion, kind and metadata as the applier and the metrics read them.
+  nlohmann::json reference() const;
+};
+using DecodedPtr = std::shared_ptr<const DecodedObject>;
+DecodedPtr decode_object(const nlohmann::json& cached_object);
+
 class ClusterCache {
  public:
   explicit ClusterCache(kube::Client& client);
@@ -55,12 +79,15 @@ class ClusterCache {
   bool synced() const;
   bool wait_for_sync(std::chrono::milliseconds timeout);
 
-  // Every cached object (apiVersion and kind set, as the scenario loader gives them),
-  // kind by kind in watched_kinds() order, by key within a kind, with this process's
-  // pending bindings and PodGroup statuses applied. One object is decoded at a time.
-  void visit(const std::function<void(nlohmann::json& object)>& fn);
-  // The same, all at once (tests, small clusters).
-  std::vector<nlohmann::json> snapshot();
+  // Every cached object, kind by kind in watched_kinds() order, by key within a kind,
+  // with this process's pending bindings and PodGroup statuses applied: Pods and Nodes
+  // to `decoded` (with the node this process bound the pod to and the watch has not shown
+  // yet, else ""), the other kinds to `other` (apiVersion and kind set, as the scenario
+  // loader gives them; one decoded at a time).
+  void visit(const std::function<void(nlohmann::json& object)>& other,
+             const std::function<void(const DecodedPtr& object, const std::string& assumed_node)>& decoded);
+  // Pods and Nodes only decoded so far (tests).
+  size_t decoded_size() const;
 
   // A binding the API accepted; shown in snapshots until the pod watch reports it.
   void assume_bound(const std::string& pod_key, const std::string& uid, const std::string& node);
@@ -83,11 +110,16 @@ class ClusterCache {
     std::string cached_version;
   };
   // Applies what was assumed to one object; `seen` collects the keys that still exist.
-  void overlay_pod(const std::string& key, nlohmann::json& pod, std::set<std::string>& seen);
+  std::string overlay_pod(const std::string& key, const DecodedObject& pod, std::set<std::string>& seen);
   void overlay_podgroup(const std::string& key, nlohmann::json& pg, std::set<std::string>& seen);
+
+  void store(const nlohmann::json& object);
+  void erase(const nlohmann::json& object);
 
   kube::Client& client_;
   std::vector<std::pair<WatchedKind, std::unique_ptr<kube::Informer>>> informers_;
+  mutable std::mutex decoded_mu_;
+  std::map<std::string, std::map<std::string, DecodedPtr>> decoded_;   // kind -> key -> object
   std::vector<std::string> absent_;
   std::mutex mu_;
   std::map<std::string, Assumed> assumed_;

@@ -1,6 +1,8 @@
 #include "scheduler/app/run_loop.h"
 
+#include <algorithm>
 #include <chrono>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 
@@ -31,7 +33,8 @@ struct SchedulerLoop::Cycle {
   CycleSummary summary;
   Snapshot snap;
   Decisions decisions;
-  ObjectIndex index;
+  ObjectIndex index;                             // kinds other than Pod and Node
+  std::vector<DecodedPtr> decoded;               // Nodes then Pods, by key: referenced on demand
   std::map<std::string, std::string> versions;   // PodGroup key -> cached resourceVersion
   std::chrono::steady_clock::time_point start;
   ApplyReport report;
@@ -84,10 +87,23 @@ void SchedulerLoop::keep_for_apply(Cycle& c) {
   c.snap.nodes = {};
   for (const auto& g : groups) keys.insert(object_index_key("PodGroup", g));
   for (auto& k : applier_.remembered_objects()) keys.insert(std::move(k));
+  auto decoded_less = [](const DecodedPtr& d, const std::pair<std::string, std::string>& kind_key) {
+    return std::tie(d->kind(), d->key()) < std::tie(kind_key.first, kind_key.second);
+  };
   ObjectIndex index;
-  for (const auto& k : keys)
-    if (auto it = c.index.find(k); it != c.index.end()) index.emplace(k, std::move(it->second));
+  for (const auto& k : keys) {
+    if (auto it = c.index.find(k); it != c.index.end()) {
+      index.emplace(k, std::move(it->second));
+      continue;
+    }
+    const size_t slash = k.find('/');
+    const std::pair<std::string, std::string> kind_key{k.substr(0, slash), k.substr(slash + 1)};
+    auto d = std::lower_bound(c.decoded.begin(), c.decoded.end(), kind_key, decoded_less);
+    if (d != c.decoded.end() && (*d)->kind() == kind_key.first && (*d)->key() == kind_key.second)
+      index.emplace(k, (*d)->reference());
+  }
   c.index = std::move(index);
+  c.decoded = {};
 }
 
 void SchedulerLoop::take_in(Cycle& c, const ApplyReport& report) {
@@ -134,21 +150,40 @@ CycleSummary SchedulerLoop::run_cycle() {
   CycleSummary& sum = c.summary;
   SnapshotBuilder builder;
   std::map<std::string, std::string> still_bad;
-  cache_.visit([&](json& object) {
-    const std::string kind = kube::kind_of(object), key = kube::key_of(object);
-    const std::string version = object["metadata"].value("resourceVersion", "");
-    if (auto s = builder.add(object, kind + " " + key); !s) {
-      // The API validated it, so this is a kind of content the core does not take; say
-      // so once per version and schedule the rest.
-      ++sum.skipped_objects;
-      still_bad[key] = version;
-      if (bad_objects_[key] != version) spdlog::warn("skipping {} {}: {}", kind, key, s.message());
-      return;
-    }
-    if (kind == "PodGroup") c.versions[key] = version;
-    c.index.emplace(object_index_key(kind, key), reference_of(object));
-  });
+  // The API validated it, so this is a kind of content the core does not take; say so
+  // once per version and schedule the rest.
+  auto skip = [&](const std::string& kind, const std::string& key, const std::string& version,
+                  const std::string& why) {
+    ++sum.skipped_objects;
+    still_bad[kind + " " + key] = version;
+    if (bad_objects_[kind + " " + key] != version) spdlog::warn("skipping {} {}: {}", kind, key, why);
+  };
+  cache_.visit(
+      [&](json& object) {
+        const std::string kind = kube::kind_of(object), key = kube::key_of(object);
+        const std::string version = object["metadata"].value("resourceVersion", "");
+        if (auto s = builder.add(object, kind + " " + key); !s) return skip(kind, key, version, s.message());
+        if (kind == "PodGroup") c.versions[key] = version;
+        c.index.emplace(object_index_key(kind, key), reference_of(object));
+      },
+      [&](const DecodedPtr& d, const std::string& assumed_node) {
+        if (auto p = d->pod()) {
+          PodInfo pod = *p;
+          if (!assumed_node.empty()) pod.set_node(assumed_node);
+          builder.add(std::move(pod));
+        } else if (auto n = d->node()) {
+          builder.add(NodeInfo(*n));
+        } else {
+          return skip(d->kind(), d->key(), d->version, d->undecodable()->message);
+        }
+        c.decoded.push_back(d);
+      });
   bad_objects_ = std::move(still_bad);
+  auto by_kind_key = [](const DecodedPtr& a, const DecodedPtr& b) {
+    return std::tie(a->kind(), a->key()) < std::tie(b->kind(), b->key());
+  };
+  if (!std::is_sorted(c.decoded.begin(), c.decoded.end(), by_kind_key))
+    std::sort(c.decoded.begin(), c.decoded.end(), by_kind_key);
   c.snap = builder.build(Clock::now());
   sum.snapshot_seconds = seconds_since(c.start);
   const auto decide_start = std::chrono::steady_clock::now();

@@ -57,7 +57,7 @@ class SchedulerLoop {
   DecisionApplier& applier_;
   Config config_;
   SessionOptions session_;
-  std::map<std::string, std::string> bad_objects_;   // key -> version already warned about
+  std::map<std::string, std::string> bad_objects_;   // "kind key" -> version already warned about
   bool pipelined_;
   std::unique_ptr<Cycle> in_flight_;
   std::thread applying_;

@@ -94,7 +94,15 @@ Result<std::optional<bool>> preemptable_of(const json& o, const std::string& whe
   return std::optional<bool>(*b);
 }
 
-Status add_node(Snapshot& s, const json& o, const std::string& where) {
+Status missing_name(const json& o, const std::string& where) {
+  if (!kube::name_of(o).empty()) return {};
+  return make_error((where.empty() ? "" : where + ": ") + "metadata.name: missing");
+}
+
+}  // namespace
+
+Result<NodeInfo> node_info_of(const json& o, const std::string& where) {
+  if (auto s = missing_name(o, where); !s) return s.error();
   NodeInfo n;
   n.name = kube::name_of(o);
   n.labels = kube::labels_of(o);
@@ -107,11 +115,11 @@ Status add_node(Snapshot& s, const json& o, const std::string& where) {
   n.ready = kube::node_ready(o);
   n.unschedulable = kube::node_unschedulable(o);
   n.load = parse_load(kube::annotation(o, keys::kLoadAnnotation), &n.load_error);
-  s.nodes.push_back(std::move(n));
-  return {};
+  return n;
 }
 
-Status add_pod(Snapshot& s, const json& o, const std::string& where) {
+Result<PodInfo> pod_info_of(const json& o, const std::string& where) {
+  if (auto s = missing_name(o, where); !s) return s.error();
   PodInfo p;
   p.namespace_name = kube::namespace_of(o);
   if (p.namespace_name.empty()) p.namespace_name = "default";
@@ -137,11 +145,10 @@ Status add_pod(Snapshot& s, const json& o, const std::string& where) {
     p.priority = *pr;
   }
   if (at(spec, "priorityClassName").is_string()) p.priority_class = at(spec, "priorityClassName").get<std::string>();
-  if (at(spec, "nodeName").is_string()) p.node = at(spec, "nodeName").get<std::string>();
   if (at(spec, "schedulerName").is_string()) p.scheduler_name = at(spec, "schedulerName").get<std::string>();
   const json& phase = at(at(o, "status"), "phase");
   p.phase = phase.is_string() ? phase.get<std::string>() : "";
-  if (p.phase.empty() || (p.phase == "Pending" && !p.node.empty())) p.phase = p.node.empty() ? "Pending" : "Running";
+  p.set_node(at(spec, "nodeName").is_string() ? at(spec, "nodeName").get<std::string>() : "");
   p.terminating = at(at(o, "metadata"), "deletionTimestamp").is_string();
   auto preemptable = preemptable_of(o, where);
   if (!preemptable) return preemptable.error();
@@ -157,9 +164,10 @@ Status add_pod(Snapshot& s, const json& o, const std::string& where) {
     if (auto t = kube::parse_rfc3339(at(status, "startTime").get<std::string>())) p.scheduled_at = *t;
   p.filter_signature = at(spec, "tolerations").dump() + "|" + at(spec, "nodeSelector").dump() + "|" +
                        at(at(spec, "affinity"), "nodeAffinity").dump();
-  s.pods.push_back(std::move(p));
-  return {};
+  return p;
 }
+
+namespace {
 
 Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
   auto spec = kube::parse_podgroup(o);
@@ -292,6 +300,11 @@ Status add_hypernode(Snapshot& s, const json& o, const std::string& where) {
 
 }  // namespace
 
+void PodInfo::set_node(std::string node_name) {
+  node = std::move(node_name);
+  if (phase.empty() || (phase == "Pending" && !node.empty())) phase = node.empty() ? "Pending" : "Running";
+}
+
 bool PodInfo::best_effort() const {
   for (const auto& [k, v] : request)
     if (v > 0 && k != "pods") return false;
@@ -311,9 +324,19 @@ bool known_kind(const std::string& kind) {
 Status SnapshotBuilder::add(const json& o, const std::string& where) {
   std::string kind = kube::kind_of(o);
   std::string prefix = where.empty() ? "" : where + ": ";
-  if (kube::name_of(o).empty()) return make_error(prefix + "metadata.name: missing");
-  if (kind == "Node") return add_node(snap_, o, where);
-  if (kind == "Pod") return add_pod(snap_, o, where);
+  if (auto s = missing_name(o, where); !s) return s;
+  if (kind == "Node" || kind == "Pod") {
+    if (kind == "Node") {
+      auto n = node_info_of(o, where);
+      if (!n) return n.error();
+      add(std::move(*n));
+    } else {
+      auto p = pod_info_of(o, where);
+      if (!p) return p.error();
+      add(std::move(*p));
+    }
+    return {};
+  }
   if (kind == "PodGroup") return add_podgroup(snap_, o, where);
   if (kind == "Queue") return add_queue(snap_, o, where);
   if (kind == "HyperNode") return add_hypernode(snap_, o, where);
@@ -325,6 +348,11 @@ Status SnapshotBuilder::add(const json& o, const std::string& where) {
     return {};
   }
   return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass)");
+}
+
+void SnapshotBuilder::reserve(size_t nodes, size_t pods) {
+  snap_.nodes.reserve(nodes);
+  snap_.pods.reserve(pods);
 }
 
 Snapshot SnapshotBuilder::build(TimePoint now) {
@@ -347,8 +375,10 @@ Snapshot SnapshotBuilder::build(TimePoint now) {
   for (auto& p : s.pods)
     if (auto g = s.podgroups.find(p.group); g != s.podgroups.end() && g->second.reservation)
       p.filter_signature += "|room:" + p.group;
-  std::sort(s.nodes.begin(), s.nodes.end(), [](const NodeInfo& a, const NodeInfo& b) { return a.name < b.name; });
-  std::sort(s.pods.begin(), s.pods.end(), [](const PodInfo& a, const PodInfo& b) { return a.key < b.key; });
+  auto by_name = [](const NodeInfo& a, const NodeInfo& b) { return a.name < b.name; };
+  auto by_key = [](const PodInfo& a, const PodInfo& b) { return a.key < b.key; };
+  if (!std::is_sorted(s.nodes.begin(), s.nodes.end(), by_name)) std::sort(s.nodes.begin(), s.nodes.end(), by_name);
+  if (!std::is_sorted(s.pods.begin(), s.pods.end(), by_key)) std::sort(s.pods.begin(), s.pods.end(), by_key);
   std::sort(s.hypernodes.begin(), s.hypernodes.end(),
             [](const HyperNodeInfo& a, const HyperNodeInfo& b) { return a.name < b.name; });
   default_priority_.reset();

@@ -67,6 +67,8 @@ struct PodInfo {
   bool best_effort() const;         // requests nothing
   bool terminal() const { return phase == "Succeeded" || phase == "Failed"; }
   bool bound() const { return !node.empty() && !terminal(); }
+  // Sets spec.nodeName as a binding would: a Pending pod with a node counts as Running.
+  void set_node(std::string node_name);
 };
 
 struct NetworkTopology {
@@ -129,11 +131,20 @@ struct Snapshot {
   TimePoint now = Clock::now();                      // for the age of load annotations
 };
 
+// One Node or Pod as the snapshot takes it, decoded from its object (the same checks
+// and errors as SnapshotBuilder::add). Callers that keep decoded objects across cycles
+// (weft-scheduler run's cache) decode each object once and add() the result.
+Result<NodeInfo> node_info_of(const nlohmann::json& node, const std::string& where = "");
+Result<PodInfo> pod_info_of(const nlohmann::json& pod, const std::string& where = "");
+
 // Collects objects, then builds a Snapshot. Errors name `where` (e.g. "s.yaml: document 3
 // (Pod default/p)") and the field ("spec.containers[0].resources.requests: resource 'cpu': ...").
 class SnapshotBuilder {
  public:
   Status add(const nlohmann::json& object, const std::string& where = "");
+  void add(NodeInfo node) { snap_.nodes.push_back(std::move(node)); }
+  void add(PodInfo pod) { snap_.pods.push_back(std::move(pod)); }
+  void reserve(size_t nodes, size_t pods);
   // Resolves priority classes, the default queue and pod counts per group.
   Snapshot build(TimePoint now = Clock::now());
 

@@ -139,6 +139,58 @@ TEST(KubeClientInformer, GoneWatchRelistsAndDiffsTheCache) {
   EXPECT_EQ(informer.stats().lists, 2u);
 }
 
+// keep_objects false (weft-scheduler run's pods and nodes): the handlers see whole new
+// objects, listed and watched; the cache keeps stubs, and a relist still finds what changed
+// and what is gone.
+TEST(KubeClientInformer, WithoutObjectsHandlersSeeWholeObjectsAndRelistsStillDiff) {
+  FakeApiServer api;
+  api.upsert("/api/v1/configmaps", config_map("keep", 0));
+  api.upsert("/api/v1/configmaps", config_map("change", 0));
+  api.upsert("/api/v1/configmaps", config_map("drop", 0));
+  auto client = client_for(api);
+  InformerOptions opts;
+  opts.keep_objects = false;
+  opts.page_size = 2;
+  Informer informer(*client, resources::configmaps(), "ns", opts);
+  std::mutex mu;
+  std::vector<std::string> calls;
+  auto record = [&](std::string s) {
+    std::lock_guard lock(mu);
+    calls.push_back(std::move(s));
+  };
+  auto seq = [](const json& o) { return o.contains("data") ? o["data"]["seq"].get<std::string>() : "stub"; };
+  informer.add_handlers({[&](const json& o) { record("add " + o["metadata"]["name"].get<std::string>() + " " + seq(o)); },
+                         [&](const json& a, const json& b) {
+                           record("update " + b["metadata"]["name"].get<std::string>() + " " + seq(a) + "->" + seq(b));
+                         },
+                         [&](const json& o) { record("delete " + o["metadata"]["name"].get<std::string>()); }});
+  ASSERT_TRUE(informer.relist());
+  EXPECT_EQ(calls, (std::vector<std::string>{"add change 0", "add drop 0", "add keep 0"}));
+  EXPECT_EQ(informer.size(), 3u);
+  const auto stub = informer.get("ns/keep");
+  ASSERT_TRUE(stub);
+  EXPECT_FALSE(stub->contains("data"));
+  EXPECT_EQ((*stub)["metadata"]["name"], "keep");
+  EXPECT_TRUE((*stub)["metadata"].contains("resourceVersion"));
+
+  api.upsert("/api/v1/configmaps", config_map("change", 1));
+  api.remove("/api/v1/configmaps", "ns", "drop");
+  api.upsert("/api/v1/configmaps", config_map("new", 0));
+  api.compact();
+  calls.clear();
+  informer.start();   // the watch is Gone: relists
+  ASSERT_TRUE(wait_until([&] { std::lock_guard lock(mu); return calls.size() >= 3u; }, milliseconds(5000)));
+  api.upsert("/api/v1/configmaps", config_map("keep", 1));
+  ASSERT_TRUE(wait_until([&] { std::lock_guard lock(mu); return calls.size() >= 4u; }, milliseconds(5000)));
+  informer.stop();
+  std::lock_guard lock(mu);
+  std::vector<std::string> relisted(calls.begin(), calls.begin() + 3);
+  std::sort(relisted.begin(), relisted.end());
+  EXPECT_EQ(relisted, (std::vector<std::string>{"add new 0", "delete drop", "update change stub->1"}));
+  EXPECT_EQ(calls[3], "update keep stub->1");   // watched: the new object whole, the old one a stub
+  EXPECT_EQ(informer.size(), 3u);
+}
+
 TEST(KubeClientInformer, FailingWatchBacksOffInsteadOfSpinning) {
   FakeApiServer api;
   api.upsert("/api/v1/configmaps", config_map("a", 0));
