@@ -247,10 +247,12 @@ DeschedulerRun measure_descheduler(const Binaries& bin, const ClusterShape&, con
   }
   out.list_s = since(t);
   t = Steady::now();
+  const double cpu0 = cpu_seconds(api.pid());
   auto [code, output] = testing::run_command({bin.descheduler, "run", "--policy", policy, "--kubeconfig",
                                               api.kubeconfig(), "--once", "--dry-run", "--load", "annotations"},
                                              300s);
   out.wall_s = since(t);
+  out.serving_cpu_s = cpu_seconds(api.pid()) - cpu0;
   out.exit_code = code;
   if (code != 0) out.error = "weft-descheduler exit " + std::to_string(code) + ": " + output.substr(0, 2000);
   return out;

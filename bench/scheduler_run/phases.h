@@ -63,7 +63,8 @@ KubeLiteAlone measure_kube_lite(const Binaries& bin, const ClusterShape& shape, 
 
 struct DeschedulerRun {
   double wall_s = 0;          // weft-descheduler run --once --dry-run, process start to exit
-  double list_s = 0;          // the same lists (nodes, pods) from a plain client: kube-lite's serving part
+  double list_s = 0;          // the same lists (nodes, pods) from a plain client, parse included
+  double serving_cpu_s = 0;   // kube-lite's CPU time during the descheduler's run: its serving part
   int exit_code = 0;
   std::string error;
 };

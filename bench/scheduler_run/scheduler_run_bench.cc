@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
   std::printf("%-44s %14.0f %14.0f\n", "scheduler peak RSS, MiB", fast.rss_mib, baseline.rss_mib);
   std::printf("%-44s %14ld %14ld\n", "  pods in its cache", fast.pods_in_cache, baseline.pods_in_cache);
   std::printf("%-44s %14.2f %14s\n", "descheduler run --once (dry run), s", desched.wall_s, "-");
-  std::printf("%-44s %14.2f %14s\n", "  kube-lite serving its lists alone, s", desched.list_s, "-");
+  std::printf("%-44s %14.2f %14s\n", "  kube-lite's CPU serving that run, s", desched.serving_cpu_s, "-");
+  std::printf("%-44s %14.2f %14s\n", "  a plain client listing nodes+pods, s", desched.list_s, "-");
   std::printf("kube-scheduler's published figure (kube-apiserver, 5,000 nodes): >= 680-810 pods/s; "
               "kube-lite is not kube-apiserver.\n");
 
@@ -100,7 +101,8 @@ int main(int argc, char** argv) {
               {"scheduler_rss_mib", fast.rss_mib},
               {"pods_in_cache", fast.pods_in_cache},
               {"descheduler_run_once_s", desched.wall_s},
-              {"descheduler_kube_lite_lists_s", desched.list_s},
+              {"descheduler_kube_lite_serving_cpu_s", desched.serving_cpu_s},
+              {"descheduler_plain_client_lists_s", desched.list_s},
               {"kube_lite_alone_creates_per_s", alone.created.per_second()},
               {"kube_lite_alone_bindings_per_s", alone.bound.per_second()},
               {"create_pods_per_s", fast.created.per_second()},

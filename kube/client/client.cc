@@ -294,7 +294,7 @@ Result<EvictionResult> Client::evict(const std::string& ns, const std::string& p
 }
 
 Result<WatchEnd> Client::watch(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
-                               const std::function<bool(const WatchEvent&)>& on_event, CancelToken* cancel) {
+                               const std::function<bool(WatchEvent&&)>& on_event, CancelToken* cancel) {
   const std::string path = ref.collection_path(ns) + watch_query(options, true);
   Call call{"GET", path, "", ""};
   auto wait = bucket_.reserve(Clock::now());
@@ -317,7 +317,7 @@ Result<WatchEnd> Client::watch(const ResourceRef& ref, const std::string& ns, co
       auto rv = event.object.contains("metadata") ? event.object["metadata"].value("resourceVersion", "") : "";
       if (!rv.empty()) end.resource_version = rv;
       if (event.type != "BOOKMARK") ++end.events;
-      if (!on_event(event)) {
+      if (!on_event(std::move(event))) {
         handler_stopped = true;
         return false;
       }

@@ -110,9 +110,10 @@ class Client {
   Result<EvictionResult> evict(const std::string& ns, const std::string& pod, int64_t grace_seconds = -1);
 
   // Watch from options.resource_version with bookmarks; events go to on_event in order
-  // (return false to end the watch). Blocks until the stream ends or cancel fires.
+  // (return false to end the watch), which may take the event's object. Blocks until the
+  // stream ends or cancel fires.
   Result<WatchEnd> watch(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
-                         const std::function<bool(const WatchEvent&)>& on_event, CancelToken* cancel = nullptr);
+                         const std::function<bool(WatchEvent&&)>& on_event, CancelToken* cancel = nullptr);
 
   void set_request_hook(RequestHook hook);
   uint64_t request_count() const { return requests_.load(); }

@@ -213,14 +213,14 @@ void Informer::dispatch_listed(const std::string& key, const json& object) {
   if (version_of(*old) != version_of(object)) dispatch_update(*old, object);
 }
 
-void Informer::apply_event(const WatchEvent& event) {
+void Informer::apply_event(WatchEvent&& event) {
   const std::string rv = version_of(event.object);
   if (event.type == "BOOKMARK") {
     std::lock_guard lock(cache_mu_);
     if (!rv.empty()) resource_version_ = rv;
     return;
   }
-  json object = event.object;
+  json object = std::move(event.object);
   if (options_.transform) options_.transform(object);
   const std::string key = key_of(object);
   std::lock_guard dispatch(dispatch_mu_);
@@ -287,8 +287,8 @@ void Informer::run() {
     size_t applied = 0;
     auto ended = client_.watch(
         ref_, ns_, lo,
-        [&](const WatchEvent& e) {
-          apply_event(e);
+        [&](WatchEvent&& e) {
+          apply_event(std::move(e));
           ++applied;
           return !stopping_.load();
         },

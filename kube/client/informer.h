@@ -87,7 +87,7 @@ class Informer {
 
  private:
   void run();
-  void apply_event(const WatchEvent& event);
+  void apply_event(WatchEvent&& event);
   void resync_loop();
   bool sleep_interruptibly(Millis duration);
   void dispatch_add(const nlohmann::json& o);

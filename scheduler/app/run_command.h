@@ -32,7 +32,7 @@ struct RunOptions {
   int bind_concurrency = 16;            // API writes in flight together; 1 = one at a time
   double event_qps = 500;               // Events have a client and budget of their own
   int event_burst = 1000;
-  size_t event_queue = 10000;           // Events waiting to be posted; more are dropped
+  size_t event_queue = 1000;            // Events waiting to be posted; more are dropped (client-go's broadcaster queues 1,000)
   std::string log_level = "info";
   std::string metrics_listen;           // host:port for /metrics, /healthz, /readyz; "" = off
 };

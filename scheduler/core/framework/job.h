@@ -22,7 +22,7 @@ struct Job {
   std::vector<int> pending;           // pods this scheduler may place
   int bound = 0, succeeded = 0, failed = 0;
   int pipelined = 0;                  // pods holding room freed by evictions this cycle
-  std::map<std::string, int> bound_by_task;   // task role -> bound (for minTaskMember)
+  std::map<std::string, int> bound_by_task;   // task role -> bound (for minTaskMember); pods without a role are not counted
   Quantities allocated;
   std::string phase = "Pending";      // Pending | Inqueue | Running | Unknown | Completed
   bool enqueued = false;

@@ -69,7 +69,7 @@ void build_jobs(Session& s) {
     else if (!pod.node.empty()) {
       s.node_of_pod[p] = s.node_index(pod.node);
       ++j.bound;
-      ++j.bound_by_task[pod.task_role];
+      if (!pod.task_role.empty()) ++j.bound_by_task[pod.task_role];
       add(j.allocated, pod.request);
       if (auto* qa = s.queue_of(j)) add(qa->allocated, pod.request);
     } else if (ours(pod, s.opts) && !pod.terminating) {

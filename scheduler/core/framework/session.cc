@@ -91,7 +91,7 @@ void Session::assume(int pod, int node) {
   if (node >= 0) cluster.assume(pod, node);
   Job& j = jobs[job_of_pod[pod]];
   ++j.bound;
-  ++j.bound_by_task[snap.pods[pod].task_role];
+  if (const auto& role = snap.pods[pod].task_role; !role.empty()) ++j.bound_by_task[role];
   add(j.allocated, snap.pods[pod].request);
   if (auto* q = queue_of(j)) add(q->allocated, snap.pods[pod].request);
   node_of_pod[pod] = node;
@@ -101,7 +101,7 @@ void Session::release(int pod, int node) {
   if (node >= 0) cluster.release(pod, node);
   Job& j = jobs[job_of_pod[pod]];
   --j.bound;
-  --j.bound_by_task[snap.pods[pod].task_role];
+  if (const auto& role = snap.pods[pod].task_role; !role.empty()) --j.bound_by_task[role];
   subtract(j.allocated, snap.pods[pod].request);
   if (auto* q = queue_of(j)) subtract(q->allocated, snap.pods[pod].request);
   node_of_pod[pod] = -1;
