@@ -228,11 +228,10 @@ void ClusterCache::erase(const json& object) {
   decoded_[kube::kind_of(object)].erase(kube::key_of(object));
 }
 
-size_t ClusterCache::decoded_size() const {
+size_t ClusterCache::decoded_size(const std::string& kind) const {
   std::lock_guard lock(decoded_mu_);
-  size_t n = 0;
-  for (const auto& [kind, by_key] : decoded_) n += by_key.size();
-  return n;
+  auto it = decoded_.find(kind);
+  return it == decoded_.end() ? 0 : it->second.size();
 }
 
 std::string ClusterCache::overlay_pod(const std::string& key, const DecodedObject& pod, std::set<std::string>& seen) {

@@ -86,8 +86,8 @@ class ClusterCache {
   // loader gives them; one decoded at a time).
   void visit(const std::function<void(nlohmann::json& object)>& other,
              const std::function<void(const DecodedPtr& object, const std::string& assumed_node)>& decoded);
-  // Pods and Nodes only decoded so far (tests).
-  size_t decoded_size() const;
+  // Pods or Nodes decoded so far (a cycle reserves room for them).
+  size_t decoded_size(const std::string& kind) const;
 
   // A binding the API accepted; shown in snapshots until the pod watch reports it.
   void assume_bound(const std::string& pod_key, const std::string& uid, const std::string& node);

@@ -149,6 +149,10 @@ CycleSummary SchedulerLoop::run_cycle() {
   c.start = std::chrono::steady_clock::now();
   CycleSummary& sum = c.summary;
   SnapshotBuilder builder;
+  // A vector doubling its way to 100,000 pods holds two copies for a moment.
+  const size_t nodes = cache_.decoded_size("Node"), pods = cache_.decoded_size("Pod");
+  builder.reserve(nodes + nodes / 64, pods + pods / 64);
+  c.decoded.reserve(nodes + pods + (nodes + pods) / 64);
   std::map<std::string, std::string> still_bad;
   // The API validated it, so this is a kind of content the core does not take; say so
   // once per version and schedule the rest.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace weft::scheduler {
 namespace {
@@ -28,8 +30,9 @@ ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks)
   free_ = alloc_;
   requests_.resize(snap.pods.size());
   sparse_.resize(snap.pods.size());
-  std::map<std::string, int> node_index;
-  for (size_t i = 0; i < snap.nodes.size(); ++i) node_index[snap.nodes[i].name] = static_cast<int>(i);
+  std::unordered_map<std::string_view, int> node_index;
+  node_index.reserve(snap.nodes.size());
+  for (size_t i = 0; i < snap.nodes.size(); ++i) node_index.emplace(snap.nodes[i].name, static_cast<int>(i));
   for (size_t p = 0; p < snap.pods.size(); ++p) {
     auto& r = requests_[p];
     r.assign(D, 0);

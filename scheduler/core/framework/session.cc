@@ -65,7 +65,10 @@ bool vote_by_tier(const std::vector<E>& entries, const Job& j, std::string* why)
 }  // namespace
 
 Session::Session(const Snapshot& s, const Config& c, const SessionOptions& o)
-    : snap(s), config(c), opts(o), cluster(s, node_callbacks) {}
+    : snap(s), config(c), opts(o), cluster(s, node_callbacks) {
+  node_by_name_.reserve(s.nodes.size());
+  for (size_t i = 0; i < s.nodes.size(); ++i) node_by_name_.emplace(s.nodes[i].name, static_cast<int>(i));
+}
 
 Session::~Session() = default;
 
@@ -75,9 +78,8 @@ const Topology& Session::topo() {
 }
 
 int Session::node_index(const std::string& name) const {
-  auto it = std::lower_bound(snap.nodes.begin(), snap.nodes.end(), name,
-                             [](const NodeInfo& n, const std::string& v) { return n.name < v; });
-  return it != snap.nodes.end() && it->name == name ? static_cast<int>(it - snap.nodes.begin()) : -1;
+  auto it = node_by_name_.find(name);
+  return it == node_by_name_.end() ? -1 : it->second;
 }
 
 QueueAccount* Session::queue_of(const Job& j) {

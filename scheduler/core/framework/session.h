@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "scheduler/core/config.h"
@@ -140,6 +142,7 @@ class Session {
     F fn;
   };
   std::unique_ptr<Topology> topology_;
+  std::unordered_map<std::string_view, int> node_by_name_;   // into snap.nodes
   std::vector<std::unique_ptr<Plugin>> plugins_;
   std::vector<Entry<JobCompareFn>> job_order_;
   std::vector<Entry<QueueCompareFn>> queue_order_, victim_queue_order_;
