@@ -149,7 +149,7 @@ SchedulerRun run_scheduler(const Binaries& bin, const ClusterShape& shape, const
     return out;
   }
   testing::Process::Options o;
-  o.argv = {bin.scheduler, "run", "--kubeconfig", api.kubeconfig(), "--period", "100ms",
+  o.argv = {bin.scheduler, "run", "--kubeconfig", api.kubeconfig(), "--period", bin.scheduler_period,
             "--bind-concurrency", std::to_string(concurrency)};
   o.keep_stdin_open = false;
   o.log_file = dir + "/scheduler-" + (gang_size ? "gangs" : "jobs") + "-c" + std::to_string(concurrency) + ".log";

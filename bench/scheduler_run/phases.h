@@ -15,6 +15,7 @@ namespace weft::bench {
 
 struct Binaries {
   std::string kube_lite, scheduler, descheduler;
+  std::string scheduler_period = "1s";   // weft-scheduler run --period (its default, as a user runs it)
 };
 
 // A kube-lite started from the state file, with a client on it.

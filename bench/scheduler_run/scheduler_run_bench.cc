@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   app.add_option("--scheduler", bin.scheduler)->required();
   app.add_option("--descheduler", bin.descheduler)->required();
   app.add_option("--json", json_out, "write the figures here");
+  app.add_option("--period", bin.scheduler_period, "weft-scheduler run --period")->capture_default_str();
   app.add_option("--work-dir", work_dir)->capture_default_str();
   app.add_option("--nodes", shape.nodes)->capture_default_str();
   app.add_option("--node-memory", shape.node_memory)->capture_default_str();
