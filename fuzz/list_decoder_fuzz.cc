@@ -1,11 +1,38 @@
 // The API's list responses (streamed item by item) and watch streams (one JSON event a
 // line, in chunks split anywhere): the first byte picks where the watch body splits.
+// Each also decoded straight to a projection (what weft-scheduler run reads of pods),
+// which must give project(parse(text)) exactly, or fail where parse fails.
 #include <nlohmann/json.hpp>
 
 #include "fuzz/fuzz.h"
 #include "kube/client/client.h"
 #include "kube/client/list_decoder.h"
+#include "kube/client/projection.h"
 #include "kube/client/watch_decoder.h"
+
+namespace {
+
+const nlohmann::json& keep() {
+  static const nlohmann::json rule = {
+      {"metadata", {{"name", true}, {"labels", true}, {"annotations", {{"a", true}}}, {"gone", false}}},
+      {"spec", {{"containers", {{"resources", {{"requests", true}}}}}, {"nodeName", true}}},
+      {"status", true},
+      {"items", {{"metadata", {{"name", true}}}}},
+      {"type", true},
+      {"object", {{"metadata", true}}}};
+  return rule;
+}
+
+void check_projection(const std::string& text) {
+  auto fast = weft::kube::parse_projected(text, keep());
+  nlohmann::json whole = nlohmann::json::parse(text, nullptr, false);
+  weft::fuzz::check(fast.ok() == !whole.is_discarded(), "parse_projected fails exactly where parse fails");
+  if (!fast) return;
+  weft::kube::project(whole, keep());
+  weft::fuzz::check(*fast == whole, "parse_projected gives project(parse(text))");
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -14,10 +41,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t items = 0;
   auto meta = weft::kube::decode_list(body, [&](nlohmann::json&&) { ++items; });
   if (meta) weft::fuzz::check(meta->items == items, "ListMeta.items counts the items handed over");
-  weft::kube::WatchDecoder watch;
-  const size_t cut = body.empty() ? 0 : split % (body.size() + 1);
-  auto on_event = [](weft::kube::WatchEvent&&) { return true; };
-  if (watch.feed(std::string_view(body).substr(0, cut), on_event))
-    (void)watch.feed(std::string_view(body).substr(cut), on_event);
+  size_t projected_items = 0;
+  auto projected = weft::kube::decode_list(body, [&](nlohmann::json&&) { ++projected_items; }, keep());
+  weft::fuzz::check(projected.ok() == meta.ok(), "a projected list decodes where the whole one does");
+  if (projected) weft::fuzz::check(projected_items == items, "a projected list hands over the same items");
+  check_projection(body);
+  for (bool project : {false, true}) {
+    weft::kube::WatchDecoder watch = project ? weft::kube::WatchDecoder(keep()) : weft::kube::WatchDecoder();
+    const size_t cut = body.empty() ? 0 : split % (body.size() + 1);
+    auto on_event = [](weft::kube::WatchEvent&&) { return true; };
+    if (watch.feed(std::string_view(body).substr(0, cut), on_event))
+      (void)watch.feed(std::string_view(body).substr(cut), on_event);
+  }
   return 0;
 }

@@ -154,7 +154,7 @@ Result<ObjectList> Client::list_each(const ResourceRef& ref, const std::string& 
       continue;
     }
     if (!success(response->status)) return api_error(call.verb, call.path, *response);
-    auto meta = decode_list(response->body, on_item);
+    auto meta = decode_list(response->body, on_item, options.keep);
     if (!meta) return make_error(call.verb + " " + call.path + ": " + meta.message(), response->status);
     page.resource_version = meta->resource_version;
     if (options.limit <= 0 || meta->continue_token.empty()) return page;
@@ -176,7 +176,7 @@ Result<ObjectList> Client::list_page(const ResourceRef& ref, const std::string& 
   if (!response) return response.error();
   if (!success(response->status)) return api_error(call.verb, call.path, *response);
   ObjectList out;
-  auto meta = decode_list(response->body, [&](json&& item) { out.items.push_back(std::move(item)); });
+  auto meta = decode_list(response->body, [&](json&& item) { out.items.push_back(std::move(item)); }, options.keep);
   if (!meta) return make_error(call.verb + " " + call.path + ": " + meta.message(), response->status);
   out.resource_version = meta->resource_version;
   out.continue_token = meta->continue_token;
@@ -302,7 +302,7 @@ Result<WatchEnd> Client::watch(const ResourceRef& ref, const std::string& ns, co
 
   WatchEnd end;
   end.resource_version = options.resource_version;
-  WatchDecoder decoder;
+  WatchDecoder decoder(options.keep);
   std::optional<Error> failure;
   bool handler_stopped = false;
   auto on_chunk = [&](std::string_view chunk) {

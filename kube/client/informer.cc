@@ -154,6 +154,7 @@ Status Informer::relist() {
   lo.label_selector = options_.label_selector;
   lo.field_selector = options_.field_selector;
   lo.limit = options_.page_size;
+  lo.keep = options_.keep;
   std::unordered_map<std::string, Entry> fresh;
   const bool streamed = !options_.keep_objects && !handlers_.empty();
   std::unique_lock dispatch(dispatch_mu_, std::defer_lock);
@@ -280,6 +281,7 @@ void Informer::run() {
     lo.field_selector = options_.field_selector;
     lo.resource_version = resource_version();
     lo.timeout_seconds = options_.watch_timeout_seconds;
+    lo.keep = options_.keep;
     {
       std::lock_guard lock(cache_mu_);
       ++stats_.watches;

@@ -37,6 +37,9 @@ struct InformerOptions {
   int64_t page_size = 500;
   Millis resync{0};                 // 0 = never; else on_update(o, o) for every cached object
   int watch_timeout_seconds = 300;  // server-side end of each watch request
+  // What is decoded of each object (a kube::project() tree; null: all of it), straight
+  // from the list and watch bodies, before `transform`.
+  nlohmann::json keep;
   std::function<void(nlohmann::json&)> transform = strip_managed_fields;
   // Keep each (transformed) object as MessagePack bytes instead of a JSON tree: a few
   // hundred bytes for a pod instead of kilobytes. get(), items(), visit() and the

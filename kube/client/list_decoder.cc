@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "kube/client/projection.h"
+
 namespace weft::kube {
 
 using nlohmann::json;
@@ -80,7 +82,12 @@ class Scanner {
   const std::string& s_;
 };
 
-Result<json> parse_slice(const std::string& body, size_t begin, size_t end) {
+Result<json> parse_slice(const std::string& body, size_t begin, size_t end, const json& keep) {
+  if (!keep.is_null()) {
+    auto item = parse_projected(std::string_view(body).substr(begin, end - begin), keep);
+    if (!item) return make_error("response is not valid JSON (item at byte " + std::to_string(begin) + "): " + item.message());
+    return item;
+  }
   try {
     return json::parse(body.begin() + static_cast<std::ptrdiff_t>(begin), body.begin() + static_cast<std::ptrdiff_t>(end));
   } catch (const json::exception& e) {   // parse_error, or out_of_range for a number too large
@@ -90,7 +97,7 @@ Result<json> parse_slice(const std::string& body, size_t begin, size_t end) {
 
 }  // namespace
 
-Result<ListMeta> decode_list(const std::string& body, const std::function<void(json&&)>& on_item) {
+Result<ListMeta> decode_list(const std::string& body, const std::function<void(json&&)>& on_item, const json& keep) {
   ListMeta meta;
   Scanner sc(body);
   auto broken = [&](const std::string& what) {
@@ -116,7 +123,7 @@ Result<ListMeta> decode_list(const std::string& body, const std::function<void(j
             sc.skip_ws();
             size_t start = sc.pos;
             if (!sc.skip_value()) return broken("unterminated item");
-            auto item = parse_slice(body, start, sc.pos);
+            auto item = parse_slice(body, start, sc.pos, keep);
             if (!item) return item.error();
             ++meta.items;
             on_item(std::move(*item));
@@ -129,16 +136,16 @@ Result<ListMeta> decode_list(const std::string& body, const std::function<void(j
         size_t start = sc.pos;
         if (!sc.skip_value()) return broken("unterminated value of '" + key + "'");
         if (key == "items") {
-          auto v = parse_slice(body, start, sc.pos);
+          auto v = parse_slice(body, start, sc.pos, nullptr);
           if (!v) return v.error();
           if (!v->is_null()) return make_error("response is not a List (items is not an array)");
           saw_items = true;
         } else if (key == "kind") {
-          auto k = parse_slice(body, start, sc.pos);
+          auto k = parse_slice(body, start, sc.pos, nullptr);
           if (!k) return k.error();
           if (k->is_string()) meta.kind = k->get<std::string>();
         } else if (key == "metadata") {
-          auto m = parse_slice(body, start, sc.pos);
+          auto m = parse_slice(body, start, sc.pos, nullptr);
           if (!m) return m.error();
           if (m->is_object()) {
             for (auto [field, into] : {std::pair{"resourceVersion", &meta.resource_version},

@@ -18,6 +18,8 @@ struct ListMeta {
   std::string kind;   // the List's kind, when it says
 };
 
-Result<ListMeta> decode_list(const std::string& body, const std::function<void(nlohmann::json&&)>& on_item);
+// `keep`: a kube::project() tree each item is decoded straight to (null: whole items).
+Result<ListMeta> decode_list(const std::string& body, const std::function<void(nlohmann::json&&)>& on_item,
+                             const nlohmann::json& keep = nullptr);
 
 }  // namespace weft::kube

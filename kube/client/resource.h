@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace weft::kube {
 
 struct ResourceRef {
@@ -48,6 +50,9 @@ struct ListOptions {
   std::string continue_token;
   std::string resource_version;
   int timeout_seconds = 0;      // for watches: server-side end of the stream
+  // Not sent: what the client keeps of each listed item or watched object, decoded
+  // straight to that (a kube::project() tree; null keeps them whole).
+  nlohmann::json keep;
 };
 
 // "?labelSelector=...&limit=..." (empty when there is nothing to add).

@@ -1,8 +1,13 @@
 #include "kube/client/watch_decoder.h"
 
 #include "kube/client/client.h"
+#include "kube/client/projection.h"
 
 namespace weft::kube {
+
+WatchDecoder::WatchDecoder(nlohmann::json keep) {
+  if (!keep.is_null()) event_rule_ = {{"type", true}, {"object", std::move(keep)}};
+}
 
 bool WatchDecoder::feed(std::string_view chunk, const std::function<bool(WatchEvent&&)>& on_event) {
   partial_.append(chunk);
@@ -14,7 +19,13 @@ bool WatchDecoder::feed(std::string_view chunk, const std::function<bool(WatchEv
     std::string_view line(partial_.data() + start, nl - start);
     start = nl + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    auto doc = nlohmann::json::parse(line, nullptr, false);
+    nlohmann::json doc = nlohmann::json::value_t::discarded;
+    if (!event_rule_.is_null()) {
+      if (auto projected = parse_projected(line, event_rule_)) doc = std::move(*projected);
+      // A Status says why the watch ended: read whole.
+      if (doc.is_object() && doc.value("type", nlohmann::json()) == "ERROR") doc = nlohmann::json::value_t::discarded;
+    }
+    if (doc.is_discarded()) doc = nlohmann::json::parse(line, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("type") || !doc["type"].is_string() ||
         !doc.contains("object") || !doc["object"].is_object()) {
       error_ = "not a watch event: " + std::string(line.substr(0, 120));

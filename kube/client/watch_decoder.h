@@ -6,18 +6,25 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace weft::kube {
 
 struct WatchEvent;
 
 class WatchDecoder {
  public:
+  WatchDecoder() = default;
+  // Each event's object decoded straight to `keep` (a kube::project() tree); ERROR
+  // events' Status objects are kept whole.
+  explicit WatchDecoder(nlohmann::json keep);
   // Calls on_event for each complete line; stops early (returning false) when on_event
   // does or when a line is not an event (error() then says why).
   bool feed(std::string_view chunk, const std::function<bool(WatchEvent&&)>& on_event);
   const std::string& error() const { return error_; }
 
  private:
+  nlohmann::json event_rule_;   // {"type": true, "object": keep}; null: whole events
   std::string partial_;
   std::string error_;
 };

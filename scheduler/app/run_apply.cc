@@ -89,13 +89,9 @@ ApplyReport DecisionApplier::apply(const Decisions& d, const Snapshot& snap, con
   }
   apply_evictions(d, objects, report);
   apply_bindings(d, snap, objects, report);
-  std::set<std::string> rolled_back_groups;
-  for (const auto& pod : report.rolled_back) {
-    for (const auto& p : snap.pods) {
-      if (p.key == pod && !p.group.empty()) rolled_back_groups.insert(p.group);
-    }
-  }
-  apply_status(d, rolled_back_groups, report);
+  // Rolled back or refused before any member was accepted: its status is not written.
+  std::set<std::string> not_whole(report.not_whole.begin(), report.not_whole.end());
+  apply_status(d, not_whole, report);
   apply_events(d, objects, report);
   for (auto it = last_event_.begin(); it != last_event_.end();) {
     it = objects.count(it->first) ? std::next(it) : last_event_.erase(it);
@@ -247,6 +243,9 @@ void DecisionApplier::apply_bindings(const Decisions& d, const Snapshot& snap, c
   for (size_t i = 0; i < gangs.size(); ++i) {
     auto& g = gangs[i];
     const bool whole = g.already + g.accepted >= g.min_member;
+    // A gang whose first refusal came before any member was accepted has nothing to take
+    // back, and is no more placed than one that has.
+    if (!whole && g.group.rfind("pod:", 0) != 0) report.not_whole.push_back(g.group);
     if (!whole && g.accepted > 0 && !report.stopped) {
       to_roll_back.push_back(i);
       continue;

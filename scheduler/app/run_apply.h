@@ -44,6 +44,7 @@ struct ApplyReport {
   std::vector<Binding> bound;                 // accepted by the API and kept
   std::vector<std::string> bind_failed;       // pods whose binding the API refused
   std::vector<std::string> rolled_back;       // gang members bound, then evicted again
+  std::vector<std::string> not_whole;         // PodGroups left short by refused bindings (no status written)
   std::vector<std::string> evicted;
   std::vector<std::string> eviction_blocked;  // 429: a PodDisruptionBudget said no
   std::vector<StatusWrite> status_written;

@@ -174,6 +174,7 @@ Status ClusterCache::start() {
     kube::InformerOptions options;
     options.compact = true;
     options.keep_objects = !decoded_kind(kind.kind);
+    options.keep = scheduler_projection(kind.kind);
     options.transform = [api_version = kind.api_version, kind_name = kind.kind](json& object) {
       to_cached_form(object, api_version, kind_name);
     };

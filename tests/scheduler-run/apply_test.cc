@@ -197,6 +197,11 @@ TEST_F(Fixture, AnEarlyPermanentRefusalStopsBindingTheRest) {
   EXPECT_EQ(api.count("bind "), 1u);
   EXPECT_EQ(api.count("evict "), 0u);
   EXPECT_TRUE(report.bound.empty());
+  // Nothing to take back, and no more placed than a rolled-back gang: no status written
+  // (found by the 16-in-flight test under the sanitizers' timing).
+  EXPECT_EQ(api.count("status "), 0u);
+  EXPECT_TRUE(report.status_written.empty());
+  EXPECT_EQ(report.not_whole, std::vector<std::string>{"ns/job"});
 }
 
 TEST_F(Fixture, TransientErrorsAreRetriedWithBackoff) {
