@@ -21,6 +21,7 @@
 #include "bench/kube_client/objects.h"
 #include "kube/client/informer.h"
 #include "kube/client/list_decoder.h"
+#include "scheduler/app/run_cache.h"
 
 namespace {
 
@@ -80,7 +81,9 @@ void trim_for_scheduling(json& o) {
   }
 }
 
-enum class Keep { All, NoManagedFields, Trimmed };
+// Scheduler: weft-scheduler run's projection of pods and nodes, applied to each parsed
+// tree (to_cached_form) or while parsing (InformerOptions::keep, as run does), MessagePack.
+enum class Keep { All, NoManagedFields, Trimmed, SchedulerAfterParse, SchedulerWhileParsing };
 
 // Exits on a failed list; else the number of cached objects, with both caches kept
 // alive until measured (leaked on purpose in this child).
@@ -121,8 +124,16 @@ size_t run_informer(const Inputs& in, Keep keep, std::chrono::steady_clock::time
   io.page_size = 0;  // one response, as the same bytes the baseline parses
   if (keep == Keep::All) io.transform = nullptr;
   if (keep == Keep::Trimmed) io.transform = trim_for_scheduling;
-  auto nodes = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::nodes(), "", io);
-  auto pods = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::pods(), "", io);
+  auto options_for = [&](const char* kind) {
+    weft::kube::InformerOptions o = io;
+    if (keep != Keep::SchedulerAfterParse && keep != Keep::SchedulerWhileParsing) return o;
+    o.compact = true;
+    o.transform = [kind](json& object) { weft::scheduler::to_cached_form(object, "v1", kind); };
+    if (keep == Keep::SchedulerWhileParsing) o.keep = weft::scheduler::scheduler_projection(kind);
+    return o;
+  };
+  auto nodes = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::nodes(), "", options_for("Node"));
+  auto pods = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::pods(), "", options_for("Pod"));
   auto a = nodes->relist();
   auto b = pods->relist();
   done = std::chrono::steady_clock::now();  // the server's shutdown waits out keep-alive: not ours to time
@@ -235,6 +246,8 @@ Measure run_mode(const std::string& mode, int nodes, int pods, const KubeLiteRun
     if (mode == "informer") m.objects = run_informer(in, Keep::NoManagedFields, done);
     if (mode == "informer-keep-managed-fields") m.objects = run_informer(in, Keep::All, done);
     if (mode == "informer-trimmed") m.objects = run_informer(in, Keep::Trimmed, done);
+    if (mode == "scheduler-project-after-parse") m.objects = run_informer(in, Keep::SchedulerAfterParse, done);
+    if (mode == "scheduler-project-while-parsing") m.objects = run_informer(in, Keep::SchedulerWhileParsing, done);
     if (mode == "stream-decode") m.objects = run_stream_decode(in);
     if (mode == "naive-tree") m.objects = run_naive(in);
     if (done == std::chrono::steady_clock::time_point{}) done = std::chrono::steady_clock::now();
@@ -262,8 +275,9 @@ Measure run_mode(const std::string& mode, int nodes, int pods, const KubeLiteRun
 int main(int argc, char** argv) {
   CLI::App app{"kube client list decode + informer cache benchmark"};
   int nodes = 5000, pods = 100000;
-  std::vector<std::string> modes = {"informer", "informer-keep-managed-fields", "informer-trimmed", "stream-decode",
-                                    "naive-tree"};
+  std::vector<std::string> modes = {"informer", "informer-keep-managed-fields", "informer-trimmed",
+                                    "scheduler-project-after-parse", "scheduler-project-while-parsing",
+                                    "stream-decode", "naive-tree"};
   app.add_option("--nodes", nodes, "Nodes in the list");
   app.add_option("--pods", pods, "Pods in the list");
   app.add_option("--modes", modes, "Modes to run (also: kube-lite)");
