@@ -224,6 +224,32 @@ json pending_pod(const std::string& name) {
                                          {"resources", {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}}}}}})}}}};
 }
 
+// A pod the core cannot take (here volcano.sh/preemptable "maybe", which Volcano's
+// ParseBool refuses) is left pending with one warning per version, through the typed cache,
+// and the rest is scheduled around it.
+TEST(SchedulerRun, APodTheCoreCannotTakeIsSkippedWithOneWarningAndTheRestScheduled) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  KubeLite api({.state = scenario("plain_pods.yaml")});
+  ASSERT_EQ(api.error(), "");
+  json bad = pending_pod("undecidable");
+  bad["metadata"]["annotations"] = {{"volcano.sh/preemptable", "maybe"}};
+  ASSERT_TRUE(api.client().create(kube::resources::pods(), "default", bad));
+  ASSERT_TRUE(api.client().create(kube::resources::pods(), "default", pending_pod("fine")));
+  auto [code, out] = weft::testing::run_command(run_args(api.kubeconfig(), {"--cycles", "4"}), seconds(60));
+  ASSERT_EQ(code, 0) << out;
+  auto node_of = [&](const std::string& name) {
+    auto p = api.client().get(kube::resources::pods(), "default", name);
+    return p ? (*p)["spec"].value("nodeName", "") : "<" + p.message() + ">";
+  };
+  EXPECT_NE(node_of("fine"), "");
+  EXPECT_EQ(node_of("undecidable"), "");
+  const std::string warning = "skipping Pod default/undecidable: Pod default/undecidable: "
+                              "metadata.annotations.volcano.sh/preemptable: 'maybe' is not a boolean";
+  size_t found = 0;
+  for (size_t at = out.find(warning); at != std::string::npos; at = out.find(warning, at + 1)) ++found;
+  EXPECT_EQ(found, 1u) << out;
+}
+
 TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
   WEFT_SKIP_UNLESS(need_binaries());
   TempDir dir("sched-run");
