@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <tuple>
+#include <unordered_set>
 
 #include <spdlog/spdlog.h>
 
@@ -66,7 +67,10 @@ void SchedulerLoop::assume(const Cycle& c) {
 }
 
 void SchedulerLoop::keep_for_apply(Cycle& c) {
-  std::set<std::string> pods, groups, keys;
+  // Hashed: every pod of the snapshot is looked up in these.
+  std::unordered_set<std::string> pods, groups;
+  std::set<std::string> keys;
+  pods.reserve(c.decisions.bindings.size() + c.decisions.evictions.size() + c.decisions.events.size());
   for (const auto& b : c.decisions.bindings) pods.insert(b.pod);
   for (const auto& e : c.decisions.evictions) pods.insert(e.pod);
   for (const auto& w : c.decisions.status_writes) groups.insert(w.podgroup);

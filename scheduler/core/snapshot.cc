@@ -300,6 +300,12 @@ Status add_hypernode(Snapshot& s, const json& o, const std::string& where) {
 
 }  // namespace
 
+bool PodInfo::terminal() const {
+  // std::string against std::string: sizes first, so "Running" costs no memcmp.
+  static const std::string succeeded = "Succeeded", failed = "Failed";
+  return phase == succeeded || phase == failed;
+}
+
 void PodInfo::set_node(std::string node_name) {
   node = std::move(node_name);
   if (phase.empty() || (phase == "Pending" && !node.empty())) phase = node.empty() ? "Pending" : "Running";

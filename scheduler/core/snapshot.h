@@ -65,7 +65,7 @@ struct PodInfo {
   // Equal for pods that the static filters (taints, selector, affinity) treat alike.
   std::string filter_signature;
   bool best_effort() const;         // requests nothing
-  bool terminal() const { return phase == "Succeeded" || phase == "Failed"; }
+  bool terminal() const;             // Succeeded or Failed
   bool bound() const { return !node.empty() && !terminal(); }
   // Sets spec.nodeName as a binding would: a Pending pod with a node counts as Running.
   void set_node(std::string node_name);
