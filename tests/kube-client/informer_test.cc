@@ -111,11 +111,22 @@ TEST(KubeClientInformer, ListsPagedThenSeesEveryUpdateOnceInOrderAcrossDroppedWa
   }
 }
 
+// The relist tests: three objects listed, then, while no watch is open, the store moves on
+// (one changed, one deleted, one new) and its history is compacted away, so the next watch
+// is Gone and the informer must relist and diff.
+void seed_keep_change_drop(FakeApiServer& api) {
+  for (const char* name : {"keep", "change", "drop"}) api.upsert("/api/v1/configmaps", config_map(name, 0));
+}
+void move_on_unwatched(FakeApiServer& api) {
+  api.upsert("/api/v1/configmaps", config_map("change", 1));
+  api.remove("/api/v1/configmaps", "ns", "drop");
+  api.upsert("/api/v1/configmaps", config_map("new", 0));
+  api.compact();
+}
+
 TEST(KubeClientInformer, GoneWatchRelistsAndDiffsTheCache) {
   FakeApiServer api;
-  api.upsert("/api/v1/configmaps", config_map("keep", 0));
-  api.upsert("/api/v1/configmaps", config_map("change", 0));
-  api.upsert("/api/v1/configmaps", config_map("drop", 0));
+  seed_keep_change_drop(api);
   auto client = client_for(api);
   Informer informer(*client, resources::configmaps(), "ns");
   Recorder rec;
@@ -123,11 +134,7 @@ TEST(KubeClientInformer, GoneWatchRelistsAndDiffsTheCache) {
   ASSERT_TRUE(informer.relist());  // synchronous first list, no thread yet
   EXPECT_TRUE(informer.has_synced());
   EXPECT_EQ(rec.size(), 3u);
-  // While no watch is open the store moves on and history is compacted away.
-  api.upsert("/api/v1/configmaps", config_map("change", 1));
-  api.remove("/api/v1/configmaps", "ns", "drop");
-  api.upsert("/api/v1/configmaps", config_map("new", 0));
-  api.compact();
+  move_on_unwatched(api);
   informer.start();
   ASSERT_TRUE(wait_until([&] { return rec.size() >= 6u; }, milliseconds(5000)));
   informer.stop();
@@ -144,9 +151,7 @@ TEST(KubeClientInformer, GoneWatchRelistsAndDiffsTheCache) {
 // and what is gone.
 TEST(KubeClientInformer, WithoutObjectsHandlersSeeWholeObjectsAndRelistsStillDiff) {
   FakeApiServer api;
-  api.upsert("/api/v1/configmaps", config_map("keep", 0));
-  api.upsert("/api/v1/configmaps", config_map("change", 0));
-  api.upsert("/api/v1/configmaps", config_map("drop", 0));
+  seed_keep_change_drop(api);
   auto client = client_for(api);
   InformerOptions opts;
   opts.keep_objects = false;
@@ -173,10 +178,7 @@ TEST(KubeClientInformer, WithoutObjectsHandlersSeeWholeObjectsAndRelistsStillDif
   EXPECT_EQ((*stub)["metadata"]["name"], "keep");
   EXPECT_TRUE((*stub)["metadata"].contains("resourceVersion"));
 
-  api.upsert("/api/v1/configmaps", config_map("change", 1));
-  api.remove("/api/v1/configmaps", "ns", "drop");
-  api.upsert("/api/v1/configmaps", config_map("new", 0));
-  api.compact();
+  move_on_unwatched(api);
   calls.clear();
   informer.start();   // the watch is Gone: relists
   ASSERT_TRUE(wait_until([&] { std::lock_guard lock(mu); return calls.size() >= 3u; }, milliseconds(5000)));
