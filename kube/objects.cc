@@ -40,8 +40,9 @@ Result<ResourceList> container_request(const nlohmann::json& c, const std::strin
 
 }  // namespace
 
-std::string name_of(const nlohmann::json& obj) { return string_at(field(obj, "metadata"), "name"); }
-std::string namespace_of(const nlohmann::json& obj) { return string_at(field(obj, "metadata"), "namespace"); }
+std::string metadata_string(const nlohmann::json& obj, const char* name) { return string_at(field(obj, "metadata"), name); }
+std::string name_of(const nlohmann::json& obj) { return metadata_string(obj, "name"); }
+std::string namespace_of(const nlohmann::json& obj) { return metadata_string(obj, "namespace"); }
 std::string kind_of(const nlohmann::json& obj) { return string_at(obj, "kind"); }
 
 std::string key_of(const nlohmann::json& obj) {

@@ -11,6 +11,8 @@
 
 namespace weft::kube {
 
+// metadata.<field> when it is a string, else "" (uid, resourceVersion, creationTimestamp...).
+std::string metadata_string(const nlohmann::json& obj, const char* field);
 std::string name_of(const nlohmann::json& obj);
 std::string namespace_of(const nlohmann::json& obj);   // "" for cluster-scoped objects
 std::string key_of(const nlohmann::json& obj);          // "ns/name" or "name"

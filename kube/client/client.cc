@@ -4,6 +4,7 @@
 
 #include "kube/client/list_decoder.h"
 #include "kube/client/watch_decoder.h"
+#include "kube/objects.h"
 
 namespace weft::kube {
 
@@ -187,22 +188,13 @@ Result<json> Client::create(const ResourceRef& ref, const std::string& ns, const
   return json_call({"POST", ref.collection_path(ns), object.dump(), "application/json"});
 }
 
-namespace {
-std::string meta_string(const json& object, const char* field) {
-  auto m = object.find("metadata");
-  if (m == object.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
-}
-}  // namespace
-
 Result<json> Client::update(const ResourceRef& ref, const json& object) {
-  return json_call({"PUT", ref.object_path(meta_string(object, "namespace"), meta_string(object, "name")),
+  return json_call({"PUT", ref.object_path(namespace_of(object), name_of(object)),
                     object.dump(), "application/json"});
 }
 
 Result<json> Client::update_status(const ResourceRef& ref, const json& object) {
-  return json_call({"PUT", ref.object_path(meta_string(object, "namespace"), meta_string(object, "name"), "status"),
+  return json_call({"PUT", ref.object_path(namespace_of(object), name_of(object), "status"),
                     object.dump(), "application/json"});
 }
 

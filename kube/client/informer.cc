@@ -15,11 +15,7 @@ void strip_managed_fields(json& object) {
 }
 
 namespace {
-std::string version_of(const json& o) {
-  auto m = o.find("metadata");
-  if (m == o.end() || !m->is_object()) return "";
-  return m->value("resourceVersion", "");
-}
+std::string version_of(const json& o) { return metadata_string(o, "resourceVersion"); }
 
 // What the cache keeps of an object when keep_objects is false.
 json stub_of(const json& o) {

@@ -98,12 +98,6 @@ void to_cached_form(json& object, const std::string& api_version, const std::str
 
 namespace {
 bool decoded_kind(const std::string& kind) { return kind == "Pod" || kind == "Node"; }
-std::string meta_string(const json& object, const char* key) {
-  auto m = object.find("metadata");
-  if (m == object.end() || !m->is_object()) return "";
-  auto v = m->find(key);
-  return v != m->end() && v->is_string() ? v->get<std::string>() : "";
-}
 }  // namespace
 
 DecodedPtr decode_object(const json& object) {
@@ -121,9 +115,9 @@ DecodedPtr decode_object(const json& object) {
     if (n) d->value = std::move(*n);
     else d->value = undecodable(n.message());
   }
-  d->uid = meta_string(object, "uid");
-  d->version = meta_string(object, "resourceVersion");
-  d->created = meta_string(object, "creationTimestamp");
+  d->uid = kube::metadata_string(object, "uid");
+  d->version = kube::metadata_string(object, "resourceVersion");
+  d->created = kube::metadata_string(object, "creationTimestamp");
   return d;
 }
 
@@ -206,17 +200,6 @@ bool ClusterCache::wait_for_sync(std::chrono::milliseconds timeout) {
   return true;
 }
 
-namespace {
-
-// A string field of metadata or spec, "" when absent.
-std::string field_of(const json& object, const char* section, const char* key) {
-  auto m = object.find(section);
-  return m != object.end() && m->is_object() ? m->value(key, "") : "";
-}
-std::string version_of(const json& o) { return field_of(o, "metadata", "resourceVersion"); }
-
-}  // namespace
-
 void ClusterCache::store(const json& object) {
   DecodedPtr d = decode_object(object);
   const std::string kind = kube::kind_of(object), key = kube::key_of(object);
@@ -235,7 +218,8 @@ size_t ClusterCache::decoded_size(const std::string& kind) const {
   return it == decoded_.end() ? 0 : it->second.size();
 }
 
-std::string ClusterCache::overlay_pod(const std::string& key, const DecodedObject& pod, std::set<std::string>& seen) {
+std::string ClusterCache::overlay_pod(const DecodedObject& pod, std::set<std::string>& seen) {
+  const std::string& key = pod.key();
   auto it = assumed_.find(key);
   if (it == assumed_.end()) return "";
   const std::string node = pod.pod() ? pod.pod()->node : "";
@@ -250,7 +234,7 @@ std::string ClusterCache::overlay_pod(const std::string& key, const DecodedObjec
 void ClusterCache::overlay_podgroup(const std::string& key, json& pg, std::set<std::string>& seen) {
   auto it = statuses_.find(key);
   if (it == statuses_.end()) return;
-  if (version_of(pg) != it->second.cached_version) {
+  if (kube::metadata_string(pg, "resourceVersion") != it->second.cached_version) {
     statuses_.erase(it);   // the cache has moved on (our write or a later one)
     return;
   }
@@ -264,18 +248,18 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
     const bool pods = kind.kind == "Pod", podgroups = kind.kind == "PodGroup";
     std::set<std::string> seen;
     if (decoded_kind(kind.kind)) {
-      std::vector<std::pair<std::string, DecodedPtr>> objects;
+      std::vector<DecodedPtr> objects;
       {
         std::lock_guard lock(decoded_mu_);
         const auto& by_key = decoded_[kind.kind];
         objects.reserve(by_key.size());
-        for (const auto& kv : by_key) objects.push_back(kv);
+        for (const auto& [key, d] : by_key) objects.push_back(d);
       }
-      for (auto& [key, d] : objects) {
+      for (auto& d : objects) {
         std::string node;
         if (pods) {
           std::lock_guard lock(mu_);
-          node = overlay_pod(key, *d, seen);
+          node = overlay_pod(*d, seen);
         }
         decoded(d, node);
         d = nullptr;

@@ -109,8 +109,10 @@ class ClusterCache {
     nlohmann::json status;
     std::string cached_version;
   };
-  // Applies what was assumed to one object; `seen` collects the keys that still exist.
-  std::string overlay_pod(const std::string& key, const DecodedObject& pod, std::set<std::string>& seen);
+  // The node this process bound the pod to that its watch has not shown yet, else "";
+  // `seen` collects the keys still assumed.
+  std::string overlay_pod(const DecodedObject& pod, std::set<std::string>& seen);
+  // Applies an assumed status to one PodGroup; `seen` as above.
   void overlay_podgroup(const std::string& key, nlohmann::json& pg, std::set<std::string>& seen);
 
   void store(const nlohmann::json& object);

@@ -30,10 +30,7 @@ bool caught_up(const std::string& cached, const std::string& written) {
   }
 }
 
-std::string version_of(const json& o) {
-  auto m = o.find("metadata");
-  return m != o.end() && m->is_object() ? m->value("resourceVersion", "") : "";
-}
+std::string version_of(const json& o) { return kube::metadata_string(o, "resourceVersion"); }
 
 }  // namespace
 
