@@ -1,11 +1,13 @@
 // The API's list responses (streamed item by item) and watch streams (one JSON event a
 // line, in chunks split anywhere): the first byte picks where the watch body splits.
-// Each also decoded straight to a projection (what weft-scheduler run reads of pods),
-// which must give project(parse(text)) exactly, or fail where parse fails.
+// The whole body is also read by kube::read_json, whole and straight to a projection (what
+// weft-scheduler run reads of pods): it must give nlohmann's parse(text), and
+// project(parse(text)), exactly (number kinds too), or fail where parse fails.
 #include <nlohmann/json.hpp>
 
 #include "fuzz/fuzz.h"
 #include "kube/client/client.h"
+#include "kube/client/json_reader.h"
 #include "kube/client/list_decoder.h"
 #include "kube/client/projection.h"
 #include "kube/client/watch_decoder.h"
@@ -23,13 +25,16 @@ const nlohmann::json& keep() {
   return rule;
 }
 
-void check_projection(const std::string& text) {
-  auto fast = weft::kube::parse_projected(text, keep());
+void check_reader(const std::string& text) {
   nlohmann::json whole = nlohmann::json::parse(text, nullptr, false);
-  weft::fuzz::check(fast.ok() == !whole.is_discarded(), "parse_projected fails exactly where parse fails");
-  if (!fast) return;
+  auto read = weft::kube::read_json(text);
+  weft::fuzz::check(read.ok() == !whole.is_discarded(), "read_json fails exactly where parse fails");
+  if (read) weft::fuzz::check(read->dump() == whole.dump(), "read_json gives parse(text)");
+  auto projected = weft::kube::read_json(text, keep());
+  weft::fuzz::check(projected.ok() == !whole.is_discarded(), "a projected read fails exactly where parse fails");
+  if (!projected) return;
   weft::kube::project(whole, keep());
-  weft::fuzz::check(*fast == whole, "parse_projected gives project(parse(text))");
+  weft::fuzz::check(projected->dump() == whole.dump(), "a projected read gives project(parse(text))");
 }
 
 }  // namespace
@@ -45,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto projected = weft::kube::decode_list(body, [&](nlohmann::json&&) { ++projected_items; }, keep());
   weft::fuzz::check(projected.ok() == meta.ok(), "a projected list decodes where the whole one does");
   if (projected) weft::fuzz::check(projected_items == items, "a projected list hands over the same items");
-  check_projection(body);
+  check_reader(body);
   for (bool project : {false, true}) {
     weft::kube::WatchDecoder watch = project ? weft::kube::WatchDecoder(keep()) : weft::kube::WatchDecoder();
     const size_t cut = body.empty() ? 0 : split % (body.size() + 1);

@@ -225,26 +225,40 @@ Result<FieldSelector> FieldSelector::parse(const std::string& text) {
   return out;
 }
 
-std::string field_value(const nlohmann::json& object, const std::string& path) {
+namespace {
+
+// The value at a dotted path; null when a step is missing or not an object.
+const nlohmann::json* field_at(const nlohmann::json& object, const std::string& path) {
   const nlohmann::json* cur = &object;
   size_t start = 0;
   for (;;) {
     auto dot = path.find('.', start);
     std::string_view part(path.data() + start, (dot == std::string::npos ? path.size() : dot) - start);
-    if (!cur->is_object()) return "";
+    if (!cur->is_object()) return nullptr;
     auto it = cur->find(part);
-    if (it == cur->end()) return "";
+    if (it == cur->end()) return nullptr;
     cur = &*it;
-    if (dot == std::string::npos) break;
+    if (dot == std::string::npos) return cur;
     start = dot + 1;
   }
-  if (cur->is_null()) return "";
-  return cur->is_string() ? cur->get_ref<const std::string&>() : cur->dump();
+}
+
+}  // namespace
+
+std::string field_value(const nlohmann::json& object, const std::string& path) {
+  const nlohmann::json* v = field_at(object, path);
+  if (!v || v->is_null()) return "";
+  return v->is_string() ? v->get_ref<const std::string&>() : v->dump();
 }
 
 bool FieldSelector::matches(const nlohmann::json& object) const {
-  for (const auto& t : terms_)
-    if ((field_value(object, t.path) == t.value) != t.equal) return false;
+  for (const auto& t : terms_) {
+    const nlohmann::json* v = field_at(object, t.path);
+    // A string compares in place: a List filters every object of a kind by this.
+    const bool equal = v && v->is_string() ? v->get_ref<const std::string&>() == t.value
+                                           : field_value(object, t.path) == t.value;
+    if (equal != t.equal) return false;
+  }
   return true;
 }
 

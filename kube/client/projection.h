@@ -8,19 +8,12 @@
 //   {"metadata": {"name": true}, "spec": {"containers": {"resources": true}}}
 #pragma once
 
-#include <string_view>
-
 #include <nlohmann/json.hpp>
-
-#include "common/result.h"
 
 namespace weft::kube {
 
+// To read text straight to its projection, without building what it drops: read_json
+// (json_reader.h).
 void project(nlohmann::json& object, const nlohmann::json& keep);
-
-// JSON text straight to its projection: the tree project(parse(text), keep) gives,
-// without building the parts it drops. `keep` null keeps everything. The error names
-// the byte where the text stops being JSON, as nlohmann's parser does.
-Result<nlohmann::json> parse_projected(std::string_view text, const nlohmann::json& keep);
 
 }  // namespace weft::kube

@@ -1,7 +1,7 @@
 #include "kube/client/watch_decoder.h"
 
 #include "kube/client/client.h"
-#include "kube/client/projection.h"
+#include "kube/client/json_reader.h"
 
 namespace weft::kube {
 
@@ -19,13 +19,11 @@ bool WatchDecoder::feed(std::string_view chunk, const std::function<bool(WatchEv
     std::string_view line(partial_.data() + start, nl - start);
     start = nl + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    nlohmann::json doc = nlohmann::json::value_t::discarded;
-    if (!event_rule_.is_null()) {
-      if (auto projected = parse_projected(line, event_rule_)) doc = std::move(*projected);
-      // A Status says why the watch ended: read whole.
-      if (doc.is_object() && doc.value("type", nlohmann::json()) == "ERROR") doc = nlohmann::json::value_t::discarded;
-    }
-    if (doc.is_discarded()) doc = nlohmann::json::parse(line, nullptr, false);
+    auto read = read_json(line, event_rule_);
+    // A Status says why the watch ended: read whole.
+    if (read && !event_rule_.is_null() && read->is_object() && read->value("type", nlohmann::json()) == "ERROR")
+      read = read_json(line);
+    nlohmann::json doc = read ? std::move(*read) : nlohmann::json(nlohmann::json::value_t::discarded);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("type") || !doc["type"].is_string() ||
         !doc.contains("object") || !doc["object"].is_object()) {
       error_ = "not a watch event: " + std::string(line.substr(0, 120));

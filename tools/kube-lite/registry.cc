@@ -179,11 +179,9 @@ Reply Registry::list(const ResourceType& type, const std::string& ns, const List
     from = *t;
   }
   std::string prefix = type.namespaced && !ns.empty() ? ns + "/" : "";
-  std::string text;
-  text.reserve(1 << 16);
-  text += "{\"kind\":\"" + type.kind + "List\",\"apiVersion\":\"" + type.api_version() + "\",\"metadata\":{";
-  std::string items;
-  size_t taken = 0;
+  // The items are gathered first and copied once into a body of the right size: a list of
+  // 100,000 pods is tens of megabytes.
+  std::vector<ObjectPtr> items;
   std::string last_key;
   bool more = false;
   uint64_t rv;
@@ -192,12 +190,11 @@ Reply Registry::list(const ResourceType& type, const std::string& ns, const List
     rv = from.rv ? from.rv : txn.resource_version();
     auto take = [&](const std::string& key, const ObjectPtr& obj) {
       if (!f.matches(obj->value)) return true;
-      if (params.limit > 0 && taken == static_cast<size_t>(params.limit)) {
+      if (params.limit > 0 && items.size() == static_cast<size_t>(params.limit)) {
         more = true;
         return false;
       }
-      if (taken++) items += ',';
-      items += obj->text;
+      items.push_back(obj);
       last_key = key;
       return true;
     };
@@ -205,10 +202,19 @@ Reply Registry::list(const ResourceType& type, const std::string& ns, const List
     if (!node || !txn.scan_index(type.id, kPodNodeField, *node, prefix, from.start, take))
       txn.scan(type.id, prefix, from.start, take);
   }
-  text += "\"resourceVersion\":\"" + std::to_string(rv) + "\"";
-  if (more) text += ",\"continue\":" + json(encode_continue({rv, last_key})).dump();
-  text += "},\"items\":[";
-  text += items;
+  std::string head = "{\"kind\":\"" + type.kind + "List\",\"apiVersion\":\"" + type.api_version() +
+                     "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"";
+  if (more) head += ",\"continue\":" + json(encode_continue({rv, last_key})).dump();
+  head += "},\"items\":[";
+  size_t size = head.size() + items.size() + 2;
+  for (const auto& obj : items) size += obj->text.size();
+  std::string text;
+  text.reserve(size);
+  text += head;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) text += ',';
+    text += items[i]->text;
+  }
   text += "]}";
   Reply r;
   r.text = std::move(text);

@@ -26,7 +26,8 @@ struct Reply {
   nlohmann::json body;
   std::string text;
   std::string retry_after;   // Retry-After header, when set
-  std::string body_text() const { return text.empty() ? body.dump() : text; }
+  std::string body_text() const& { return text.empty() ? body.dump() : text; }
+  std::string body_text() && { return text.empty() ? body.dump() : std::move(text); }
 };
 Reply error_reply(const ApiError& error);
 

@@ -128,7 +128,8 @@ void Server::handle(const httplib::Request& req, httplib::Response& res) {
   if (streaming) return;
   res.status = reply.status;
   if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
-  res.set_content(reply.body_text(), "application/json");
+  res.set_content("", 0, "application/json");
+  res.body = std::move(reply).body_text();   // moved, not copied: a List can be tens of megabytes
 }
 
 Reply Server::dispatch(const httplib::Request& req, httplib::Response& res, const User& user, bool& streaming) {

@@ -1,9 +1,11 @@
-// parse_projected(text, keep) is project(parse(text), keep) without building what is
-// dropped: the same tree on every shape a projection meets, the same errors, and the list
-// and watch decoders give the projected items and events (ERROR Status objects whole).
+// read_json(text) is nlohmann's parse(text), and read_json(text, keep) is
+// project(parse(text), keep) without building what is dropped: the same tree (number kinds
+// too) on every shape a projection meets, the same inputs refused, and the list and watch
+// decoders give the projected items and events (ERROR Status objects whole).
 #include <gtest/gtest.h>
 
 #include "kube/client/client.h"
+#include "kube/client/json_reader.h"
 #include "kube/client/list_decoder.h"
 #include "kube/client/projection.h"
 #include "kube/client/watch_decoder.h"
@@ -24,7 +26,7 @@ const json kKeep = {{"metadata", {{"name", true}, {"labels", true}, {"gone", fal
                     {"status", true},
                     {"weird", 7}};
 
-TEST(KubeClientProjection, SameTreeAsParseThenProject) {
+TEST(KubeClientJsonReader, SameTreeAsParseThenProject) {
   const std::vector<std::string> texts = {
       R"({"metadata":{"name":"p","namespace":"n","labels":{"a":"1","b":{"c":[1,2]}},"gone":1,"managedFields":[{"x":{"y":[]}}]},
           "spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2"}}},
@@ -42,30 +44,56 @@ TEST(KubeClientProjection, SameTreeAsParseThenProject) {
       R"([])",
   };
   for (const auto& text : texts) {
-    auto fast = parse_projected(text, kKeep);
+    auto fast = read_json(text, kKeep);
     ASSERT_TRUE(fast) << text << ": " << fast.message();
-    EXPECT_EQ(*fast, projected_the_slow_way(text, kKeep)) << text;
-    auto whole = parse_projected(text, nullptr);
+    EXPECT_EQ(fast->dump(), projected_the_slow_way(text, kKeep).dump()) << text;
+    auto whole = read_json(text, nullptr);
     ASSERT_TRUE(whole) << whole.message();
-    EXPECT_EQ(*whole, json::parse(text)) << text;
-    auto all = parse_projected(text, true);
+    EXPECT_EQ(whole->dump(), json::parse(text).dump()) << text;
+    auto all = read_json(text, true);
     ASSERT_TRUE(all) << all.message();
-    EXPECT_EQ(*all, json::parse(text)) << text;
+    EXPECT_EQ(all->dump(), json::parse(text).dump()) << text;
   }
 }
 
-TEST(KubeClientProjection, BrokenJsonIsAnErrorNamingWhere) {
-  for (const std::string text : {R"({"metadata":{"name":"p")", R"({"a":1} trailing)", "", R"({"spec":{"x":[1,2,}})",
-                                 R"({"a":1e999})"}) {
-    auto r = parse_projected(text, kKeep);
+// Every corner where JSON readers differ, read as nlohmann reads it: number kinds and
+// limits, escapes and surrogate pairs, UTF-8, a byte-order mark, a NUL byte ending the input.
+TEST(KubeClientJsonReader, ReadsWhatNlohmannReadsAsItReadsIt) {
+  const std::vector<std::string> texts = {
+      "0", "-0", "-0.0", "18446744073709551615", "18446744073709551616", "-9223372036854775808",
+      "-9223372036854775809", "1e-400", "1.5E+3", "123456789012345678901234567890", "[1,-2,3.25,true,false,null]",
+      R"("\" \\ \/ \b \f \n \r \t \u0041 \u00e9 \u20AC \ud83d\ude00 \u0000")", "\"h\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"",
+      "\xEF\xBB\xBF{\"bom\":1}", std::string("{\"nul\":1}\0trailing", 18), " \t\r\n[ ] ",
+      R"({"b":1,"a":2,"b":3})", std::string(5000, '[') + std::string(5000, ']')};
+  for (const auto& text : texts) {
+    auto read = read_json(text);
+    ASSERT_TRUE(read) << text << ": " << read.message();
+    EXPECT_EQ(read->dump(), json::parse(text).dump()) << text;
+    EXPECT_EQ(read->type(), json::parse(text).type()) << text;
+  }
+}
+
+TEST(KubeClientJsonReader, RefusesWhatNlohmannRefusesNamingTheByte) {
+  const std::vector<std::string> texts = {
+      R"({"metadata":{"name":"p")", R"({"a":1} trailing)", "", R"({"spec":{"x":[1,2,}})", R"({"a":1e999})",
+      "01", "-", "1.", ".5", "1e", "+1", "tru", "nul", "[1,]", R"({"a" 1})", R"({a:1})", "\"\x01\"", R"("\x")",
+      R"("\u12")", R"("\ud83d")", R"("\ude00")", R"("\ud83d\u0041")", "\"\xC0\xAF\"", "\"\xED\xA0\x80\"",
+      "\"\xF4\x90\x80\x80\"", "\"\xE2\x82\"", "\xEF\xBB{}", std::string("\0{}", 3), "[1 2]", "/* c */ 1"};
+  for (const auto& text : texts) {
+    EXPECT_TRUE(json::parse(text, nullptr, false).is_discarded()) << "the case itself: " << text;
+    auto r = read_json(text, kKeep);
     EXPECT_FALSE(r) << text;
     if (!r) {
-      EXPECT_NE(r.message().find("json.exception"), std::string::npos) << r.message();
+      EXPECT_NE(r.message().find("at byte "), std::string::npos) << r.message();
     }
+    EXPECT_FALSE(read_json(text)) << text;
   }
+  auto r = read_json(R"({"spec":{"x":[1,2,}})");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.message().find("at byte 18"), std::string::npos) << r.message();
 }
 
-TEST(KubeClientProjection, ListItemsAndWatchObjectsAreDecodedProjected) {
+TEST(KubeClientJsonReader, ListItemsAndWatchObjectsAreDecodedProjected) {
   const std::string list =
       R"({"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[)"
       R"({"metadata":{"name":"a","uid":"u"},"spec":{"nodeName":"n","dnsPolicy":"x"}},)"
