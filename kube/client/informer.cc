@@ -17,12 +17,18 @@ void strip_managed_fields(json& object) {
 namespace {
 std::string version_of(const json& o) { return metadata_string(o, "resourceVersion"); }
 
-// What the cache keeps of an object when keep_objects is false.
-json stub_of(const json& o) {
+// What get(), items(), visit() and the handlers see of an object kept as a stub
+// (keep_objects false): its name, namespace and resourceVersion, from its key.
+json stub_of(const std::string& key, const std::string& version) {
   json meta = json::object();
-  if (auto m = o.find("metadata"); m != o.end() && m->is_object())
-    for (const char* k : {"name", "namespace", "resourceVersion"})
-      if (auto v = m->find(k); v != m->end()) meta[k] = *v;
+  const auto slash = key.find('/');
+  if (slash == std::string::npos) {
+    meta["name"] = key;
+  } else {
+    meta["namespace"] = key.substr(0, slash);
+    meta["name"] = key.substr(slash + 1);
+  }
+  if (!version.empty()) meta["resourceVersion"] = version;
   return {{"metadata", std::move(meta)}};
 }
 }  // namespace
@@ -68,7 +74,7 @@ bool Informer::sleep_interruptibly(Millis duration) {
 }
 
 Informer::Entry Informer::pack(json&& object) const {
-  if (!options_.keep_objects) object = stub_of(object);
+  if (!options_.keep_objects) return Entry{nullptr, nullptr, version_of(object), true};
   if (!options_.compact) return {std::make_shared<const json>(std::move(object)), nullptr};
   auto bytes = std::make_shared<std::string>();
   json::to_msgpack(object, *bytes);
@@ -76,9 +82,15 @@ Informer::Entry Informer::pack(json&& object) const {
   return {nullptr, std::move(bytes)};
 }
 
-ObjectPtr Informer::unpack(const Entry& entry) {
+json Informer::unpacked(const std::string& key, const Entry& entry) {
+  if (entry.object) return *entry.object;
+  if (entry.packed) return json::from_msgpack(*entry.packed);
+  return stub_of(key, entry.version);
+}
+
+ObjectPtr Informer::unpack(const std::string& key, const Entry& entry) {
   if (entry.object) return entry.object;
-  return std::make_shared<const json>(json::from_msgpack(*entry.packed));
+  return std::make_shared<const json>(unpacked(key, entry));
 }
 
 ObjectPtr Informer::get(const std::string& key) const {
@@ -89,19 +101,19 @@ ObjectPtr Informer::get(const std::string& key) const {
     if (it == cache_.end()) return nullptr;
     entry = it->second;
   }
-  return unpack(entry);
+  return unpack(key, entry);
 }
 
 std::vector<ObjectPtr> Informer::items() const {
-  std::vector<Entry> entries;
+  std::vector<std::pair<std::string, Entry>> entries;
   {
     std::lock_guard lock(cache_mu_);
     entries.reserve(cache_.size());
-    for (const auto& [k, v] : cache_) entries.push_back(v);
+    for (const auto& kv : cache_) entries.push_back(kv);
   }
   std::vector<ObjectPtr> out;
   out.reserve(entries.size());
-  for (const auto& e : entries) out.push_back(unpack(e));
+  for (const auto& [key, entry] : entries) out.push_back(unpack(key, entry));
   return out;
 }
 
@@ -114,7 +126,7 @@ void Informer::visit(const std::function<void(const std::string& key, json&& obj
   }
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [key, entry] : entries) {
-    json object = entry.object ? *entry.object : json::from_msgpack(*entry.packed);
+    json object = unpacked(key, entry);
     entry = {};   // what was visited is not held twice
     fn(key, std::move(object));
   }
@@ -177,20 +189,20 @@ Status Informer::relist() {
   }
   if (streamed) {
     for (const auto& [key, entry] : old)
-      if (!cache_.count(key)) dispatch_delete(*unpack(entry));
+      if (!cache_.count(key)) dispatch_delete(*unpack(key, entry));
   } else if (!handlers_.empty()) {
     for (const auto& [key, entry] : fresh) {
-      auto obj = unpack(entry);
+      auto obj = unpack(key, entry);
       auto it = old.find(key);
       if (it == old.end()) {
         dispatch_add(*obj);
       } else {
-        auto before = unpack(it->second);
+        auto before = unpack(key, it->second);
         if (version_of(*before) != version_of(*obj)) dispatch_update(*before, *obj);
         old.erase(it);
       }
     }
-    for (const auto& [key, entry] : old) dispatch_delete(*unpack(entry));
+    for (const auto& [key, entry] : old) dispatch_delete(*unpack(key, entry));
   }
   synced_ = true;
   return {};
@@ -202,11 +214,11 @@ void Informer::dispatch_listed(const std::string& key, const json& object) {
     std::lock_guard lock(cache_mu_);
     if (auto it = cache_.find(key); it != cache_.end()) before = it->second;
   }
-  if (!before.object && !before.packed) {
+  if (before.empty()) {
     dispatch_add(object);
     return;
   }
-  auto old = unpack(before);
+  auto old = unpack(key, before);
   if (version_of(*old) != version_of(object)) dispatch_update(*old, object);
 }
 
@@ -225,7 +237,7 @@ void Informer::apply_event(WatchEvent&& event) {
   ObjectPtr current;
   if (!handlers_.empty() || !options_.compact) current = std::make_shared<const json>(std::move(object));
   Entry entry = deleted                   ? Entry{}
-                : !options_.keep_objects ? pack(stub_of(current ? *current : object))
+                : !options_.keep_objects ? Entry{nullptr, nullptr, version_of(current ? *current : object), true}
                 : options_.compact       ? pack(current ? json(*current) : std::move(object))
                                          : Entry{current, nullptr};
   Entry previous_entry;
@@ -242,7 +254,7 @@ void Informer::apply_event(WatchEvent&& event) {
     }
   }
   if (handlers_.empty()) return;
-  ObjectPtr previous = previous_entry.object || previous_entry.packed ? unpack(previous_entry) : nullptr;
+  ObjectPtr previous = previous_entry.empty() ? nullptr : unpack(key, previous_entry);
   if (deleted) {
     dispatch_delete(*current);  // the final state the server sent
   } else if (previous) {

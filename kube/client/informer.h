@@ -107,11 +107,17 @@ class Informer {
   struct Entry {
     ObjectPtr object;
     std::shared_ptr<const std::string> packed;
+    // keep_objects false: the object is its key and this resourceVersion (a stub built on
+    // demand; a hundred bytes an object instead of a small JSON tree's few hundred).
+    std::string version;
+    bool stub = false;
+    bool empty() const { return !object && !packed && !stub; }
   };
   Entry pack(nlohmann::json&& object) const;
   // A listed object handed to the handlers against the cache before this list (keep_objects false).
   void dispatch_listed(const std::string& key, const nlohmann::json& object);
-  static ObjectPtr unpack(const Entry& entry);
+  static nlohmann::json unpacked(const std::string& key, const Entry& entry);
+  static ObjectPtr unpack(const std::string& key, const Entry& entry);
 
   mutable std::mutex cache_mu_;
   std::unordered_map<std::string, Entry> cache_;
