@@ -64,13 +64,27 @@ TEST(KubeClientJsonReader, ReadsWhatNlohmannReadsAsItReadsIt) {
       "-9223372036854775809", "1e-400", "1.5E+3", "123456789012345678901234567890", "[1,-2,3.25,true,false,null]",
       R"("\" \\ \/ \b \f \n \r \t \u0041 \u00e9 \u20AC \ud83d\ude00 \u0000")", "\"h\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"",
       "\xEF\xBB\xBF{\"bom\":1}", std::string("{\"nul\":1}\0trailing", 18), " \t\r\n[ ] ",
-      R"({"b":1,"a":2,"b":3})", std::string(5000, '[') + std::string(5000, ']')};
+      R"({"b":1,"a":2,"b":3})", std::string(500, '[') + std::string(500, ']')};
   for (const auto& text : texts) {
     auto read = read_json(text);
     ASSERT_TRUE(read) << text << ": " << read.message();
     EXPECT_EQ(read->dump(), json::parse(text).dump()) << text;
     EXPECT_EQ(read->type(), json::parse(text).type()) << text;
   }
+}
+
+// No recursion: a nesting far deeper than any stack holds is read (and, unbalanced, refused).
+TEST(KubeClientJsonReader, AnyDepthIsReadWithoutRecursion) {
+  constexpr size_t kDepth = 200000;
+  auto read = read_json(std::string(kDepth, '[') + std::string(kDepth, ']'));
+  ASSERT_TRUE(read) << read.message();
+  size_t depth = 0;
+  for (const json* v = &*read; v->is_array(); v = &v->front()) {
+    ++depth;
+    if (v->empty()) break;
+  }
+  EXPECT_EQ(depth, kDepth);
+  EXPECT_FALSE(read_json(std::string(kDepth, '[') + std::string(kDepth - 1, ']')));
 }
 
 TEST(KubeClientJsonReader, RefusesWhatNlohmannRefusesNamingTheByte) {
