@@ -22,6 +22,7 @@ constexpr std::array<bool, 256> plain_bytes() {
 constexpr auto kPlain = plain_bytes();
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // A projection rule for one field: null when the field is dropped.
 const json* rule_for(const json& rule, const std::string& key) {
@@ -40,7 +41,7 @@ class Reader {
   size_t pos() const { return p_; }
 
   void skip_ws() {
-    while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\n' || s_[p_] == '\r' || s_[p_] == '\t')) ++p_;
+    while (p_ < s_.size() && is_space(s_[p_])) ++p_;
   }
 
   Status read(json& root, const json& keep) {
@@ -348,7 +349,7 @@ Result<json> read_json(std::string_view text, const json& keep) {
   }
   auto value = read_json_value(text, pos, keep);
   if (!value) return value.error();
-  while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\n' || text[pos] == '\r' || text[pos] == '\t')) ++pos;
+  while (pos < text.size() && is_space(text[pos])) ++pos;
   // nlohmann's parser takes a NUL byte for the end of the input.
   if (pos < text.size() && text[pos] != '\0')
     return make_error("syntax error at byte " + std::to_string(pos) + ": unexpected text after the value");

@@ -202,9 +202,8 @@ bool ClusterCache::wait_for_sync(std::chrono::milliseconds timeout) {
 
 void ClusterCache::store(const json& object) {
   DecodedPtr d = decode_object(object);
-  const std::string kind = kube::kind_of(object), key = kube::key_of(object);
   std::lock_guard lock(decoded_mu_);
-  decoded_[kind][key] = std::move(d);
+  decoded_[d->kind()][d->key()] = d;
 }
 
 void ClusterCache::erase(const json& object) {

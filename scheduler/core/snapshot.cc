@@ -330,19 +330,19 @@ bool known_kind(const std::string& kind) {
 Status SnapshotBuilder::add(const json& o, const std::string& where) {
   std::string kind = kube::kind_of(o);
   std::string prefix = where.empty() ? "" : where + ": ";
-  if (auto s = missing_name(o, where); !s) return s;
-  if (kind == "Node" || kind == "Pod") {
-    if (kind == "Node") {
-      auto n = node_info_of(o, where);
-      if (!n) return n.error();
-      add(std::move(*n));
-    } else {
-      auto p = pod_info_of(o, where);
-      if (!p) return p.error();
-      add(std::move(*p));
-    }
+  if (kind == "Node") {   // node_info_of and pod_info_of check the name themselves
+    auto n = node_info_of(o, where);
+    if (!n) return n.error();
+    add(std::move(*n));
     return {};
   }
+  if (kind == "Pod") {
+    auto p = pod_info_of(o, where);
+    if (!p) return p.error();
+    add(std::move(*p));
+    return {};
+  }
+  if (auto s = missing_name(o, where); !s) return s;
   if (kind == "PodGroup") return add_podgroup(snap_, o, where);
   if (kind == "Queue") return add_queue(snap_, o, where);
   if (kind == "HyperNode") return add_hypernode(snap_, o, where);
