@@ -100,14 +100,14 @@ namespace {
 bool decoded_kind(const std::string& kind) { return kind == "Pod" || kind == "Node"; }
 }  // namespace
 
-DecodedPtr decode_object(const json& object) {
+DecodedPtr decode_object(const json& object, StringPool* pool) {
   const std::string kind = kube::kind_of(object), where = kind + " " + kube::key_of(object);
   auto undecodable = [&](const std::string& message) {
     return DecodedObject::Undecodable{kind, kube::key_of(object), message};
   };
   auto d = std::make_shared<DecodedObject>(DecodedObject{undecodable(where + ": not a Pod or a Node"), {}, {}, {}});
   if (kind == "Pod") {
-    auto p = pod_info_of(object, where);
+    auto p = pod_info_of(object, where, pool);
     if (p) d->value = std::move(*p);
     else d->value = undecodable(p.message());
   } else if (kind == "Node") {
@@ -201,7 +201,7 @@ bool ClusterCache::wait_for_sync(std::chrono::milliseconds timeout) {
 }
 
 void ClusterCache::store(const json& object) {
-  DecodedPtr d = decode_object(object);
+  DecodedPtr d = decode_object(object, &pool_);
   std::lock_guard lock(decoded_mu_);
   decoded_[d->kind()][d->key()] = d;
 }
@@ -217,14 +217,14 @@ size_t ClusterCache::decoded_size(const std::string& kind) const {
   return it == decoded_.end() ? 0 : it->second.size();
 }
 
-std::string ClusterCache::overlay_pod(const DecodedObject& pod, std::set<std::string>& seen) {
+SharedString ClusterCache::overlay_pod(const DecodedObject& pod, std::set<std::string>& seen) {
   const std::string& key = pod.key();
   auto it = assumed_.find(key);
-  if (it == assumed_.end()) return "";
-  const std::string node = pod.pod() ? pod.pod()->node : "";
-  if ((!it->second.uid.empty() && pod.uid != it->second.uid) || !node.empty()) {
+  if (it == assumed_.end()) return {};
+  const bool bound = pod.pod() && !pod.pod()->node.empty();
+  if ((!it->second.uid.empty() && pod.uid != it->second.uid) || bound) {
     assumed_.erase(it);   // a new pod of that name, or the watch has shown the binding
-    return "";
+    return {};
   }
   seen.insert(key);
   return it->second.node;
@@ -242,7 +242,7 @@ void ClusterCache::overlay_podgroup(const std::string& key, json& pg, std::set<s
 }
 
 void ClusterCache::visit(const std::function<void(json& object)>& other,
-                         const std::function<void(const DecodedPtr& object, const std::string& assumed_node)>& decoded) {
+                         const std::function<void(const DecodedPtr& object, const SharedString& assumed_node)>& decoded) {
   for (auto& [kind, informer] : informers_) {
     const bool pods = kind.kind == "Pod", podgroups = kind.kind == "PodGroup";
     std::set<std::string> seen;
@@ -255,7 +255,7 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
         for (const auto& [key, d] : by_key) objects.push_back(d);
       }
       for (auto& d : objects) {
-        std::string node;
+        SharedString node;
         if (pods) {
           std::lock_guard lock(mu_);
           node = overlay_pod(*d, seen);
@@ -277,11 +277,12 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
     if (pods) std::erase_if(assumed_, [&](const auto& a) { return !seen.count(a.first); });
     if (podgroups) std::erase_if(statuses_, [&](const auto& a) { return !seen.count(a.first); });
   }
+  pool_.sweep();   // texts of pods and nodes that are gone
 }
 
 void ClusterCache::assume_bound(const std::string& pod_key, const std::string& uid, const std::string& node) {
   std::lock_guard lock(mu_);
-  assumed_[pod_key] = {uid, node};
+  assumed_[pod_key] = {uid, pool_.intern(node)};
 }
 
 void ClusterCache::forget_bound(const std::string& pod_key) {

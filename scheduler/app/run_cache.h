@@ -66,7 +66,8 @@ struct DecodedObject {
   nlohmann::json reference() const;
 };
 using DecodedPtr = std::shared_ptr<const DecodedObject>;
-DecodedPtr decode_object(const nlohmann::json& cached_object);
+// `pool` (optional) shares repeated strings across the decoded records.
+DecodedPtr decode_object(const nlohmann::json& cached_object, StringPool* pool = nullptr);
 
 class ClusterCache {
  public:
@@ -85,7 +86,7 @@ class ClusterCache {
   // yet, else ""), the other kinds to `other` (apiVersion and kind set, as the scenario
   // loader gives them; one decoded at a time).
   void visit(const std::function<void(nlohmann::json& object)>& other,
-             const std::function<void(const DecodedPtr& object, const std::string& assumed_node)>& decoded);
+             const std::function<void(const DecodedPtr& object, const SharedString& assumed_node)>& decoded);
   // Pods or Nodes decoded so far (a cycle reserves room for them).
   size_t decoded_size(const std::string& kind) const;
 
@@ -103,7 +104,7 @@ class ClusterCache {
  private:
   struct Assumed {
     std::string uid;
-    std::string node;
+    SharedString node;
   };
   struct AssumedStatus {
     nlohmann::json status;
@@ -111,7 +112,7 @@ class ClusterCache {
   };
   // The node this process bound the pod to that its watch has not shown yet, else "";
   // `seen` collects the keys still assumed.
-  std::string overlay_pod(const DecodedObject& pod, std::set<std::string>& seen);
+  SharedString overlay_pod(const DecodedObject& pod, std::set<std::string>& seen);
   // Applies an assumed status to one PodGroup; `seen` as above.
   void overlay_podgroup(const std::string& key, nlohmann::json& pg, std::set<std::string>& seen);
 
@@ -122,6 +123,7 @@ class ClusterCache {
   std::vector<std::pair<WatchedKind, std::unique_ptr<kube::Informer>>> informers_;
   mutable std::mutex decoded_mu_;
   std::map<std::string, std::map<std::string, DecodedPtr>> decoded_;   // kind -> key -> object
+  StringPool pool_;   // the decoded records' repeated strings (namespaces, nodes, phases...)
   std::vector<std::string> absent_;
   std::mutex mu_;
   std::map<std::string, Assumed> assumed_;

@@ -174,7 +174,7 @@ CycleSummary SchedulerLoop::run_cycle() {
         if (kind == "PodGroup") c.versions[key] = version;
         c.index.emplace(object_index_key(kind, key), reference_of(object));
       },
-      [&](const DecodedPtr& d, const std::string& assumed_node) {
+      [&](const DecodedPtr& d, const SharedString& assumed_node) {
         if (auto p = d->pod()) {
           PodInfo pod = *p;
           if (!assumed_node.empty()) pod.set_node(assumed_node);

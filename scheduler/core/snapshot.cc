@@ -118,16 +118,17 @@ Result<NodeInfo> node_info_of(const json& o, const std::string& where) {
   return n;
 }
 
-Result<PodInfo> pod_info_of(const json& o, const std::string& where) {
+Result<PodInfo> pod_info_of(const json& o, const std::string& where, StringPool* pool) {
   if (auto s = missing_name(o, where); !s) return s.error();
   PodInfo p;
-  p.namespace_name = kube::namespace_of(o);
-  if (p.namespace_name.empty()) p.namespace_name = "default";
+  std::string namespace_name = kube::namespace_of(o);
+  if (namespace_name.empty()) namespace_name = "default";
+  p.namespace_name = shared_text(pool, namespace_name);
   p.name = kube::name_of(o);
-  p.key = p.namespace_name + "/" + p.name;
+  p.key = namespace_name + "/" + p.name;
   std::string group = kube::annotation(o, keys::kGroupAnnotation);
   if (group.empty()) group = kube::annotation(o, "scheduling.volcano.sh/group-name");
-  if (!group.empty()) p.group = p.namespace_name + "/" + group;
+  if (!group.empty()) p.group = shared_text(pool, namespace_name + "/" + group);
   std::string prefix = where.empty() ? "" : where + ": ";
   auto req = kube::pod_requests(o);
   if (!req) return make_error(prefix + req.message());
@@ -144,17 +145,19 @@ Result<PodInfo> pod_info_of(const json& o, const std::string& where) {
     if (!pr) return pr.error();
     p.priority = *pr;
   }
-  if (at(spec, "priorityClassName").is_string()) p.priority_class = at(spec, "priorityClassName").get<std::string>();
-  if (at(spec, "schedulerName").is_string()) p.scheduler_name = at(spec, "schedulerName").get<std::string>();
-  const json& phase = at(at(o, "status"), "phase");
-  p.phase = phase.is_string() ? phase.get<std::string>() : "";
-  p.set_node(at(spec, "nodeName").is_string() ? at(spec, "nodeName").get<std::string>() : "");
+  auto text_of = [pool](const json& v) -> SharedString {
+    return v.is_string() ? shared_text(pool, v.get_ref<const std::string&>()) : SharedString();
+  };
+  p.priority_class = text_of(at(spec, "priorityClassName"));
+  p.scheduler_name = text_of(at(spec, "schedulerName"));
+  p.phase = text_of(at(at(o, "status"), "phase"));
+  p.set_node(text_of(at(spec, "nodeName")), pool);
   p.terminating = at(at(o, "metadata"), "deletionTimestamp").is_string();
   auto preemptable = preemptable_of(o, where);
   if (!preemptable) return preemptable.error();
   p.preemptable = *preemptable;
   std::string role_field;
-  p.task_role = annotation_or_label(o, "volcano.sh/task-spec", &role_field).value_or("");
+  p.task_role = shared_text(pool, annotation_or_label(o, "volcano.sh/task-spec", &role_field).value_or(""));
   const json& status = at(o, "status");
   if (at(status, "conditions").is_array())
     for (const auto& cond : at(status, "conditions"))
@@ -162,8 +165,8 @@ Result<PodInfo> pod_info_of(const json& o, const std::string& where) {
         if (auto t = kube::parse_rfc3339(at(cond, "lastTransitionTime").get<std::string>())) p.scheduled_at = *t;
   if (!p.scheduled_at && at(status, "startTime").is_string())
     if (auto t = kube::parse_rfc3339(at(status, "startTime").get<std::string>())) p.scheduled_at = *t;
-  p.filter_signature = at(spec, "tolerations").dump() + "|" + at(spec, "nodeSelector").dump() + "|" +
-                       at(at(spec, "affinity"), "nodeAffinity").dump();
+  p.filter_signature = shared_text(pool, at(spec, "tolerations").dump() + "|" + at(spec, "nodeSelector").dump() + "|" +
+                                             at(at(spec, "affinity"), "nodeAffinity").dump());
   return p;
 }
 
@@ -301,14 +304,12 @@ Status add_hypernode(Snapshot& s, const json& o, const std::string& where) {
 }  // namespace
 
 bool PodInfo::terminal() const {
-  // std::string against std::string: sizes first, so "Running" costs no memcmp.
-  static const std::string succeeded = "Succeeded", failed = "Failed";
-  return phase == succeeded || phase == failed;
+  return phase == std::string_view("Succeeded") || phase == std::string_view("Failed");
 }
 
-void PodInfo::set_node(std::string node_name) {
+void PodInfo::set_node(SharedString node_name, StringPool* pool) {
   node = std::move(node_name);
-  if (phase.empty() || (phase == "Pending" && !node.empty())) phase = node.empty() ? "Pending" : "Running";
+  if (phase.empty() || (phase == "Pending" && !node.empty())) phase = shared_text(pool, node.empty() ? "Pending" : "Running");
 }
 
 bool PodInfo::best_effort() const {
@@ -380,7 +381,7 @@ Snapshot SnapshotBuilder::build(TimePoint now) {
   // A gang holding a reserved room passes the reserved-room filter where others do not.
   for (auto& p : s.pods)
     if (auto g = s.podgroups.find(p.group); g != s.podgroups.end() && g->second.reservation)
-      p.filter_signature += "|room:" + p.group;
+      p.filter_signature = p.filter_signature + "|room:" + p.group;
   auto by_name = [](const NodeInfo& a, const NodeInfo& b) { return a.name < b.name; };
   auto by_key = [](const PodInfo& a, const PodInfo& b) { return a.key < b.key; };
   if (!std::is_sorted(s.nodes.begin(), s.nodes.end(), by_name)) std::sort(s.nodes.begin(), s.nodes.end(), by_name);

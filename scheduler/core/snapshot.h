@@ -14,6 +14,7 @@
 
 #include "common/keys.h"
 #include "common/result.h"
+#include "common/shared_string.h"
 #include "kube/quantity.h"
 #include "kube/reservation.h"
 #include "kube/selector.h"
@@ -44,31 +45,33 @@ struct NodeInfo {
   std::string load_error;           // why a weft.dev/load annotation present was not read
 };
 
+// Fields that repeat across pods are SharedStrings: decoded through a StringPool (the
+// run cache keeps one) they share one text, and a snapshot's copy of a record shares it too.
 struct PodInfo {
   std::string key;                  // "ns/name"
-  std::string namespace_name;
+  SharedString namespace_name;
   std::string name;
-  std::string group;                // PodGroup key "ns/name"; "" for a pod without a group
+  SharedString group;               // PodGroup key "ns/name"; "" for a pod without a group
   kube::ResourceList request;
   std::vector<kube::Toleration> tolerations;
   kube::NodeAffinity affinity;
   int32_t priority = 0;
-  std::string priority_class;
-  std::string node;                 // bound node, "" when pending
-  std::string phase;                // Pending, Running, Succeeded, Failed
-  std::string scheduler_name;
+  SharedString priority_class;
+  SharedString node;                // bound node, "" when pending
+  SharedString phase;               // Pending, Running, Succeeded, Failed
+  SharedString scheduler_name;
   bool terminating = false;         // metadata.deletionTimestamp: never placed, never a victim
   std::optional<bool> preemptable;  // volcano.sh/preemptable (annotation, else label); unset: the PodGroup's, else true
-  std::string task_role;            // volcano.sh/task-spec (annotation, else label), for minTaskMember
+  SharedString task_role;           // volcano.sh/task-spec (annotation, else label), for minTaskMember
   // When the pod was bound, if known (PodScheduled condition, else status.startTime).
   std::optional<TimePoint> scheduled_at;
   // Equal for pods that the static filters (taints, selector, affinity) treat alike.
-  std::string filter_signature;
+  SharedString filter_signature;
   bool best_effort() const;         // requests nothing
   bool terminal() const;             // Succeeded or Failed
   bool bound() const { return !node.empty() && !terminal(); }
   // Sets spec.nodeName as a binding would: a Pending pod with a node counts as Running.
-  void set_node(std::string node_name);
+  void set_node(SharedString node_name, StringPool* pool = nullptr);
 };
 
 struct NetworkTopology {
@@ -135,7 +138,9 @@ struct Snapshot {
 // and errors as SnapshotBuilder::add). Callers that keep decoded objects across cycles
 // (weft-scheduler run's cache) decode each object once and add() the result.
 Result<NodeInfo> node_info_of(const nlohmann::json& node, const std::string& where = "");
-Result<PodInfo> pod_info_of(const nlohmann::json& pod, const std::string& where = "");
+// `pool` (optional) shares the repeated strings of the PodInfo with every other record
+// decoded through it.
+Result<PodInfo> pod_info_of(const nlohmann::json& pod, const std::string& where = "", StringPool* pool = nullptr);
 
 // Collects objects, then builds a Snapshot. Errors name `where` (e.g. "s.yaml: document 3
 // (Pod default/p)") and the field ("spec.containers[0].resources.requests: resource 'cpu': ...").

@@ -42,7 +42,7 @@ ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks)
     for (size_t d = 0; d < D; ++d)
       if (r[d] > 0) sparse_[p].push_back({static_cast<int>(d), r[d]});
     if (snap.pods[p].bound())
-      if (auto it = node_index.find(snap.pods[p].node); it != node_index.end()) assume(static_cast<int>(p), it->second);
+      if (auto it = node_index.find(snap.pods[p].node.view()); it != node_index.end()) assume(static_cast<int>(p), it->second);
   }
 }
 
