@@ -128,8 +128,14 @@ Result<Requirement> parse_requirement(const std::string& text) {
 
 bool Requirement::matches(const Labels& labels) const {
   auto it = labels.find(key);
-  bool has = it != labels.end();
-  auto in_values = [&] { return has && std::find(values.begin(), values.end(), it->second) != values.end(); };
+  return matches_value(it == labels.end() ? nullptr : &it->second);
+}
+
+bool Requirement::matches(const InternedLabels& labels) const { return matches_value(labels.find(key)); }
+
+bool Requirement::matches_value(const std::string* value) const {
+  bool has = value != nullptr;
+  auto in_values = [&] { return has && std::find(values.begin(), values.end(), *value) != values.end(); };
   switch (op) {
     case Op::In:
     case Op::Equals:
@@ -146,8 +152,8 @@ bool Requirement::matches(const Labels& labels) const {
       if (!has || values.empty()) return false;
       try {
         size_t used = 0;
-        long long have = std::stoll(it->second, &used);
-        if (used != it->second.size()) return false;
+        long long have = std::stoll(*value, &used);
+        if (used != value->size()) return false;
         long long want = std::stoll(values[0]);
         return op == Op::Gt ? have > want : have < want;
       } catch (...) {
@@ -198,6 +204,23 @@ bool LabelSelector::matches(const Labels& labels) const {
   for (const auto& r : requirements_)
     if (!r.matches(labels)) return false;
   return true;
+}
+
+bool LabelSelector::matches(const InternedLabels& labels) const {
+  for (const auto& r : requirements_)
+    if (!r.matches(labels)) return false;
+  return true;
+}
+
+InternedLabels::InternedLabels(const Labels& labels, StringPool* pool) {
+  items_.reserve(labels.size());
+  for (const auto& [k, v] : labels) items_.emplace_back(shared_text(pool, k), shared_text(pool, v));   // map order: sorted
+}
+
+const std::string* InternedLabels::find(std::string_view key) const {
+  auto it = std::lower_bound(items_.begin(), items_.end(), key,
+                             [](const auto& item, std::string_view k) { return item.first.view() < k; });
+  return it != items_.end() && it->first == key ? &it->second.str() : nullptr;
 }
 
 Result<FieldSelector> FieldSelector::parse(const std::string& text) {
@@ -328,18 +351,35 @@ bool NodeAffinity::matches(const std::string& node_name, const Labels& node_labe
 }
 
 namespace {
+// Each key of metadata.<field>, in key order, with its value as text (a non-string as JSON).
+template <typename Visit>
+void for_each_string_at(const nlohmann::json& object, const char* field, Visit&& visit) {
+  auto md = object.find("metadata");
+  if (md == object.end() || !md->is_object()) return;
+  auto m = md->find(field);
+  if (m == md->end() || !m->is_object()) return;
+  for (const auto& [k, v] : m->items()) {
+    if (v.is_string()) visit(k, v.template get_ref<const std::string&>());
+    else visit(k, v.dump());
+  }
+}
+
 Labels string_map_at(const nlohmann::json& object, const char* field) {
   Labels out;
-  auto md = object.find("metadata");
-  if (md == object.end() || !md->is_object()) return out;
-  auto m = md->find(field);
-  if (m == md->end() || !m->is_object()) return out;
-  for (const auto& [k, v] : m->items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  for_each_string_at(object, field, [&](const std::string& k, const std::string& v) { out.emplace_hint(out.end(), k, v); });
   return out;
 }
 }  // namespace
 
 Labels labels_of(const nlohmann::json& object) { return string_map_at(object, "labels"); }
 Labels annotations_of(const nlohmann::json& object) { return string_map_at(object, "annotations"); }
+
+InternedLabels interned_labels_of(const nlohmann::json& object, StringPool* pool) {
+  std::vector<std::pair<SharedString, SharedString>> items;
+  for_each_string_at(object, "labels", [&](const std::string& k, const std::string& v) {
+    items.emplace_back(shared_text(pool, k), shared_text(pool, v));
+  });
+  return InternedLabels(std::move(items));
+}
 
 }  // namespace weft::kube

@@ -65,21 +65,21 @@ Status add_node(Cluster& c, const json& obj, const std::string& where) {
   return {};
 }
 
-Result<PodInfo> make_pod(const json& obj, const std::string& where) {
+Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& pool) {
   PodInfo p;
-  p.ns = kube::namespace_of(obj);
-  if (p.ns.empty()) p.ns = "default";
+  std::string ns = kube::namespace_of(obj);
+  p.ns = pool.intern(ns.empty() ? "default" : ns);
   p.name = kube::name_of(obj);
   p.priority = kube::pod_priority(obj);
   p.priority_in_spec = at_path(obj, {"spec", "priority"}).is_number_integer();
   const json& pcn = at_path(obj, {"spec", "priorityClassName"});
-  if (pcn.is_string()) p.priority_class = pcn.get<std::string>();
+  if (pcn.is_string()) p.priority_class = pool.intern(pcn.get_ref<const std::string&>());
   auto req = kube::pod_requests(obj);
   if (!req) return wrap(req.error(), where);
   p.requests = std::move(*req);
   for (const auto& [res, _] : p.requests)
     if (is_rdma_resource(res)) p.requests_rdma = true;
-  p.labels = kube::labels_of(obj);
+  p.labels = kube::interned_labels_of(obj, &pool);
   auto qos = pod_qos(obj);
   if (!qos) return wrap(qos.error(), where);
   p.qos = *qos;
@@ -92,16 +92,16 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where) {
       if (o.value("kind", "") == "DaemonSet") p.daemonset = true;
       bool controller = o.value("controller", false);
       if (have_controller || (!controller && !p.owner_kind.empty())) continue;
-      p.owner_kind = o.value("kind", "");
-      p.owner_name = o.value("name", "");
-      p.owner_uid = o.value("uid", "");
-      if (p.owner_kind.empty()) p.owner_kind = "Owner";
+      std::string kind = o.value("kind", "");
+      p.owner_kind = pool.intern(kind.empty() ? "Owner" : kind);
+      p.owner_name = pool.intern(o.value("name", ""));
+      p.owner_uid = pool.intern(o.value("uid", ""));
       have_controller = controller;
     }
   }
-  p.group = kube::annotation(obj, keys::kGroupAnnotation);
+  p.group = pool.intern(kube::annotation(obj, keys::kGroupAnnotation));
   const json& phase = at_path(obj, {"status", "phase"});
-  if (phase.is_string()) p.phase = phase.get<std::string>();
+  if (phase.is_string()) p.phase = pool.intern(phase.get_ref<const std::string&>());
   const json& started = at_path(obj, {"status", "startTime"});
   if (started.is_string()) {
     auto t = parse_rfc3339(started.get<std::string>());
@@ -227,7 +227,7 @@ Status ClusterBuilder::add(const json& obj, const std::string& where) {
   if (kind != "Pod") return {};
   const json& node = at_path(obj, {"spec", "nodeName"});
   if (!node.is_string() || node.get<std::string>().empty() || kube::pod_terminal(obj)) return {};
-  auto pod = make_pod(obj, where);
+  auto pod = make_pod(obj, where, pool_);
   if (!pod) return pod.error();
   cluster_.pods.push_back(std::move(*pod));
   pod_nodes_.push_back(node.get<std::string>());

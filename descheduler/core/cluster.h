@@ -14,6 +14,7 @@
 
 #include "common/keys.h"
 #include "common/result.h"
+#include "common/shared_string.h"
 #include "descheduler/core/load.h"
 #include "descheduler/core/pdb.h"
 #include "descheduler/core/qos.h"
@@ -43,24 +44,27 @@ struct NodeInfo {
   std::vector<int> pods;
 };
 
+// Texts that repeat across pods (namespace, priority class, owner, PodGroup, phase, label
+// keys and values) are pooled SharedStrings (ClusterBuilder keeps the pool).
 struct PodInfo {
-  std::string ns, name;
+  SharedString ns;
+  std::string name;
   int node = -1;
   int32_t priority = 0;
   bool priority_in_spec = false;        // else resolved from priority_class when finishing
   bool has_priority = false;            // spec.priority set or resolved; upstream evicts pods without one first
-  std::string priority_class;
+  SharedString priority_class;
   kube::ResourceList requests;
   QosClass qos = QosClass::BestEffort;
-  kube::Labels labels;
+  kube::InternedLabels labels;
   // The controller reference, else the first owner reference (upstream counts any
   // ownerReference as owned); empty for a bare pod.
-  std::string owner_kind, owner_name;
-  std::string owner_uid;                // minReplicas counts pods per owner uid, as upstream
+  SharedString owner_kind, owner_name;
+  SharedString owner_uid;               // minReplicas counts pods per owner uid, as upstream
   int owner_count = 0;                  // ownerReferences; minReplicas checks only pods with one
   bool daemonset = false;               // any ownerReference of kind DaemonSet
-  std::string group;                    // PodGroup name (same namespace), from the annotation
-  std::string phase;
+  SharedString group;                   // PodGroup name (same namespace), from the annotation
+  SharedString phase;
   std::optional<TimePoint> started;     // status.startTime: minPodAge counts from it
   bool mirror = false;                  // mirror or static (config.source not "api")
   bool terminating = false;
@@ -122,6 +126,7 @@ class ClusterBuilder {
  private:
   Cluster cluster_;
   std::vector<std::string> pod_nodes_;
+  StringPool pool_;
 };
 
 }  // namespace weft::descheduler

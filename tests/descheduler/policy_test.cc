@@ -96,8 +96,8 @@ TEST(Policy, FullShape) {
       "maxNoOfPodsToEvictPerNode: 3\nmaxNoOfPodsToEvictPerNamespace: 4\nmaxNoOfPodsToEvictTotal: 5\n"));
   ASSERT_TRUE(p.ok()) << p.message();
   EXPECT_EQ(p->load_aware.thresholds.at("pods"), 10);
-  EXPECT_TRUE(p->load_aware.node_selector->matches({{"pool", "gpu"}}));
-  EXPECT_FALSE(p->load_aware.node_selector->matches({{"pool", "cpu"}}));
+  EXPECT_TRUE(p->load_aware.node_selector->matches(kube::Labels{{"pool", "gpu"}}));
+  EXPECT_FALSE(p->load_aware.node_selector->matches(kube::Labels{{"pool", "cpu"}}));
   EXPECT_EQ(p->load_aware.include_namespaces, (std::vector<std::string>{"batch", "ml"}));
   EXPECT_EQ(p->load_aware.metrics.type, MetricsType::Annotations);
   EXPECT_EQ(p->load_aware.metrics.window.count(), 90);

@@ -7,10 +7,37 @@ namespace {
 
 using nlohmann::json;
 
+// Also checks that the pooled form a cached pod keeps gives the same answer.
 bool sel(const std::string& text, const Labels& labels) {
   auto s = LabelSelector::parse(text);
   EXPECT_TRUE(s.ok()) << text << ": " << (s.ok() ? "" : s.message());
-  return s.ok() && s->matches(labels);
+  if (!s.ok()) return false;
+  StringPool pool;
+  EXPECT_EQ(s->matches(labels), s->matches(InternedLabels(labels, &pool))) << text;
+  return s->matches(labels);
+}
+
+TEST(InternedLabels, FindsWhatTheMapHolds) {
+  StringPool pool;
+  Labels l{{"app", "web"}, {"empty", ""}, {"tier", "front"}, {"volcano.sh/job-name", "j1"}};
+  InternedLabels a(l, &pool), b(l, &pool), unpooled(l, nullptr);
+  EXPECT_EQ(a.size(), 4u);
+  for (const auto& [k, v] : l) {
+    ASSERT_NE(a.find(k), nullptr) << k;
+    EXPECT_EQ(*a.find(k), v);
+    EXPECT_EQ(*unpooled.find(k), v);
+  }
+  EXPECT_EQ(a.find("apps"), nullptr);
+  EXPECT_EQ(a.find("zzz"), nullptr);
+  EXPECT_EQ(a.find(""), nullptr);
+  EXPECT_EQ(a.find("tier"), b.find("tier"));   // one text for both records
+  EXPECT_EQ(InternedLabels().find("app"), nullptr);
+  json pod = {{"metadata", {{"labels", {{"b", "2"}, {"a", "1"}, {"n", 3}}}}}};
+  InternedLabels read = interned_labels_of(pod, &pool);
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_EQ(*read.find("a"), "1");
+  EXPECT_EQ(*read.find("n"), "3");   // as labels_of reads a non-string
+  EXPECT_EQ(labels_of(pod), (Labels{{"a", "1"}, {"b", "2"}, {"n", "3"}}));
 }
 
 TEST(LabelSelector, StringForm) {
@@ -42,10 +69,10 @@ TEST(LabelSelector, JsonForm) {
       "matchExpressions":[{"key":"env","operator":"In","values":["prod"]},
                           {"key":"legacy","operator":"DoesNotExist"}]})"));
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_TRUE(s->matches({{"app", "web"}, {"env", "prod"}}));
-  EXPECT_FALSE(s->matches({{"app", "web"}, {"env", "prod"}, {"legacy", "1"}}));
-  EXPECT_FALSE(s->matches({{"app", "web"}}));
-  EXPECT_TRUE(LabelSelector::from_json(nullptr)->matches({}));
+  EXPECT_TRUE(s->matches(Labels{{"app", "web"}, {"env", "prod"}}));
+  EXPECT_FALSE(s->matches(Labels{{"app", "web"}, {"env", "prod"}, {"legacy", "1"}}));
+  EXPECT_FALSE(s->matches(Labels{{"app", "web"}}));
+  EXPECT_TRUE(LabelSelector::from_json(nullptr)->matches(Labels{}));
   auto bad = LabelSelector::from_json(json::parse(R"({"matchExpressions":[{"key":"a","operator":"Near"}]})"));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("matchExpressions[0].operator"), std::string::npos) << bad.message();
