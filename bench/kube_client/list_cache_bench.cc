@@ -4,6 +4,7 @@
 // (json::parse of the same bytes into one generic tree). Each mode runs in its own
 // forked process so peak RSS is its own; the input bytes are generated before the peak
 // counter is reset, so "peak over input" is what decoding and caching cost.
+#include <malloc.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,7 +45,13 @@ struct Measure {
   long before_kib = 0, peak_kib = 0, after_kib = 0;
   double server_load_seconds = 0;   // kube-lite mode: --state load until "listening on"
   long server_peak_kib = 0;         // kube-lite mode: the server's own peak RSS
+  double heap_in_use_bytes = 0;     // kube-lite modes: glibc's in-use heap, after minus before
 };
+
+double heap_in_use() {
+  struct mallinfo2 mi = mallinfo2();
+  return static_cast<double>(mi.uordblks + mi.hblkhd);
+}
 
 struct Inputs {
   std::string nodes, pods;
@@ -151,10 +158,11 @@ void write_state_file(const std::string& path, int nodes, int pods) {
   out << "]}";
 }
 
-// kube-lite started on the state file (its load time and peak RSS), then the informer
-// path listing from it in pages of 500 as a real informer does.
-size_t run_kube_lite(const std::string& binary, const std::string& state, Measure& m,
-                     std::chrono::steady_clock::time_point& start) {
+// kube-lite started on the state file (its load time and peak RSS), then `list` against
+// it (returns the objects kept); this process's peak and retained RSS are read before the
+// server goes.
+template <typename List>
+size_t with_kube_lite(const std::string& binary, const std::string& state, Measure& m, List&& list) {
   int out[2];
   if (pipe(out) != 0) _exit(4);
   auto spawned = std::chrono::steady_clock::now();
@@ -181,22 +189,45 @@ size_t run_kube_lite(const std::string& binary, const std::string& state, Measur
   weft::kube::ClientOptions opts;
   opts.timeout = std::chrono::minutes(5);
   opts.qps = 0;
-  auto client = weft::kube::Client::from_config(cfg, opts);
-  weft::kube::InformerOptions io;
-  io.page_size = 500;
+  // Kept (leaked) with what it listed: informers' threads may still use it.
+  auto* client = weft::kube::Client::from_config(cfg, opts)->release();
   reset_peak_rss();
-  start = std::chrono::steady_clock::now();
-  auto nodes = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::nodes(), "", io);
-  auto pods = std::make_unique<weft::kube::Informer>(**client, weft::kube::resources::pods(), "", io);
-  auto a = nodes->relist();
-  auto b = pods->relist();
+  const double heap_before = heap_in_use();
+  auto start = std::chrono::steady_clock::now();
+  size_t objects = list(*client);
+  m.heap_in_use_bytes = heap_in_use() - heap_before;
+  m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  m.peak_kib = status_kib("VmHWM");
+  m.after_kib = status_kib("VmRSS");
   std::ifstream status("/proc/" + std::to_string(server) + "/status");
   std::string l;
   while (std::getline(status, l))
     if (l.rfind("VmHWM:", 0) == 0) m.server_peak_kib = std::stol(l.substr(6));
   kill(server, SIGKILL);
   waitpid(server, nullptr, 0);
+  return objects;
+}
+
+// What a generic informer keeps, listing in pages of 500 as a real informer does.
+size_t list_informers(weft::kube::Client& client) {
+  weft::kube::InformerOptions io;
+  io.page_size = 500;
+  auto nodes = std::make_unique<weft::kube::Informer>(client, weft::kube::resources::nodes(), "", io);
+  auto pods = std::make_unique<weft::kube::Informer>(client, weft::kube::resources::pods(), "", io);
+  auto a = nodes->relist();
+  auto b = pods->relist();
   return keep_listed(a, b, nodes, pods);
+}
+
+// What weft-scheduler run keeps: its ClusterCache (every watched kind, typed records with
+// pooled strings) until synced.
+size_t list_scheduler_cache(weft::kube::Client& client) {
+  auto* cache = new weft::scheduler::ClusterCache(client);   // kept, as above
+  if (auto s = cache->start(); !s || !cache->wait_for_sync(std::chrono::minutes(5))) {
+    std::fprintf(stderr, "scheduler cache did not sync\n");
+    _exit(6);
+  }
+  return cache->decoded_size("Node") + cache->decoded_size("Pod");
 }
 
 size_t run_naive(const Inputs& in) {
@@ -228,13 +259,10 @@ Measure run_mode(const std::string& mode, int nodes, int pods, const KubeLiteRun
   if (pid == 0) {
     close(fds[0]);
     Measure m;
-    if (mode == "kube-lite") {
+    if (mode == "kube-lite" || mode == "scheduler-cache") {
       m.before_kib = status_kib("VmRSS");
-      std::chrono::steady_clock::time_point start;
-      m.objects = run_kube_lite(kube_lite.binary, kube_lite.state, m, start);
-      m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      m.peak_kib = status_kib("VmHWM");
-      m.after_kib = status_kib("VmRSS");
+      m.objects = with_kube_lite(kube_lite.binary, kube_lite.state, m,
+                                 mode == "kube-lite" ? list_informers : list_scheduler_cache);
       if (write(fds[1], &m, sizeof m) != sizeof m) _exit(3);
       _exit(0);
     }
@@ -280,7 +308,7 @@ int main(int argc, char** argv) {
                                     "stream-decode", "naive-tree"};
   app.add_option("--nodes", nodes, "Nodes in the list");
   app.add_option("--pods", pods, "Pods in the list");
-  app.add_option("--modes", modes, "Modes to run (also: kube-lite)");
+  app.add_option("--modes", modes, "Modes to run (also: kube-lite, scheduler-cache)");
   KubeLiteRun kube_lite{WEFT_KUBE_LITE_BINARY, ""};
   app.add_option("--kube-lite", kube_lite.binary, "kube-lite binary for the kube-lite mode");
   std::string write_state;
@@ -291,7 +319,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   char state_dir[] = "/tmp/weft-bench-kube-lite-XXXXXX";
-  if (std::find(modes.begin(), modes.end(), "kube-lite") != modes.end()) {
+  auto wanted = [&](const char* mode) { return std::find(modes.begin(), modes.end(), mode) != modes.end(); };
+  if (wanted("kube-lite") || wanted("scheduler-cache")) {
     if (!mkdtemp(state_dir)) return 1;
     kube_lite.state = std::string(state_dir) + "/state.json";
     write_state_file(kube_lite.state, nodes, pods);
@@ -308,10 +337,14 @@ int main(int argc, char** argv) {
     Measure m = run_mode(mode, nodes, pods, kube_lite);
     std::printf("%-30s %9zu %8.2f %12.1f %12.1f %14.1f\n", mode.c_str(), m.objects, m.seconds, m.peak_kib / 1024.0,
                 (m.peak_kib - m.before_kib) / 1024.0, (m.after_kib - m.before_kib) / 1024.0);
-    if (mode == "kube-lite")
-      std::printf("  kube-lite server: --state load %.2f s, server peak RSS %.1f MiB; the row above is the informer "
-                  "listing from it in pages of 500\n",
-                  m.server_load_seconds, m.server_peak_kib / 1024.0);
+    if (mode == "kube-lite" || mode == "scheduler-cache")
+      std::printf("  kube-lite server: --state load %.2f s, server peak RSS %.1f MiB; the row above is %s\n",
+                  m.server_load_seconds, m.server_peak_kib / 1024.0,
+                  mode == "kube-lite" ? "a generic informer listing from it in pages of 500"
+                                      : "weft-scheduler run's cache until synced (per object: retained / objects)");
+    if ((mode == "kube-lite" || mode == "scheduler-cache") && m.objects)
+      std::printf("  heap in use (glibc mallinfo2): %.1f MiB, %.0f bytes per cached object\n",
+                  m.heap_in_use_bytes / 1048576.0, m.heap_in_use_bytes / m.objects);
     std::fflush(stdout);
   }
   if (!kube_lite.state.empty()) {

@@ -20,8 +20,8 @@ bool NaiveScheduler::feasible(int pod, int node) const {
   const PodInfo& p = snap_.pods[pod];
   const NodeInfo& n = snap_.nodes[node];
   if (!n.ready || n.unschedulable) return false;
-  if (kube::first_untolerated_hard_taint(n.taints, p.tolerations)) return false;
-  if (!p.affinity.matches(n.name, n.labels)) return false;
+  if (kube::first_untolerated_hard_taint(n.taints, p.tolerations())) return false;
+  if (!p.affinity().matches(n.name, n.labels)) return false;
   kube::ResourceList want = p.request;
   want["pods"] = 1000;
   return kube::fits(want, free_[node]);

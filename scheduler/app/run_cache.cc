@@ -100,14 +100,14 @@ namespace {
 bool decoded_kind(const std::string& kind) { return kind == "Pod" || kind == "Node"; }
 }  // namespace
 
-DecodedPtr decode_object(const json& object, StringPool* pool) {
+DecodedPtr decode_object(const json& object, DecodePools* pools) {
   const std::string kind = kube::kind_of(object), where = kind + " " + kube::key_of(object);
   auto undecodable = [&](const std::string& message) {
     return DecodedObject::Undecodable{kind, kube::key_of(object), message};
   };
   auto d = std::make_shared<DecodedObject>(DecodedObject{undecodable(where + ": not a Pod or a Node"), {}, {}, {}});
   if (kind == "Pod") {
-    auto p = pod_info_of(object, where, pool);
+    auto p = pod_info_of(object, where, pools);
     if (p) d->value = std::move(*p);
     else d->value = undecodable(p.message());
   } else if (kind == "Node") {
@@ -201,7 +201,7 @@ bool ClusterCache::wait_for_sync(std::chrono::milliseconds timeout) {
 }
 
 void ClusterCache::store(const json& object) {
-  DecodedPtr d = decode_object(object, &pool_);
+  DecodedPtr d = decode_object(object, &pools_);
   std::lock_guard lock(decoded_mu_);
   decoded_[d->kind()][d->key()] = d;
 }
@@ -277,12 +277,12 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
     if (pods) std::erase_if(assumed_, [&](const auto& a) { return !seen.count(a.first); });
     if (podgroups) std::erase_if(statuses_, [&](const auto& a) { return !seen.count(a.first); });
   }
-  pool_.sweep();   // texts of pods and nodes that are gone
+  pools_.sweep();   // texts and constraints of pods that are gone
 }
 
 void ClusterCache::assume_bound(const std::string& pod_key, const std::string& uid, const std::string& node) {
   std::lock_guard lock(mu_);
-  assumed_[pod_key] = {uid, pool_.intern(node)};
+  assumed_[pod_key] = {uid, pools_.strings.intern(node)};
 }
 
 void ClusterCache::forget_bound(const std::string& pod_key) {

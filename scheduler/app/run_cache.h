@@ -66,8 +66,8 @@ struct DecodedObject {
   nlohmann::json reference() const;
 };
 using DecodedPtr = std::shared_ptr<const DecodedObject>;
-// `pool` (optional) shares repeated strings across the decoded records.
-DecodedPtr decode_object(const nlohmann::json& cached_object, StringPool* pool = nullptr);
+// `pools` (optional) shares repeated texts and constraints across the decoded records.
+DecodedPtr decode_object(const nlohmann::json& cached_object, DecodePools* pools = nullptr);
 
 class ClusterCache {
  public:
@@ -123,7 +123,7 @@ class ClusterCache {
   std::vector<std::pair<WatchedKind, std::unique_ptr<kube::Informer>>> informers_;
   mutable std::mutex decoded_mu_;
   std::map<std::string, std::map<std::string, DecodedPtr>> decoded_;   // kind -> key -> object
-  StringPool pool_;   // the decoded records' repeated strings (namespaces, nodes, phases...)
+  DecodePools pools_;   // what the decoded records share (namespaces, nodes, phases, constraints...)
   std::vector<std::string> absent_;
   std::mutex mu_;
   std::map<std::string, Assumed> assumed_;

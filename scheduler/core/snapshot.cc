@@ -118,8 +118,9 @@ Result<NodeInfo> node_info_of(const json& o, const std::string& where) {
   return n;
 }
 
-Result<PodInfo> pod_info_of(const json& o, const std::string& where, StringPool* pool) {
+Result<PodInfo> pod_info_of(const json& o, const std::string& where, DecodePools* pools) {
   if (auto s = missing_name(o, where); !s) return s.error();
+  StringPool* pool = pools ? &pools->strings : nullptr;
   PodInfo p;
   std::string namespace_name = kube::namespace_of(o);
   if (namespace_name.empty()) namespace_name = "default";
@@ -133,13 +134,23 @@ Result<PodInfo> pod_info_of(const json& o, const std::string& where, StringPool*
   auto req = kube::pod_requests(o);
   if (!req) return make_error(prefix + req.message());
   p.request = std::move(*req);
-  auto tol = kube::tolerations_of_pod(o);
-  if (!tol) return make_error(prefix + tol.message());
-  p.tolerations = std::move(*tol);
-  auto aff = kube::NodeAffinity::from_pod(o);
-  if (!aff) return make_error(prefix + aff.message());
-  p.affinity = std::move(*aff);
   const json& spec = at(o, "spec");
+  // Everything tolerations_of_pod and NodeAffinity::from_pod read, as text.
+  std::string signature = at(spec, "tolerations").dump() + "|" + at(spec, "nodeSelector").dump() + "|" +
+                          at(at(spec, "affinity"), "nodeAffinity").dump();
+  p.constraints = pools ? pools->constraints(signature) : nullptr;
+  if (!p.constraints) {
+    PodConstraints c;
+    auto tol = kube::tolerations_of_pod(o);
+    if (!tol) return make_error(prefix + tol.message());
+    c.tolerations = std::move(*tol);
+    auto aff = kube::NodeAffinity::from_pod(o);
+    if (!aff) return make_error(prefix + aff.message());
+    c.affinity = std::move(*aff);
+    if (pools) p.constraints = pools->keep(signature, std::move(c));
+    else if (!c.tolerations.empty() || !c.affinity.empty()) p.constraints = std::make_shared<const PodConstraints>(std::move(c));
+  }
+  p.filter_signature = shared_text(pool, signature);
   if (!at(spec, "priority").is_null()) {
     auto pr = int_field(at(spec, "priority"), where, "spec.priority", 0);
     if (!pr) return pr.error();
@@ -165,8 +176,6 @@ Result<PodInfo> pod_info_of(const json& o, const std::string& where, StringPool*
         if (auto t = kube::parse_rfc3339(at(cond, "lastTransitionTime").get<std::string>())) p.scheduled_at = *t;
   if (!p.scheduled_at && at(status, "startTime").is_string())
     if (auto t = kube::parse_rfc3339(at(status, "startTime").get<std::string>())) p.scheduled_at = *t;
-  p.filter_signature = shared_text(pool, at(spec, "tolerations").dump() + "|" + at(spec, "nodeSelector").dump() + "|" +
-                                             at(at(spec, "affinity"), "nodeAffinity").dump());
   return p;
 }
 
@@ -310,6 +319,35 @@ bool PodInfo::terminal() const {
 void PodInfo::set_node(SharedString node_name, StringPool* pool) {
   node = std::move(node_name);
   if (phase.empty() || (phase == "Pending" && !node.empty())) phase = shared_text(pool, node.empty() ? "Pending" : "Running");
+}
+
+const std::vector<kube::Toleration>& PodInfo::tolerations() const {
+  static const std::vector<kube::Toleration> none;
+  return constraints ? constraints->tolerations : none;
+}
+
+const kube::NodeAffinity& PodInfo::affinity() const {
+  static const kube::NodeAffinity none;
+  return constraints ? constraints->affinity : none;
+}
+
+std::shared_ptr<const PodConstraints> DecodePools::constraints(const std::string& signature) const {
+  std::lock_guard lock(mu_);
+  auto it = constraints_.find(signature);
+  return it == constraints_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const PodConstraints> DecodePools::keep(const std::string& signature, PodConstraints decoded) {
+  std::lock_guard lock(mu_);
+  auto [it, added] = constraints_.try_emplace(signature);
+  if (added) it->second = std::make_shared<const PodConstraints>(std::move(decoded));
+  return it->second;
+}
+
+void DecodePools::sweep() {
+  strings.sweep();
+  std::lock_guard lock(mu_);
+  std::erase_if(constraints_, [](const auto& c) { return c.second.use_count() == 1; });
 }
 
 bool PodInfo::best_effort() const {

@@ -6,7 +6,10 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -45,16 +48,23 @@ struct NodeInfo {
   std::string load_error;           // why a weft.dev/load annotation present was not read
 };
 
-// Fields that repeat across pods are SharedStrings: decoded through a StringPool (the
-// run cache keeps one) they share one text, and a snapshot's copy of a record shares it too.
+// Where a pod may go by its own spec: spec.tolerations, and spec.nodeSelector with the
+// required node affinity. Pods of one template share one (see DecodePools).
+struct PodConstraints {
+  std::vector<kube::Toleration> tolerations;
+  kube::NodeAffinity affinity;
+};
+
+// Fields that repeat across pods are shared: decoded through DecodePools (the run cache
+// keeps them) equal texts and equal constraints are one object, and a snapshot's copy of a
+// record shares them too.
 struct PodInfo {
   std::string key;                  // "ns/name"
   SharedString namespace_name;
   std::string name;
   SharedString group;               // PodGroup key "ns/name"; "" for a pod without a group
   kube::ResourceList request;
-  std::vector<kube::Toleration> tolerations;
-  kube::NodeAffinity affinity;
+  std::shared_ptr<const PodConstraints> constraints;   // null: none
   int32_t priority = 0;
   SharedString priority_class;
   SharedString node;                // bound node, "" when pending
@@ -67,6 +77,8 @@ struct PodInfo {
   std::optional<TimePoint> scheduled_at;
   // Equal for pods that the static filters (taints, selector, affinity) treat alike.
   SharedString filter_signature;
+  const std::vector<kube::Toleration>& tolerations() const;
+  const kube::NodeAffinity& affinity() const;
   bool best_effort() const;         // requests nothing
   bool terminal() const;             // Succeeded or Failed
   bool bound() const { return !node.empty() && !terminal(); }
@@ -138,9 +150,24 @@ struct Snapshot {
 // and errors as SnapshotBuilder::add). Callers that keep decoded objects across cycles
 // (weft-scheduler run's cache) decode each object once and add() the result.
 Result<NodeInfo> node_info_of(const nlohmann::json& node, const std::string& where = "");
-// `pool` (optional) shares the repeated strings of the PodInfo with every other record
-// decoded through it.
-Result<PodInfo> pod_info_of(const nlohmann::json& pod, const std::string& where = "", StringPool* pool = nullptr);
+// What records decoded one by one over a long time share: texts, and the constraints of
+// pods with the same filter_signature (the JSON they are decoded from). Thread-safe.
+class DecodePools {
+ public:
+  StringPool strings;
+  // The constraints decoded for this signature before, else null.
+  std::shared_ptr<const PodConstraints> constraints(const std::string& signature) const;
+  std::shared_ptr<const PodConstraints> keep(const std::string& signature, PodConstraints decoded);
+  // Drops what no record holds any more (texts and constraints).
+  void sweep();
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const PodConstraints>> constraints_;
+};
+
+// `pools` (optional) shares texts and constraints with every other record decoded through them.
+Result<PodInfo> pod_info_of(const nlohmann::json& pod, const std::string& where = "", DecodePools* pools = nullptr);
 
 // Collects objects, then builds a Snapshot. Errors name `where` (e.g. "s.yaml: document 3
 // (Pod default/p)") and the field ("spec.containers[0].resources.requests: resource 'cpu': ...").

@@ -36,6 +36,56 @@ spec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}
   EXPECT_NE(st.message().find("'lots'"), std::string::npos) << st.message();
 }
 
+// Records decoded through DecodePools share texts and the constraints of pods with the same
+// template, and read exactly as records decoded alone.
+TEST(SchedulerSnapshot, PooledDecodeSharesWhatRepeatsAndReadsTheSame) {
+  auto pod = [](const std::string& name, const json& tolerations) {
+    return json{{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"namespace", "team-a"}, {"annotations", {{"scheduling.k8s.io/group-name", "j"}}}}},
+                {"spec",
+                 {{"nodeName", "node-1"},
+                  {"tolerations", tolerations},
+                  {"nodeSelector", {{"pool", "gpu"}}},
+                  {"containers", json::array({{{"name", "c"}, {"resources", {{"requests", {{"cpu", "1"}}}}}}})}}}};
+  };
+  const json gpu = json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}});
+  const json other = json::array({{{"key", "dedicated"}, {"operator", "Equal"}, {"value", "x"}}});
+  DecodePools pools;
+  auto a = pod_info_of(pod("a", gpu), "", &pools), b = pod_info_of(pod("b", gpu), "", &pools);
+  auto c = pod_info_of(pod("c", other), "", &pools), alone = pod_info_of(pod("a", gpu));
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok() && alone.ok());
+  EXPECT_EQ(a->constraints, b->constraints);   // one object for one template
+  EXPECT_NE(a->constraints, c->constraints);
+  EXPECT_TRUE(a->namespace_name.same_text_object(b->namespace_name));
+  EXPECT_TRUE(a->node.same_text_object(c->node));
+  EXPECT_TRUE(a->group.same_text_object(b->group));
+  for (const PodInfo* p : {&*a, &*alone}) {
+    EXPECT_EQ(p->key, "team-a/a");
+    EXPECT_EQ(p->group, "team-a/j");
+    EXPECT_EQ(p->phase, "Running");
+    ASSERT_EQ(p->tolerations().size(), 1u);
+    EXPECT_EQ(p->tolerations()[0].key, "nvidia.com/gpu");
+    EXPECT_TRUE(p->affinity().matches("n", {{"pool", "gpu"}}));
+    EXPECT_FALSE(p->affinity().matches("n", {{"pool", "cpu"}}));
+  }
+  EXPECT_EQ(a->filter_signature, alone->filter_signature);
+  // A toleration that does not decode is an error every time, never a pooled answer.
+  const json bad = json::array({{{"key", "k"}, {"operator", "Sometimes"}}});
+  EXPECT_FALSE(pod_info_of(pod("d", bad), "", &pools).ok());
+  EXPECT_FALSE(pod_info_of(pod("e", bad), "", &pools).ok());
+  // What no record holds any more goes at the sweep; what records hold stays shared.
+  auto kept = a->constraints;
+  c = pod_info_of(pod("a", gpu));
+  pools.sweep();
+  auto again = pod_info_of(pod("f", gpu), "", &pools);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->constraints, kept);
+  PodInfo bare;   // a record made in code, without constraints
+  EXPECT_TRUE(bare.tolerations().empty());
+  EXPECT_TRUE(bare.affinity().empty());
+}
+
 // Volcano's Queue.spec.reclaimable is a bool: anything else is refused, not read as true.
 TEST(SchedulerSnapshot, QueueReclaimableThatIsNotABooleanIsAnError) {
   auto objects = kube::load_objects_text(R"(

@@ -233,8 +233,8 @@ class Defragmenter {
     if (!n.ready || n.unschedulable) return false;
     for (int p : pods) {
       const auto& pod = s_.pods[static_cast<size_t>(p)];
-      if (kube::first_untolerated_hard_taint(n.taints, pod.tolerations)) return false;
-      if (!pod.affinity.empty() && !pod.affinity.matches(n.name, n.labels)) return false;
+      if (kube::first_untolerated_hard_taint(n.taints, pod.tolerations())) return false;
+      if (!pod.affinity().empty() && !pod.affinity().matches(n.name, n.labels)) return false;
     }
     return true;
   }
@@ -451,8 +451,8 @@ class Defragmenter {
     if (!node.ready || node.unschedulable || taken_[n] || reserved_holder_[n]) return false;
     if (!cap_.fits(ni, req)) return false;
     if (!rule.unconstrained() && (!desched_node_[n] || !rule.allows(*desched_node_[n]))) return false;
-    if (kube::first_untolerated_hard_taint(node.taints, pod.tolerations)) return false;
-    if (!pod.affinity.empty() && !pod.affinity.matches(node.name, node.labels)) return false;
+    if (kube::first_untolerated_hard_taint(node.taints, pod.tolerations())) return false;
+    if (!pod.affinity().empty() && !pod.affinity().matches(node.name, node.labels)) return false;
     return true;
   }
 

@@ -24,7 +24,7 @@ class NodeOrder : public OptionPlugin {
       ssn.add_static_node_order(opt_, [&ssn, w = w_.taint_toleration](int pod, int node) {
         int untolerated = 0;
         for (const auto& taint : ssn.snap.nodes[node].taints)
-          if (taint.effect == "PreferNoSchedule" && !kube::tolerated(ssn.snap.pods[pod].tolerations, taint)) ++untolerated;
+          if (taint.effect == "PreferNoSchedule" && !kube::tolerated(ssn.snap.pods[pod].tolerations(), taint)) ++untolerated;
         return w * 100.0 / (1 + untolerated);
       });
     const int cpu = ssn.cluster.dim_of("cpu"), memory = ssn.cluster.dim_of("memory");

@@ -22,9 +22,9 @@ class Predicates : public OptionPlugin {
       if (!n.ready) return "node(s) were not ready";
       if (n.unschedulable) return "node(s) were unschedulable";
       for (const auto& taint : n.taints)
-        if ((taint.effect == "NoSchedule" || taint.effect == "NoExecute") && !kube::tolerated(p.tolerations, taint))
+        if ((taint.effect == "NoSchedule" || taint.effect == "NoExecute") && !kube::tolerated(p.tolerations(), taint))
           return "node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}";
-      if (!p.affinity.empty() && !p.affinity.matches(n.name, n.labels))
+      if (!p.affinity().empty() && !p.affinity().matches(n.name, n.labels))
         return "node(s) didn't match Pod's node affinity/selector";
       return "";
     });
