@@ -97,6 +97,8 @@ users:
 write("kubeconfig", [FULL_KUBECONFIG] + literals("tests/kube-client/config_test.cc"))
 write("scenario", files("tests/scheduler/scenarios/*.yaml") + files("tests/scheduler-run/scenarios/*.yaml") +
       literals("tests/kube/scenario_test.cc"))
+write("objects", files("tests/scheduler/scenarios/*.yaml") + files("tests/scheduler-run/scenarios/*.yaml") +
+      files("tests/descheduler/testdata/*.yaml"))
 write("scheduler_config", files("tests/scheduler/scenarios/*.conf") + files("deploy/scheduler/configmap.yaml") +
       literals("tests/scheduler/config_test.cc"))
 write("descheduler_policy", files("tests/descheduler/testdata/*.yaml") +

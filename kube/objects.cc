@@ -40,6 +40,17 @@ Result<ResourceList> container_request(const nlohmann::json& c, const std::strin
 
 }  // namespace
 
+Result<std::string> optional_string(const nlohmann::json& obj, const char* key, const std::string& where,
+                                    const std::string& fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  if (!it->is_string()) return make_error(where + "." + key + ": " + it->dump() + " is not a string");
+  return it->get<std::string>();
+}
+
+std::string string_or_empty(const nlohmann::json& obj, const char* key) { return string_at(obj, key); }
+
 std::string metadata_string(const nlohmann::json& obj, const char* name) { return string_at(field(obj, "metadata"), name); }
 std::string name_of(const nlohmann::json& obj) { return metadata_string(obj, "name"); }
 std::string namespace_of(const nlohmann::json& obj) { return metadata_string(obj, "namespace"); }
@@ -98,7 +109,7 @@ bool node_ready(const nlohmann::json& node) {
   // states a Ready condition is Ready only when it is "True".
   if (!conds.is_array()) return true;
   for (const auto& c : conds)
-    if (c.is_object() && c.value("type", "") == "Ready") return c.value("status", "") == "True";
+    if (string_at(c, "type") == "Ready") return string_at(c, "status") == "True";
   return conds.empty();
 }
 
@@ -121,7 +132,7 @@ std::string controller_kind(const nlohmann::json& pod) {
   const auto& owners = field(field(pod, "metadata"), "ownerReferences");
   if (!owners.is_array()) return "";
   for (const auto& o : owners)
-    if (o.is_object() && o.value("controller", false)) return o.value("kind", "");
+    if (o.is_object() && o.contains("controller") && o["controller"] == true) return string_at(o, "kind");
   return "";
 }
 

@@ -19,6 +19,24 @@ std::string key_of(const nlohmann::json& obj);          // "ns/name" or "name"
 std::string kind_of(const nlohmann::json& obj);
 std::string annotation(const nlohmann::json& obj, const std::string& key, const std::string& fallback = "");
 std::string label(const nlohmann::json& obj, const std::string& key, const std::string& fallback = "");
+// obj[key] when it is a string; `fallback` when obj is not an object or key is absent or
+// null; an error naming `where`.key when it is there but not a string.
+Result<std::string> optional_string(const nlohmann::json& obj, const char* key, const std::string& where,
+                                    const std::string& fallback = "");
+// obj[key] when it is a string, else "" (a field of the wrong type reads as absent).
+std::string string_or_empty(const nlohmann::json& obj, const char* key);
+
+// Runs a decoder of one object (returning Result<T> or Status) and turns a field of a type
+// nlohmann cannot convert, one the decoder does not check itself, into an error about the
+// object at `where` instead of an exception: bad input is refused, never a crash.
+template <typename Decode>
+auto refuse_type_errors(const std::string& where, Decode&& decode) -> decltype(decode()) {
+  try {
+    return decode();
+  } catch (const nlohmann::json::exception& e) {
+    return make_error((where.empty() ? "" : where + ": ") + "a field has the wrong type (" + e.what() + ")");
+  }
+}
 
 // A pod's effective request: sum over containers, max with each init container,
 // plus spec.overhead. Errors name the container and resource.

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "kube/client/list_decoder.h"
+#include "kube/objects.h"
 
 namespace weft::kube {
 namespace {
@@ -183,7 +184,7 @@ Result<std::vector<SourcedObject>> from_json_text(const std::string& text, const
   std::vector<SourcedObject> out;
   const json* items = nullptr;
   if (doc.is_array()) items = &doc;
-  else if (doc.is_object() && doc.contains("items") && doc.value("kind", "").ends_with("List")) items = &doc["items"];
+  else if (doc.is_object() && doc.contains("items") && kind_of(doc).ends_with("List")) items = &doc["items"];
   if (items) {
     int i = 0;
     for (auto& item : *items) out.push_back({std::move(item), name, ++i});
@@ -197,15 +198,8 @@ Result<std::vector<SourcedObject>> from_json_text(const std::string& text, const
 
 std::string SourcedObject::where() const {
   std::string s = file + ": document " + std::to_string(document);
-  if (object.is_object()) {
-    std::string kind = object.value("kind", "");
-    std::string ns, nm;
-    if (object.contains("metadata") && object["metadata"].is_object()) {
-      ns = object["metadata"].value("namespace", "");
-      nm = object["metadata"].value("name", "");
-    }
-    if (!kind.empty()) s += " (" + kind + " " + (ns.empty() ? nm : ns + "/" + nm) + ")";
-  }
+  // Fields of the wrong type read as absent: naming the document must not fail on them.
+  if (std::string kind = kind_of(object); !kind.empty()) s += " (" + kind + " " + key_of(object) + ")";
   return s;
 }
 
@@ -241,7 +235,7 @@ Result<std::vector<SourcedObject>> load_objects_text(const std::string& text, co
       }
       if (d.IsNull()) continue;  // an empty document between separators
       // A YAML document may itself be a List.
-      if (obj.is_object() && obj.contains("items") && obj.value("kind", "").ends_with("List") &&
+      if (obj.is_object() && obj.contains("items") && kind_of(obj).ends_with("List") &&
           obj["items"].is_array()) {
         for (auto& item : obj["items"]) out.push_back({std::move(item), name, doc.index});
       } else {

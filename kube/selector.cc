@@ -1,5 +1,7 @@
 #include "kube/selector.h"
 
+#include "kube/objects.h"
+
 #include <algorithm>
 #include <cctype>
 #include <string_view>
@@ -58,7 +60,9 @@ Result<Requirement> requirement_from_json(const nlohmann::json& e, const std::st
     return make_error(where + ".key: missing");
   Requirement r;
   r.key = e["key"].get<std::string>();
-  auto op = op_from_name(e.value("operator", ""), allow_numeric);
+  auto op_name = optional_string(e, "operator", where);
+  if (!op_name) return op_name.error();
+  auto op = op_from_name(*op_name, allow_numeric);
   if (!op) return wrap(op.error(), where + ".operator");
   r.op = *op;
   if (e.contains("values") && e["values"].is_array())
@@ -217,6 +221,12 @@ InternedLabels::InternedLabels(const Labels& labels, StringPool* pool) {
   for (const auto& [k, v] : labels) items_.emplace_back(shared_text(pool, k), shared_text(pool, v));   // map order: sorted
 }
 
+InternedLabels InternedLabels::from_sorted(std::vector<std::pair<SharedString, SharedString>> sorted) {
+  InternedLabels out;
+  out.items_ = std::move(sorted);
+  return out;
+}
+
 const std::string* InternedLabels::find(std::string_view key) const {
   auto it = std::lower_bound(items_.begin(), items_.end(), key,
                              [](const auto& item, std::string_view k) { return item.first.view() < k; });
@@ -333,21 +343,37 @@ Result<NodeAffinity> NodeAffinity::from_pod(const nlohmann::json& pod) {
   return out;
 }
 
-bool NodeAffinity::matches(const std::string& node_name, const Labels& node_labels) const {
+namespace {
+const std::string* value_at(const Labels& labels, const std::string& key) {
+  auto it = labels.find(key);
+  return it == labels.end() ? nullptr : &it->second;
+}
+const std::string* value_at(const InternedLabels& labels, const std::string& key) { return labels.find(key); }
+}  // namespace
+
+template <typename NodeLabels>
+bool NodeAffinity::matches_labels(const std::string& node_name, const NodeLabels& node_labels) const {
   for (const auto& [k, v] : node_selector_) {
-    auto it = node_labels.find(k);
-    if (it == node_labels.end() || it->second != v) return false;
+    const std::string* have = value_at(node_labels, k);
+    if (!have || *have != v) return false;
   }
   if (!has_required_) return true;
-  Labels fields{{"metadata.name", node_name}};
   for (const auto& term : terms_) {
     if (term.label_requirements.empty() && term.field_requirements.empty()) continue;  // matches nothing
     bool ok = true;
-    for (const auto& r : term.label_requirements) ok = ok && r.matches(node_labels);
-    for (const auto& r : term.field_requirements) ok = ok && r.matches(fields);
+    for (const auto& r : term.label_requirements) ok = ok && r.matches_value(value_at(node_labels, r.key));
+    for (const auto& r : term.field_requirements) ok = ok && r.matches_value(r.key == "metadata.name" ? &node_name : nullptr);
     if (ok) return true;
   }
   return false;
+}
+
+bool NodeAffinity::matches(const std::string& node_name, const Labels& node_labels) const {
+  return matches_labels(node_name, node_labels);
+}
+
+bool NodeAffinity::matches(const std::string& node_name, const InternedLabels& node_labels) const {
+  return matches_labels(node_name, node_labels);
 }
 
 namespace {
@@ -379,7 +405,7 @@ InternedLabels interned_labels_of(const nlohmann::json& object, StringPool* pool
   for_each_string_at(object, "labels", [&](const std::string& k, const std::string& v) {
     items.emplace_back(shared_text(pool, k), shared_text(pool, v));
   });
-  return InternedLabels(std::move(items));
+  return InternedLabels::from_sorted(std::move(items));
 }
 
 }  // namespace weft::kube

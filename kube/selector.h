@@ -22,7 +22,7 @@ class InternedLabels {
   InternedLabels() = default;
   InternedLabels(const Labels& labels, StringPool* pool);
   // Already sorted by key, each key once (as a JSON object's keys are).
-  explicit InternedLabels(std::vector<std::pair<SharedString, SharedString>> sorted) : items_(std::move(sorted)) {}
+  static InternedLabels from_sorted(std::vector<std::pair<SharedString, SharedString>> sorted);
   const std::string* find(std::string_view key) const;   // the value, null when absent
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
@@ -84,9 +84,12 @@ class NodeAffinity {
  public:
   static Result<NodeAffinity> from_pod(const nlohmann::json& pod);
   bool matches(const std::string& node_name, const Labels& node_labels) const;
+  bool matches(const std::string& node_name, const InternedLabels& node_labels) const;
   bool empty() const { return node_selector_.empty() && terms_.empty(); }
 
  private:
+  template <typename NodeLabels>
+  bool matches_labels(const std::string& node_name, const NodeLabels& node_labels) const;
   struct Term {
     std::vector<Requirement> label_requirements;
     std::vector<Requirement> field_requirements;  // key "metadata.name"

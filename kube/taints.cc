@@ -1,5 +1,7 @@
 #include "kube/taints.h"
 
+#include "kube/objects.h"
+
 namespace weft::kube {
 
 bool Toleration::tolerates(const Taint& taint) const {
@@ -21,10 +23,13 @@ Result<std::vector<Taint>> taints_of_node(const nlohmann::json& node) {
     std::string where = "spec.taints[" + std::to_string(i) + "]";
     if (!t.is_object() || !t.contains("key") || !t["key"].is_string())
       return make_error(where + ".key: missing");
-    std::string effect = t.value("effect", "");
-    if (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")
-      return make_error(where + ".effect: '" + effect + "' is not NoSchedule, PreferNoSchedule or NoExecute");
-    out.push_back({t["key"].get<std::string>(), t.value("value", ""), effect});
+    auto effect = optional_string(t, "effect", where);
+    if (!effect) return effect.error();
+    if (*effect != "NoSchedule" && *effect != "PreferNoSchedule" && *effect != "NoExecute")
+      return make_error(where + ".effect: '" + *effect + "' is not NoSchedule, PreferNoSchedule or NoExecute");
+    auto value = optional_string(t, "value", where);
+    if (!value) return value.error();
+    out.push_back({t["key"].get<std::string>(), *value, *effect});
   }
   return out;
 }
@@ -40,13 +45,15 @@ Result<std::vector<Toleration>> tolerations_of_pod(const nlohmann::json& pod) {
     std::string where = "spec.tolerations[" + std::to_string(i) + "]";
     if (!t.is_object()) return make_error(where + ": not an object");
     Toleration tol;
-    tol.key = t.value("key", "");
-    tol.op = t.value("operator", "Equal");
+    for (auto [key, into] : {std::pair{"key", &tol.key}, std::pair{"operator", &tol.op}, std::pair{"value", &tol.value},
+                             std::pair{"effect", &tol.effect}}) {
+      auto text = optional_string(t, key, where);
+      if (!text) return text.error();
+      *into = std::move(*text);
+    }
     if (tol.op.empty()) tol.op = "Equal";
     if (tol.op != "Equal" && tol.op != "Exists")
       return make_error(where + ".operator: '" + tol.op + "' is not Equal or Exists");
-    tol.value = t.value("value", "");
-    tol.effect = t.value("effect", "");
     if (tol.key.empty() && tol.op != "Exists")
       return make_error(where + ": an empty key needs operator Exists");
     if (t.contains("tolerationSeconds") && t["tolerationSeconds"].is_number_integer())

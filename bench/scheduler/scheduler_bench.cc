@@ -214,7 +214,7 @@ void gpu_gangs() {
   }
   Snapshot snap = b.build();
   std::map<std::string, std::string> fabric;
-  for (const auto& n : snap.nodes) fabric[n.name] = n.labels.at("weft.dev/ib-fabric");
+  for (const auto& n : snap.nodes) fabric[n.name] = *n.labels.find("weft.dev/ib-fabric");
   Decisions d;
   double t = seconds([&] { d = run_session(snap, Config::defaults()); });
   std::map<std::string, std::set<std::string>> fabrics_of;   // gang -> fabrics

@@ -201,6 +201,10 @@ const NodeInfo* Cluster::node(const std::string& name) const {
 }
 
 Status ClusterBuilder::add(const json& obj, const std::string& where) {
+  return kube::refuse_type_errors(where, [&] { return add_checked(obj, where); });
+}
+
+Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
   std::string arrival = kube::annotation(obj, keys::kArrivalAnnotation, "0");
   if (arrival != "0" && !arrival.empty()) {
     try {

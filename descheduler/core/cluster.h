@@ -124,6 +124,8 @@ class ClusterBuilder {
   Cluster finish();
 
  private:
+  Status add_checked(const nlohmann::json& object, const std::string& where);   // add() without the type net
+
   Cluster cluster_;
   std::vector<std::string> pod_nodes_;
   StringPool pool_;

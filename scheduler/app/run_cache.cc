@@ -111,7 +111,7 @@ DecodedPtr decode_object(const json& object, DecodePools* pools) {
     if (p) d->value = std::move(*p);
     else d->value = undecodable(p.message());
   } else if (kind == "Node") {
-    auto n = node_info_of(object, where);
+    auto n = node_info_of(object, where, pools);
     if (n) d->value = std::move(*n);
     else d->value = undecodable(n.message());
   }

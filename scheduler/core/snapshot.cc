@@ -99,13 +99,11 @@ Status missing_name(const json& o, const std::string& where) {
   return make_error((where.empty() ? "" : where + ": ") + "metadata.name: missing");
 }
 
-}  // namespace
-
-Result<NodeInfo> node_info_of(const json& o, const std::string& where) {
+Result<NodeInfo> decode_node(const json& o, const std::string& where, DecodePools* pools) {
   if (auto s = missing_name(o, where); !s) return s.error();
   NodeInfo n;
   n.name = kube::name_of(o);
-  n.labels = kube::labels_of(o);
+  n.labels = kube::interned_labels_of(o, pools ? &pools->strings : nullptr);
   auto alloc = kube::node_allocatable(o);
   if (!alloc) return make_error((where.empty() ? "" : where + ": ") + alloc.message());
   n.allocatable = std::move(*alloc);
@@ -118,7 +116,7 @@ Result<NodeInfo> node_info_of(const json& o, const std::string& where) {
   return n;
 }
 
-Result<PodInfo> pod_info_of(const json& o, const std::string& where, DecodePools* pools) {
+Result<PodInfo> decode_pod(const json& o, const std::string& where, DecodePools* pools) {
   if (auto s = missing_name(o, where); !s) return s.error();
   StringPool* pool = pools ? &pools->strings : nullptr;
   PodInfo p;
@@ -178,8 +176,6 @@ Result<PodInfo> pod_info_of(const json& o, const std::string& where, DecodePools
     if (auto t = kube::parse_rfc3339(at(status, "startTime").get<std::string>())) p.scheduled_at = *t;
   return p;
 }
-
-namespace {
 
 Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
   auto spec = kube::parse_podgroup(o);
@@ -310,7 +306,32 @@ Status add_hypernode(Snapshot& s, const json& o, const std::string& where) {
   return {};
 }
 
+Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, const json& o, const std::string& where) {
+  std::string prefix = where.empty() ? "" : where + ": ";
+  std::string kind = kube::kind_of(o);
+  if (auto s = missing_name(o, where); !s) return s;
+  if (kind == "PodGroup") return add_podgroup(snap, o, where);
+  if (kind == "Queue") return add_queue(snap, o, where);
+  if (kind == "HyperNode") return add_hypernode(snap, o, where);
+  if (kind == "PriorityClass") {
+    auto v = int_field(at(o, "value"), where, "value", 0);
+    if (!v) return v.error();
+    snap.priority_classes[kube::name_of(o)] = *v;
+    if (at(o, "globalDefault").is_boolean() && at(o, "globalDefault").get<bool>()) default_priority = *v;
+    return {};
+  }
+  return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass)");
+}
+
 }  // namespace
+
+Result<NodeInfo> node_info_of(const json& o, const std::string& where, DecodePools* pools) {
+  return kube::refuse_type_errors(where, [&] { return decode_node(o, where, pools); });
+}
+
+Result<PodInfo> pod_info_of(const json& o, const std::string& where, DecodePools* pools) {
+  return kube::refuse_type_errors(where, [&] { return decode_pod(o, where, pools); });
+}
 
 bool PodInfo::terminal() const {
   return phase == std::string_view("Succeeded") || phase == std::string_view("Failed");
@@ -368,7 +389,6 @@ bool known_kind(const std::string& kind) {
 
 Status SnapshotBuilder::add(const json& o, const std::string& where) {
   std::string kind = kube::kind_of(o);
-  std::string prefix = where.empty() ? "" : where + ": ";
   if (kind == "Node") {   // node_info_of and pod_info_of check the name themselves
     auto n = node_info_of(o, where);
     if (!n) return n.error();
@@ -381,18 +401,7 @@ Status SnapshotBuilder::add(const json& o, const std::string& where) {
     add(std::move(*p));
     return {};
   }
-  if (auto s = missing_name(o, where); !s) return s;
-  if (kind == "PodGroup") return add_podgroup(snap_, o, where);
-  if (kind == "Queue") return add_queue(snap_, o, where);
-  if (kind == "HyperNode") return add_hypernode(snap_, o, where);
-  if (kind == "PriorityClass") {
-    auto v = int_field(at(o, "value"), where, "value", 0);
-    if (!v) return v.error();
-    snap_.priority_classes[kube::name_of(o)] = *v;
-    if (at(o, "globalDefault").is_boolean() && at(o, "globalDefault").get<bool>()) default_priority_ = *v;
-    return {};
-  }
-  return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass)");
+  return kube::refuse_type_errors(where, [&] { return add_object(snap_, default_priority_, o, where); });
 }
 
 void SnapshotBuilder::reserve(size_t nodes, size_t pods) {

@@ -39,7 +39,7 @@ struct NodeLoad {
 
 struct NodeInfo {
   std::string name;
-  kube::Labels labels;
+  kube::InternedLabels labels;      // keys and values shared with every node decoded through the same pools
   kube::ResourceList allocatable;   // includes "pods" when the node states it
   std::vector<kube::Taint> taints;
   bool ready = true;
@@ -146,10 +146,12 @@ struct Snapshot {
   TimePoint now = Clock::now();                      // for the age of load annotations
 };
 
+class DecodePools;
+
 // One Node or Pod as the snapshot takes it, decoded from its object (the same checks
 // and errors as SnapshotBuilder::add). Callers that keep decoded objects across cycles
 // (weft-scheduler run's cache) decode each object once and add() the result.
-Result<NodeInfo> node_info_of(const nlohmann::json& node, const std::string& where = "");
+Result<NodeInfo> node_info_of(const nlohmann::json& node, const std::string& where = "", DecodePools* pools = nullptr);
 // What records decoded one by one over a long time share: texts, and the constraints of
 // pods with the same filter_signature (the JSON they are decoded from). Thread-safe.
 class DecodePools {

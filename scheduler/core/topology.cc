@@ -13,8 +13,8 @@ namespace {
 using nlohmann::json;
 
 std::string label_or(const NodeInfo& n, const char* key) {
-  auto it = n.labels.find(key);
-  return it == n.labels.end() ? "" : it->second;
+  const std::string* v = n.labels.find(key);
+  return v ? *v : "";
 }
 
 // Domains derived from labels; names "fabric-F", "spine-S", "leaf-L" (made unique per fabric).
@@ -155,8 +155,7 @@ Topology build_topology(const Snapshot& s) {
     bool mixed = false;
     for (int n : d.nodes) {
       t.node_domains[n].push_back(static_cast<int>(i));
-      auto it = s.nodes[n].labels.find(keys::kFabric);
-      std::string f = it == s.nodes[n].labels.end() ? "" : it->second;
+      std::string f = label_or(s.nodes[n], keys::kFabric);
       if (f.empty() || (!fabric.empty() && f != fabric)) mixed = true;
       fabric = f;
     }
@@ -164,8 +163,8 @@ Topology build_topology(const Snapshot& s) {
   }
   std::map<std::string, std::vector<int>> fabrics;
   for (size_t i = 0; i < s.nodes.size(); ++i) {
-    auto it = s.nodes[i].labels.find(keys::kFabric);
-    if (it != s.nodes[i].labels.end() && !it->second.empty()) fabrics[it->second].push_back(static_cast<int>(i));
+    std::string f = label_or(s.nodes[i], keys::kFabric);
+    if (!f.empty()) fabrics[f].push_back(static_cast<int>(i));
   }
   t.fabrics.assign(fabrics.begin(), fabrics.end());
   return t;

@@ -267,6 +267,24 @@ TEST(UpstreamSemantics, BadPdbsAreErrorsNamingTheField) {
   EXPECT_FALSE(b.add(pdb("web", json::object(), {{"minAvailable", 1}, {"maxUnavailable", 1}}), "x").ok());
 }
 
+// Fields of the wrong type are errors naming the object, never exceptions; a refused
+// object leaves the cluster as it was.
+TEST(UpstreamSemantics, FieldsOfTheWrongTypeAreErrorsNotCrashes) {
+  ClusterBuilder b;
+  ASSERT_TRUE(b.add(node("hot"), "c.yaml").ok());
+  json bad_toleration = pod("p", "hot", {.cpu = "1"});
+  bad_toleration["spec"]["tolerations"] = json::array({{{"key", 5}, {"operator", "Exists"}}});
+  auto s = b.add(bad_toleration, "c.yaml: document 2");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("spec.tolerations[0].key: 5 is not a string"), std::string::npos) << s.message();
+  json bad_owner = pod("q", "hot", {.cpu = "1"});
+  bad_owner["metadata"]["ownerReferences"] = json::array({{{"kind", json::array()}, {"name", "rs"}, {"controller", true}}});
+  s = b.add(bad_owner, "c.yaml: document 3");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("c.yaml: document 3: a field has the wrong type"), std::string::npos) << s.message();
+  EXPECT_TRUE(b.finish().pods.empty());
+}
+
 std::string lnu_policy(const std::string& args) {
   return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
          "  - name: DefaultEvictor\n    args: {}\n  - name: LowNodeUtilization\n    args: " +

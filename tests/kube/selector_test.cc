@@ -104,10 +104,10 @@ TEST(NodeAffinity, SelectorTermsOrExpressionsAnd) {
   EXPECT_FALSE(a->matches("n1", {{"zone", "b"}, {"gpu", "h100"}, {"cores", "32"}}));
   EXPECT_TRUE(a->matches("special", {{"zone", "a"}}));
   EXPECT_FALSE(a->matches("n2", {{"zone", "a"}, {"cores", "abc"}}));
-  EXPECT_TRUE(NodeAffinity::from_pod(json::object())->matches("x", {}));
+  EXPECT_TRUE(NodeAffinity::from_pod(json::object())->matches("x", Labels{}));
   auto empty_terms = NodeAffinity::from_pod(json::parse(
       R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}}}})"));
-  EXPECT_FALSE(empty_terms->matches("x", {}));
+  EXPECT_FALSE(empty_terms->matches("x", Labels{}));
   auto bad = NodeAffinity::from_pod(json::parse(
       R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Gt","values":["1","2"]}]}]}}}}})"));
   EXPECT_FALSE(bad.ok());

@@ -66,8 +66,8 @@ TEST(SchedulerSnapshot, PooledDecodeSharesWhatRepeatsAndReadsTheSame) {
     EXPECT_EQ(p->phase, "Running");
     ASSERT_EQ(p->tolerations().size(), 1u);
     EXPECT_EQ(p->tolerations()[0].key, "nvidia.com/gpu");
-    EXPECT_TRUE(p->affinity().matches("n", {{"pool", "gpu"}}));
-    EXPECT_FALSE(p->affinity().matches("n", {{"pool", "cpu"}}));
+    EXPECT_TRUE(p->affinity().matches("n", kube::Labels{{"pool", "gpu"}}));
+    EXPECT_FALSE(p->affinity().matches("n", kube::Labels{{"pool", "cpu"}}));
   }
   EXPECT_EQ(a->filter_signature, alone->filter_signature);
   // A toleration that does not decode is an error every time, never a pooled answer.
@@ -84,6 +84,35 @@ TEST(SchedulerSnapshot, PooledDecodeSharesWhatRepeatsAndReadsTheSame) {
   PodInfo bare;   // a record made in code, without constraints
   EXPECT_TRUE(bare.tolerations().empty());
   EXPECT_TRUE(bare.affinity().empty());
+}
+
+// A field of the wrong type anywhere in an object is an error naming the object (and the
+// field where the decoder checks it), never an exception.
+TEST(SchedulerSnapshot, FieldsOfTheWrongTypeAreErrorsNotCrashes) {
+  auto add = [](const std::string& yaml) {
+    auto objects = kube::load_objects_text(yaml, "s.yaml");
+    EXPECT_TRUE(objects.ok()) << objects.message();
+    SnapshotBuilder b;
+    return b.add((*objects)[0].object, (*objects)[0].where());
+  };
+  const std::string pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n";
+  auto st = add(pod + "  tolerations: [{key: 5, operator: Exists}]\n");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("s.yaml: document 1 (Pod ns/p): spec.tolerations[0].key: 5 is not a string"), std::string::npos)
+      << st.message();
+  st = add(pod + "  tolerations: [{key: a, operator: [Exists]}]\n");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("spec.tolerations[0].operator"), std::string::npos) << st.message();
+  st = add(pod + "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                 "[{matchExpressions: [{key: k, operator: {In: 1}}]}]}}}\n");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("matchExpressions[0].operator"), std::string::npos) << st.message();
+  st = add("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {taints: [{key: k, effect: 7}]}\n");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("spec.taints[0].effect: 7 is not a string"), std::string::npos) << st.message();
+  // A node whose conditions are of the wrong shape: not Ready, not an exception.
+  st = add("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {conditions: [{type: [Ready], status: 1}]}\n");
+  EXPECT_TRUE(st.ok()) << st.message();
 }
 
 // Volcano's Queue.spec.reclaimable is a bool: anything else is refused, not read as true.

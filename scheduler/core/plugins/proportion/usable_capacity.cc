@@ -31,8 +31,8 @@ Quantities usable_capacity(const Snapshot& s, const CapacityFilter& filter) {
     if (kube::first_untolerated_hard_taint(n.taints, filter.tolerations)) continue;
     bool selected = true;
     for (const auto& [k, v] : filter.node_selector) {
-      auto it = n.labels.find(k);
-      if (it == n.labels.end() || it->second != v) selected = false;
+      const std::string* have = n.labels.find(k);
+      if (!have || *have != v) selected = false;
     }
     if (!selected) continue;
     add(total, n.allocatable);
