@@ -49,8 +49,6 @@ Result<std::string> optional_string(const nlohmann::json& obj, const char* key, 
   return it->get<std::string>();
 }
 
-std::string string_or_empty(const nlohmann::json& obj, const char* key) { return string_at(obj, key); }
-
 std::string metadata_string(const nlohmann::json& obj, const char* name) { return string_at(field(obj, "metadata"), name); }
 std::string name_of(const nlohmann::json& obj) { return metadata_string(obj, "name"); }
 std::string namespace_of(const nlohmann::json& obj) { return metadata_string(obj, "namespace"); }

@@ -23,8 +23,6 @@ std::string label(const nlohmann::json& obj, const std::string& key, const std::
 // null; an error naming `where`.key when it is there but not a string.
 Result<std::string> optional_string(const nlohmann::json& obj, const char* key, const std::string& where,
                                     const std::string& fallback = "");
-// obj[key] when it is a string, else "" (a field of the wrong type reads as absent).
-std::string string_or_empty(const nlohmann::json& obj, const char* key);
 
 // Runs a decoder of one object (returning Result<T> or Status) and turns a field of a type
 // nlohmann cannot convert, one the decoder does not check itself, into an error about the
