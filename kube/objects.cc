@@ -40,11 +40,10 @@ Result<ResourceList> container_request(const nlohmann::json& c, const std::strin
 
 }  // namespace
 
-Result<std::string> optional_string(const nlohmann::json& obj, const char* key, const std::string& where,
-                                    const std::string& fallback) {
-  if (!obj.is_object()) return fallback;
+Result<std::string> optional_string(const nlohmann::json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object()) return std::string();
   auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return fallback;
+  if (it == obj.end() || it->is_null()) return std::string();
   if (!it->is_string()) return make_error(where + "." + key + ": " + it->dump() + " is not a string");
   return it->get<std::string>();
 }

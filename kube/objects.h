@@ -19,10 +19,9 @@ std::string key_of(const nlohmann::json& obj);          // "ns/name" or "name"
 std::string kind_of(const nlohmann::json& obj);
 std::string annotation(const nlohmann::json& obj, const std::string& key, const std::string& fallback = "");
 std::string label(const nlohmann::json& obj, const std::string& key, const std::string& fallback = "");
-// obj[key] when it is a string; `fallback` when obj is not an object or key is absent or
-// null; an error naming `where`.key when it is there but not a string.
-Result<std::string> optional_string(const nlohmann::json& obj, const char* key, const std::string& where,
-                                    const std::string& fallback = "");
+// obj[key] when it is a string; "" when obj is not an object or key is absent or null; an
+// error naming `where`.key when it is there but not a string.
+Result<std::string> optional_string(const nlohmann::json& obj, const char* key, const std::string& where);
 
 // Runs a decoder of one object (returning Result<T> or Status) and turns a field of a type
 // nlohmann cannot convert, one the decoder does not check itself, into an error about the

@@ -130,12 +130,24 @@ Result<Requirement> parse_requirement(const std::string& text) {
 
 }  // namespace
 
-bool Requirement::matches(const Labels& labels) const {
+namespace {
+const std::string* value_at(const Labels& labels, const std::string& key) {
   auto it = labels.find(key);
-  return matches_value(it == labels.end() ? nullptr : &it->second);
+  return it == labels.end() ? nullptr : &it->second;
 }
+const std::string* value_at(const InternedLabels& labels, const std::string& key) { return labels.find(key); }
 
-bool Requirement::matches(const InternedLabels& labels) const { return matches_value(labels.find(key)); }
+template <typename AnyLabels>
+bool all_match(const std::vector<Requirement>& requirements, const AnyLabels& labels) {
+  for (const auto& r : requirements)
+    if (!r.matches_value(value_at(labels, r.key))) return false;
+  return true;
+}
+}  // namespace
+
+bool Requirement::matches(const Labels& labels) const { return matches_value(value_at(labels, key)); }
+
+bool Requirement::matches(const InternedLabels& labels) const { return matches_value(value_at(labels, key)); }
 
 bool Requirement::matches_value(const std::string* value) const {
   bool has = value != nullptr;
@@ -204,17 +216,9 @@ Result<LabelSelector> LabelSelector::parse(const std::string& text) {
   return out;
 }
 
-bool LabelSelector::matches(const Labels& labels) const {
-  for (const auto& r : requirements_)
-    if (!r.matches(labels)) return false;
-  return true;
-}
+bool LabelSelector::matches(const Labels& labels) const { return all_match(requirements_, labels); }
 
-bool LabelSelector::matches(const InternedLabels& labels) const {
-  for (const auto& r : requirements_)
-    if (!r.matches(labels)) return false;
-  return true;
-}
+bool LabelSelector::matches(const InternedLabels& labels) const { return all_match(requirements_, labels); }
 
 InternedLabels::InternedLabels(const Labels& labels, StringPool* pool) {
   items_.reserve(labels.size());
@@ -342,14 +346,6 @@ Result<NodeAffinity> NodeAffinity::from_pod(const nlohmann::json& pod) {
   }
   return out;
 }
-
-namespace {
-const std::string* value_at(const Labels& labels, const std::string& key) {
-  auto it = labels.find(key);
-  return it == labels.end() ? nullptr : &it->second;
-}
-const std::string* value_at(const InternedLabels& labels, const std::string& key) { return labels.find(key); }
-}  // namespace
 
 template <typename NodeLabels>
 bool NodeAffinity::matches_labels(const std::string& node_name, const NodeLabels& node_labels) const {

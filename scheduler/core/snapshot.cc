@@ -160,7 +160,7 @@ Result<PodInfo> decode_pod(const json& o, const std::string& where, DecodePools*
   p.priority_class = text_of(at(spec, "priorityClassName"));
   p.scheduler_name = text_of(at(spec, "schedulerName"));
   p.phase = text_of(at(at(o, "status"), "phase"));
-  p.set_node(text_of(at(spec, "nodeName")), pool);
+  p.set_node(text_of(at(spec, "nodeName")));
   p.terminating = at(at(o, "metadata"), "deletionTimestamp").is_string();
   auto preemptable = preemptable_of(o, where);
   if (!preemptable) return preemptable.error();
@@ -306,9 +306,10 @@ Status add_hypernode(Snapshot& s, const json& o, const std::string& where) {
   return {};
 }
 
-Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, const json& o, const std::string& where) {
+// A PodGroup, Queue, HyperNode or PriorityClass (`kind`, as SnapshotBuilder::add read it).
+Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, const std::string& kind, const json& o,
+                  const std::string& where) {
   std::string prefix = where.empty() ? "" : where + ": ";
-  std::string kind = kube::kind_of(o);
   if (auto s = missing_name(o, where); !s) return s;
   if (kind == "PodGroup") return add_podgroup(snap, o, where);
   if (kind == "Queue") return add_queue(snap, o, where);
@@ -337,9 +338,11 @@ bool PodInfo::terminal() const {
   return phase == std::string_view("Succeeded") || phase == std::string_view("Failed");
 }
 
-void PodInfo::set_node(SharedString node_name, StringPool* pool) {
+void PodInfo::set_node(SharedString node_name) {
+  // The two phases a binding writes: one text each for the whole process, pool or not.
+  static const SharedString pending("Pending"), running("Running");
   node = std::move(node_name);
-  if (phase.empty() || (phase == "Pending" && !node.empty())) phase = shared_text(pool, node.empty() ? "Pending" : "Running");
+  if (phase.empty() || (phase == "Pending" && !node.empty())) phase = node.empty() ? pending : running;
 }
 
 const std::vector<kube::Toleration>& PodInfo::tolerations() const {
@@ -401,7 +404,7 @@ Status SnapshotBuilder::add(const json& o, const std::string& where) {
     add(std::move(*p));
     return {};
   }
-  return kube::refuse_type_errors(where, [&] { return add_object(snap_, default_priority_, o, where); });
+  return kube::refuse_type_errors(where, [&] { return add_object(snap_, default_priority_, kind, o, where); });
 }
 
 void SnapshotBuilder::reserve(size_t nodes, size_t pods) {

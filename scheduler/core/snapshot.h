@@ -83,7 +83,7 @@ struct PodInfo {
   bool terminal() const;             // Succeeded or Failed
   bool bound() const { return !node.empty() && !terminal(); }
   // Sets spec.nodeName as a binding would: a Pending pod with a node counts as Running.
-  void set_node(SharedString node_name, StringPool* pool = nullptr);
+  void set_node(SharedString node_name);
 };
 
 struct NetworkTopology {
