@@ -104,6 +104,11 @@ DefragCase good_case() {
   return c;
 }
 
+std::string bind_line(const std::string& pod, const std::string& time) {
+  return json{{"verb", "POST"}, {"path", "/api/v1/namespaces/ml/pods/" + pod + "/binding"}, {"status", 201},
+              {"at", "2026-11-25T" + time + "Z"}}.dump() + "\n";
+}
+
 weft::demo::Problems check(const DefragCase& c, json& seen) {
   return weft::demo::check_defragment({"g", c.plan, c.podgroups, c.api_log, &c.before, &c.after}, seen);
 }
@@ -118,6 +123,16 @@ TEST(DemoDefragment, HoldsWhenTheGangIsInsideTheRoomAndTheVictimOutside) {
   EXPECT_EQ(seen["evictions"][0]["to"], "y2");
   EXPECT_TRUE(seen["evictions"][0]["eviction_api"].get<bool>());
   EXPECT_EQ(seen["gang_pods"].size(), 2u);
+
+  // The room is the gang's only until it is placed: a victim re-created after the gang's
+  // last binding may take what the gang left of it.
+  c.after = two_leaves({pod("f", "batch", "x2", "12", "8Gi"), pod("g-0", "g", "x1", "6", "24Gi"),
+                        pod("g-1", "g", "x2", "6", "24Gi")});
+  c.api_log += bind_line("g-0", "12:00:01.100") + bind_line("g-1", "12:00:01.200") + bind_line("f", "12:00:02.000");
+  problems = check(c, seen);
+  EXPECT_TRUE(problems.empty()) << ::testing::PrintToString(problems);
+  EXPECT_EQ(seen["gang_placed_at"], "2026-11-25T12:00:01.200Z");
+  EXPECT_EQ(seen["evictions"][0]["bound_at"], "2026-11-25T12:00:02.000Z");
 }
 
 TEST(DemoDefragment, CatchesEachClaimThatDoesNotHold) {
@@ -145,6 +160,18 @@ TEST(DemoDefragment, CatchesEachClaimThatDoesNotHold) {
     EXPECT_TRUE(contains(problems, "came back into the reserved room, on x2"));
     EXPECT_TRUE(contains(problems, "gang pod ml/g-1 is on y1, outside the reserved nodes"));
     EXPECT_TRUE(contains(problems, "spans 2 leaves"));
+  }
+  {
+    // Into the room before the gang's second (its minMember-th) binding.
+    auto c = good_case();
+    c.after = two_leaves({pod("f", "batch", "x2", "12", "8Gi"), pod("g-0", "g", "x1", "6", "24Gi"),
+                          pod("g-1", "g", "x2", "6", "24Gi")});
+    c.api_log += bind_line("g-0", "12:00:01.100") + bind_line("f", "12:00:01.150") + bind_line("g-1", "12:00:01.200");
+    EXPECT_TRUE(contains(check(c, seen), "came back into the reserved room, on x2, before the gang was placed"));
+    // With minMember 1 the room was let go at the first binding.
+    c.podgroups["items"][0]["spec"] = {{"minMember", 1}};
+    auto problems = check(c, seen);
+    EXPECT_TRUE(problems.empty()) << ::testing::PrintToString(problems);
   }
   {
     auto c = good_case();

@@ -1,8 +1,10 @@
 #include "tools/demo/report/defragment_check.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -14,26 +16,41 @@ namespace weft::demo {
 
 namespace {
 
-// Pod keys kube-lite answered 201 to a POST of their eviction subresource.
-std::set<std::string> evicted_through_api(const std::string& log) {
-  std::set<std::string> out;
+// For each pod key, the times ("at", RFC 3339 with milliseconds, so they order as text) at
+// which kube-lite answered 201 to a POST of the pod's `subresource` (eviction, binding).
+std::map<std::string, std::vector<std::string>> posts_through_api(const std::string& log,
+                                                                  const std::string& subresource) {
+  std::map<std::string, std::vector<std::string>> out;
   std::istringstream in(log);
   std::string line;
+  const std::string prefix = "/api/v1/namespaces/", suffix = "/" + subresource;
   while (std::getline(in, line)) {
     auto r = nlohmann::json::parse(line, nullptr, false);
-    if (r.is_discarded() || r.value("verb", "") != "POST" || r.value("status", 0) != 201) continue;
-    // /api/v1/namespaces/<ns>/pods/<name>/eviction
+    if (r.is_discarded() || !r.is_object() || r.value("verb", "") != "POST" || r.value("status", 0) != 201) continue;
+    // /api/v1/namespaces/<ns>/pods/<name>/<subresource>
     const std::string path = r.value("path", "");
-    const std::string prefix = "/api/v1/namespaces/", suffix = "/eviction";
-    if (path.rfind(prefix, 0) != 0 || path.size() < suffix.size() ||
+    if (path.rfind(prefix, 0) != 0 || path.size() < prefix.size() + suffix.size() ||
         path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0)
       continue;
     const std::string middle = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
     const auto cut = middle.find("/pods/");
     if (cut == std::string::npos) continue;
-    out.insert(middle.substr(0, cut) + "/" + middle.substr(cut + 6));
+    out[middle.substr(0, cut) + "/" + middle.substr(cut + 6)].push_back(r.value("at", ""));
   }
   return out;
+}
+
+// When the gang had min_member pods bound (the scheduler lets go of the room then), from the
+// bindings of its pods in the API's log; "" when it never had.
+std::string gang_placed_at(const std::map<std::string, std::vector<std::string>>& bindings,
+                           const ClusterView& after, const std::string& gang, int min_member) {
+  std::vector<std::string> times;
+  for (const auto& p : after.pods)
+    if (p.job == gang)
+      if (auto b = bindings.find(p.key); b != bindings.end() && !b->second.empty()) times.push_back(b->second.back());
+  if (min_member <= 0 || times.size() < static_cast<size_t>(min_member)) return "";
+  std::sort(times.begin(), times.end());
+  return times[min_member - 1];
 }
 
 const PodView* pod_in(const ClusterView& v, const std::string& key) {
@@ -51,8 +68,12 @@ Problems check_defragment(const DefragmentEvidence& e, nlohmann::json& seen) {
 
   // The reservation, as the descheduler left it on the PodGroup.
   std::optional<weft::kube::Reservation> reservation;
+  int min_member = 0;
   for (const auto& g : e.podgroups.value("items", nlohmann::json::array())) {
     if (weft::kube::key_of(g) != gang_key) continue;
+    if (const auto& spec = g.value("spec", nlohmann::json::object()); spec.contains("minMember") &&
+                                                                       spec["minMember"].is_number_integer())
+      min_member = spec["minMember"].get<int>();
     const std::string text = weft::kube::annotation(g, weft::kube::kReservationAnnotation);
     if (text.empty()) break;
     auto r = weft::kube::parse_reservation(text, "PodGroup " + gang_key);
@@ -78,8 +99,16 @@ Problems check_defragment(const DefragmentEvidence& e, nlohmann::json& seen) {
     if (reserved_leaves.size() == 1) seen["leaf"] = *reserved_leaves.begin();
   }
 
-  // The victims: evicted for this gang, through the Eviction API, re-created outside the room.
-  const auto via_api = evicted_through_api(e.api_log);
+  // The victims: evicted for this gang, through the Eviction API, re-created outside the room
+  // while the gang is not yet placed.
+  const auto via_api = posts_through_api(e.api_log, "eviction");
+  const auto bindings = posts_through_api(e.api_log, "binding");
+  int gang_size = 0;
+  for (const auto& p : e.after->pods) gang_size += p.job == e.gang;
+  // The room is held until the gang has minMember pods bound; a victim may fill what the
+  // gang leaves of it after that.
+  const std::string placed_at = gang_placed_at(bindings, *e.after, e.gang, min_member > 0 ? min_member : gang_size);
+  if (!placed_at.empty()) seen["gang_placed_at"] = placed_at;
   const std::string reason_prefix = "defragment: gang " + gang_key;
   int for_gang = 0;
   for (const auto& ev : e.plan.value("evictions", nlohmann::json::array())) {
@@ -104,8 +133,12 @@ Problems check_defragment(const DefragmentEvidence& e, nlohmann::json& seen) {
     } else {
       v["to"] = now->node;
       v["phase"] = now->phase;
-      if (reserved.count(now->node))
-        problems.push_back(fmt::format("victim {} came back into the reserved room, on {}", pod, now->node));
+      const auto b = bindings.find(pod);
+      const std::string bound_at = b != bindings.end() && !b->second.empty() ? b->second.back() : "";
+      if (!bound_at.empty()) v["bound_at"] = bound_at;
+      if (reserved.count(now->node) && (placed_at.empty() || bound_at.empty() || bound_at <= placed_at))
+        problems.push_back(fmt::format("victim {} came back into the reserved room, on {}, before the gang was placed",
+                                       pod, now->node));
     }
     seen["evictions"].push_back(v);
   }

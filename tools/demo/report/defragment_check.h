@@ -1,7 +1,7 @@
 // The defragment step's claims, from the API: weft-descheduler wrote the room's
 // reservation on the gang's PodGroup and evicted its victims through the Eviction API;
-// weft-scheduler then bound the whole gang inside the reserved leaf and the victims'
-// re-created pods outside it.
+// weft-scheduler then bound the whole gang inside the reserved leaf, and none of the
+// victims' re-created pods inside it before the gang had minMember pods bound.
 #pragma once
 
 #include <string>
@@ -23,7 +23,8 @@ struct DefragmentEvidence {
 };
 
 // seen: {gang, domain, fabric, leaf, reserved_nodes, expires, evictions: [{pod, from,
-// planned_to, reason, eviction_api, to, phase}], gang_pods: [{pod, node, leaf}]}.
+// planned_to, reason, eviction_api, to, phase, bound_at}], gang_pods: [{pod, node, leaf}],
+// gang_placed_at}.
 Problems check_defragment(const DefragmentEvidence& e, nlohmann::json& seen);
 
 }  // namespace weft::demo
