@@ -217,17 +217,24 @@ size_t ClusterCache::decoded_size(const std::string& kind) const {
   return it == decoded_.end() ? 0 : it->second.size();
 }
 
-SharedString ClusterCache::overlay_pod(const DecodedObject& pod, std::set<std::string>& seen) {
+ClusterCache::PodOverlay ClusterCache::overlay_pod(const DecodedObject& pod, std::set<std::string>& seen,
+                                                  std::set<std::string>& still_leaving) {
   const std::string& key = pod.key();
+  PodOverlay out;
+  if (auto e = evicted_.find(key); e != evicted_.end() && e->second == pod.uid) {
+    out.leaving = true;
+    still_leaving.insert(key);
+  }
   auto it = assumed_.find(key);
-  if (it == assumed_.end()) return {};
+  if (it == assumed_.end()) return out;
   const bool bound = pod.pod() && !pod.pod()->node.empty();
   if ((!it->second.uid.empty() && pod.uid != it->second.uid) || bound) {
     assumed_.erase(it);   // a new pod of that name, or the watch has shown the binding
-    return {};
+    return out;
   }
   seen.insert(key);
-  return it->second.node;
+  out.node = it->second.node;
+  return out;
 }
 
 void ClusterCache::overlay_podgroup(const std::string& key, json& pg, std::set<std::string>& seen) {
@@ -242,10 +249,10 @@ void ClusterCache::overlay_podgroup(const std::string& key, json& pg, std::set<s
 }
 
 void ClusterCache::visit(const std::function<void(json& object)>& other,
-                         const std::function<void(const DecodedPtr& object, const SharedString& assumed_node)>& decoded) {
+                         const std::function<void(const DecodedPtr& object, const PodOverlay& overlay)>& decoded) {
   for (auto& [kind, informer] : informers_) {
     const bool pods = kind.kind == "Pod", podgroups = kind.kind == "PodGroup";
-    std::set<std::string> seen;
+    std::set<std::string> seen, still_leaving;
     if (decoded_kind(kind.kind)) {
       std::vector<DecodedPtr> objects;
       {
@@ -255,12 +262,12 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
         for (const auto& [key, d] : by_key) objects.push_back(d);
       }
       for (auto& d : objects) {
-        SharedString node;
+        PodOverlay overlay;
         if (pods) {
           std::lock_guard lock(mu_);
-          node = overlay_pod(*d, seen);
+          overlay = overlay_pod(*d, seen, still_leaving);
         }
-        decoded(d, node);
+        decoded(d, overlay);
         d = nullptr;
       }
     } else {
@@ -274,7 +281,10 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
     }
     // Assumed for objects that are gone: forget them.
     std::lock_guard lock(mu_);
-    if (pods) std::erase_if(assumed_, [&](const auto& a) { return !seen.count(a.first); });
+    if (pods) {
+      std::erase_if(assumed_, [&](const auto& a) { return !seen.count(a.first); });
+      std::erase_if(evicted_, [&](const auto& e) { return !still_leaving.count(e.first); });   // gone or replaced
+    }
     if (podgroups) std::erase_if(statuses_, [&](const auto& a) { return !seen.count(a.first); });
   }
   pools_.sweep();   // texts and constraints of pods that are gone
@@ -283,6 +293,12 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
 void ClusterCache::assume_bound(const std::string& pod_key, const std::string& uid, const std::string& node) {
   std::lock_guard lock(mu_);
   assumed_[pod_key] = {uid, pools_.strings.intern(node)};
+}
+
+void ClusterCache::assume_evicted(const std::string& pod_key, const std::string& uid) {
+  if (uid.empty()) return;   // could not tell the pod from a new one of its name
+  std::lock_guard lock(mu_);
+  evicted_[pod_key] = uid;
 }
 
 void ClusterCache::forget_bound(const std::string& pod_key) {

@@ -80,19 +80,26 @@ class ClusterCache {
   bool synced() const;
   bool wait_for_sync(std::chrono::milliseconds timeout);
 
+  // What this process wrote about a pod that the watch has not shown yet.
+  struct PodOverlay {
+    SharedString node;      // bound there; "" when no binding is pending
+    bool leaving = false;   // evicted: terminating, though the cached pod does not say so yet
+  };
   // Every cached object, kind by kind in watched_kinds() order, by key within a kind,
-  // with this process's pending bindings and PodGroup statuses applied: Pods and Nodes
-  // to `decoded` (with the node this process bound the pod to and the watch has not shown
-  // yet, else ""), the other kinds to `other` (apiVersion and kind set, as the scenario
-  // loader gives them; one decoded at a time).
+  // with this process's pending bindings, evictions and PodGroup statuses applied: Pods
+  // and Nodes to `decoded` (with the pod's overlay), the other kinds to `other`
+  // (apiVersion and kind set, as the scenario loader gives them; one decoded at a time).
   void visit(const std::function<void(nlohmann::json& object)>& other,
-             const std::function<void(const DecodedPtr& object, const SharedString& assumed_node)>& decoded);
+             const std::function<void(const DecodedPtr& object, const PodOverlay& overlay)>& decoded);
   // Pods or Nodes decoded so far (a cycle reserves room for them).
   size_t decoded_size(const std::string& kind) const;
 
   // A binding the API accepted; shown in snapshots until the pod watch reports it.
   void assume_bound(const std::string& pod_key, const std::string& uid, const std::string& node);
   void forget_bound(const std::string& pod_key);
+  // An eviction the API accepted: the pod (this uid) is shown terminating until the watch
+  // reports it gone or replaced, so a gang never counts a member that is leaving.
+  void assume_evicted(const std::string& pod_key, const std::string& uid);
   // A PodGroup status the API accepted; shown instead of the cached one until the cached
   // object changes from `cached_version` (the version the cycle decided on).
   void assume_status(const std::string& podgroup_key, const nlohmann::json& status,
@@ -110,9 +117,9 @@ class ClusterCache {
     nlohmann::json status;
     std::string cached_version;
   };
-  // The node this process bound the pod to that its watch has not shown yet, else "";
-  // `seen` collects the keys still assumed.
-  SharedString overlay_pod(const DecodedObject& pod, std::set<std::string>& seen);
+  // What this process wrote about the pod that its watch has not shown yet; `seen` and
+  // `still_leaving` collect the keys still assumed.
+  PodOverlay overlay_pod(const DecodedObject& pod, std::set<std::string>& seen, std::set<std::string>& still_leaving);
   // Applies an assumed status to one PodGroup; `seen` as above.
   void overlay_podgroup(const std::string& key, nlohmann::json& pg, std::set<std::string>& seen);
 
@@ -127,6 +134,7 @@ class ClusterCache {
   std::vector<std::string> absent_;
   std::mutex mu_;
   std::map<std::string, Assumed> assumed_;
+  std::map<std::string, std::string> evicted_;   // pod key -> uid
   std::map<std::string, AssumedStatus> statuses_;
 };
 

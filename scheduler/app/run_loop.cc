@@ -125,6 +125,9 @@ void SchedulerLoop::take_in(Cycle& c, const ApplyReport& report) {
     for (const auto& b : report.bound) cache_.assume_bound(b.pod, uid_of(c.index, b.pod), b.node);
     for (const auto& w : report.status_written) cache_.assume_status(w.podgroup, w.status, c.versions[w.podgroup]);
   }
+  // Evicted, the watch not yet showing it: no gang may count it among its running pods.
+  for (const auto& pod : report.rolled_back) cache_.assume_evicted(pod, uid_of(c.index, pod));
+  for (const auto& pod : report.evicted) cache_.assume_evicted(pod, uid_of(c.index, pod));
   sum.bound = report.bound.size();
   sum.bind_failed = report.bind_failed.size();
   sum.rolled_back = report.rolled_back.size();
@@ -174,10 +177,11 @@ CycleSummary SchedulerLoop::run_cycle() {
         if (kind == "PodGroup") c.versions[key] = version;
         c.index.emplace(object_index_key(kind, key), reference_of(object));
       },
-      [&](const DecodedPtr& d, const SharedString& assumed_node) {
+      [&](const DecodedPtr& d, const ClusterCache::PodOverlay& overlay) {
         if (auto p = d->pod()) {
           PodInfo pod = *p;
-          if (!assumed_node.empty()) pod.set_node(assumed_node);
+          if (!overlay.node.empty()) pod.set_node(overlay.node);
+          if (overlay.leaving) pod.terminating = true;
           builder.add(std::move(pod));
         } else if (auto n = d->node()) {
           builder.add(NodeInfo(*n));

@@ -70,7 +70,8 @@ struct PodInfo {
   SharedString node;                // bound node, "" when pending
   SharedString phase;               // Pending, Running, Succeeded, Failed
   SharedString scheduler_name;
-  bool terminating = false;         // metadata.deletionTimestamp: never placed, never a victim
+  bool terminating = false;         // metadata.deletionTimestamp: holds its node; never placed, never a
+                                    // victim, never one of its job's running pods
   std::optional<bool> preemptable;  // volcano.sh/preemptable (annotation, else label); unset: the PodGroup's, else true
   SharedString task_role;           // volcano.sh/task-spec (annotation, else label), for minTaskMember
   // When the pod was bound, if known (PodScheduled condition, else status.startTime).

@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 #include <thread>
+#include <unistd.h>
 
 #include <yaml-cpp/yaml.h>
 
@@ -397,6 +398,7 @@ TEST(SchedulerRun, GangWhoseBindingFailsHalfWayIsTakenBackAndPlacedWhole) {
   }, &output, {"--bind-concurrency", "1"});
   ASSERT_TRUE(sabotaged) << "the gang was never seen half-way through its binding";
   EXPECT_EQ(final_placements, expected) << output;
+  if (final_placements != expected) { std::string cmd = "cp " + api.request_log() + " /dev/shm/gr/fail-requests-" + std::to_string(getpid()) + ".jsonl"; (void)system(cmd.c_str()); }
 
   // Replay the API's log for the gang: which members were bound at each point. Members
   // are only ever evicted while the gang is short (taken back), never once it is whole.

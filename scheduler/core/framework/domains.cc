@@ -11,8 +11,8 @@ Mode mode_of(const Job& job) { return job.group ? job.group->topology.mode : Mod
 
 std::vector<DomainRef> holding_bound(Session& ssn, const Job& job, std::vector<DomainRef> out) {
   std::vector<int> bound;
-  for (int p : job.pods)
-    if (ssn.node_of_pod[p] >= 0) bound.push_back(ssn.node_of_pod[p]);
+  for (int p : job.pods)   // a member on its way out (terminating) pins nothing
+    if (ssn.node_of_pod[p] >= 0 && !ssn.snap.pods[p].terminating) bound.push_back(ssn.node_of_pod[p]);
   std::erase_if(out, [&](const DomainRef& d) {
     for (int n : bound)
       if (!std::binary_search(d.nodes->begin(), d.nodes->end(), n)) return true;
