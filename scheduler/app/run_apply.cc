@@ -54,6 +54,11 @@ std::vector<std::string> DecisionApplier::remembered_objects() {
   return out;
 }
 
+void DecisionApplier::remember_eviction(const std::string& pod, const std::string& uid) {
+  evicting_[pod] = uid;
+  if (options_.on_evicted) options_.on_evicted(pod, uid);
+}
+
 bool DecisionApplier::writable(ApplyReport& report) {
   std::lock_guard lock(mu_);
   if (report.stopped) return false;
@@ -120,7 +125,7 @@ void DecisionApplier::apply_evictions(const Decisions& d, const ObjectIndex& obj
       case EvictOutcome::Evicted: {
         spdlog::info("evicted {} from {}: {}", e.pod, e.node, e.reason);
         std::lock_guard lock(mu_);
-        evicting_[e.pod] = uid_in(objects, "Pod", e.pod);
+        remember_eviction(e.pod, uid_in(objects, "Pod", e.pod));
         report.evicted.push_back(e.pod);
         break;
       }
@@ -282,7 +287,7 @@ void DecisionApplier::roll_back(const std::string& group, const std::vector<Bind
     std::lock_guard lock(mu_);
     if (outcome && *outcome != EvictOutcome::Blocked) {
       report.rolled_back.push_back(b.pod);
-      evicting_[b.pod] = uid_in(objects, "Pod", b.pod);
+      remember_eviction(b.pod, uid_in(objects, "Pod", b.pod));
       continue;
     }
     // Still bound: report it as bound so the cache does not offer its node again; the next

@@ -38,6 +38,9 @@ struct ApplyOptions {
   std::chrono::milliseconds bind_backoff{200};            // doubled each round
   std::function<bool()> may_write = [] { return true; };  // false once leadership is lost
   std::function<void(std::chrono::milliseconds)> sleep;   // default: this_thread::sleep_for
+  // Told of each eviction the API accepted (victims and gang members taken back), as it
+  // is accepted: the cache shows the pod leaving before the next snapshot.
+  std::function<void(const std::string& pod, const std::string& uid)> on_evicted;
 };
 
 struct ApplyReport {
@@ -83,6 +86,8 @@ class DecisionApplier {
   void event(const ObjectIndex& objects, const std::string& kind, const std::string& key, const std::string& type,
              const std::string& reason, const std::string& message, ApplyReport& report);
   bool writable(ApplyReport& report);
+  // Under mu_: an eviction the API accepted (evicting_, and options_.on_evicted).
+  void remember_eviction(const std::string& pod, const std::string& uid);
   // Runs fn(0..n-1) on up to options_.concurrency threads (inline when 1), in order of i.
   void parallel_for(size_t n, const std::function<void(size_t)>& fn) const;
 

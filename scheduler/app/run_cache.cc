@@ -221,7 +221,7 @@ ClusterCache::PodOverlay ClusterCache::overlay_pod(const DecodedObject& pod, std
                                                   std::set<std::string>& still_leaving) {
   const std::string& key = pod.key();
   PodOverlay out;
-  if (auto e = evicted_.find(key); e != evicted_.end() && e->second == pod.uid) {
+  if (auto e = evicted_.find(key); e != evicted_.end() && e->second.uid == pod.uid) {
     out.leaving = true;
     still_leaving.insert(key);
   }
@@ -250,6 +250,11 @@ void ClusterCache::overlay_podgroup(const std::string& key, json& pg, std::set<s
 
 void ClusterCache::visit(const std::function<void(json& object)>& other,
                          const std::function<void(const DecodedPtr& object, const PodOverlay& overlay)>& decoded) {
+  uint64_t visit = 0;
+  {
+    std::lock_guard lock(mu_);
+    visit = ++visits_;
+  }
   for (auto& [kind, informer] : informers_) {
     const bool pods = kind.kind == "Pod", podgroups = kind.kind == "PodGroup";
     std::set<std::string> seen, still_leaving;
@@ -283,7 +288,8 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
     std::lock_guard lock(mu_);
     if (pods) {
       std::erase_if(assumed_, [&](const auto& a) { return !seen.count(a.first); });
-      std::erase_if(evicted_, [&](const auto& e) { return !still_leaving.count(e.first); });   // gone or replaced
+      // Gone or replaced; one told after this visit began may not have been looked at yet.
+      std::erase_if(evicted_, [&](const auto& e) { return e.second.since_visit < visit && !still_leaving.count(e.first); });
     }
     if (podgroups) std::erase_if(statuses_, [&](const auto& a) { return !seen.count(a.first); });
   }
@@ -298,7 +304,7 @@ void ClusterCache::assume_bound(const std::string& pod_key, const std::string& u
 void ClusterCache::assume_evicted(const std::string& pod_key, const std::string& uid) {
   if (uid.empty()) return;   // could not tell the pod from a new one of its name
   std::lock_guard lock(mu_);
-  evicted_[pod_key] = uid;
+  evicted_[pod_key] = {uid, visits_};
 }
 
 void ClusterCache::forget_bound(const std::string& pod_key) {

@@ -98,7 +98,8 @@ class ClusterCache {
   void assume_bound(const std::string& pod_key, const std::string& uid, const std::string& node);
   void forget_bound(const std::string& pod_key);
   // An eviction the API accepted: the pod (this uid) is shown terminating until the watch
-  // reports it gone or replaced, so a gang never counts a member that is leaving.
+  // reports it gone or replaced, so a gang never counts a member that is leaving. Safe to
+  // call while a visit runs (the applier's thread).
   void assume_evicted(const std::string& pod_key, const std::string& uid);
   // A PodGroup status the API accepted; shown instead of the cached one until the cached
   // object changes from `cached_version` (the version the cycle decided on).
@@ -134,7 +135,12 @@ class ClusterCache {
   std::vector<std::string> absent_;
   std::mutex mu_;
   std::map<std::string, Assumed> assumed_;
-  std::map<std::string, std::string> evicted_;   // pod key -> uid
+  struct Evicted {
+    std::string uid;
+    uint64_t since_visit = 0;   // visits_ when it was told: a visit under way keeps it
+  };
+  std::map<std::string, Evicted> evicted_;   // pod key -> what was evicted
+  uint64_t visits_ = 0;
   std::map<std::string, AssumedStatus> statuses_;
 };
 

@@ -298,6 +298,7 @@ int run_scheduler(const RunOptions& o) {
   ApplyOptions apply_options;
   apply_options.concurrency = o.bind_concurrency;
   apply_options.may_write = [&] { return leading.load() && (!elector || elector->is_leader()); };
+  apply_options.on_evicted = [&cache](const std::string& pod, const std::string& uid) { cache.assume_evicted(pod, uid); };
   DecisionApplier applier(writer, apply_options);
   SessionOptions session;
   session.scheduler_names = {o.scheduler_name};

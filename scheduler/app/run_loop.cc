@@ -125,9 +125,6 @@ void SchedulerLoop::take_in(Cycle& c, const ApplyReport& report) {
     for (const auto& b : report.bound) cache_.assume_bound(b.pod, uid_of(c.index, b.pod), b.node);
     for (const auto& w : report.status_written) cache_.assume_status(w.podgroup, w.status, c.versions[w.podgroup]);
   }
-  // Evicted, the watch not yet showing it: no gang may count it among its running pods.
-  for (const auto& pod : report.rolled_back) cache_.assume_evicted(pod, uid_of(c.index, pod));
-  for (const auto& pod : report.evicted) cache_.assume_evicted(pod, uid_of(c.index, pod));
   sum.bound = report.bound.size();
   sum.bind_failed = report.bind_failed.size();
   sum.rolled_back = report.rolled_back.size();

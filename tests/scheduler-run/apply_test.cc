@@ -275,6 +275,27 @@ TEST_F(Fixture, AnAcceptedEvictionIsNotRepeatedWhileThePodLeaves) {
   EXPECT_EQ(applier.apply(d, s, index_of(s)).evicted.size(), 1u);
 }
 
+// The cache is told of every eviction as the API accepts it, with the pod's uid: gang
+// members taken back and victims alike (so the next snapshot shows them leaving).
+TEST_F(Fixture, EveryAcceptedEvictionIsToldWithItsUid) {
+  std::vector<std::pair<std::string, std::string>> told;
+  auto o = options();
+  o.on_evicted = [&](const std::string& pod, const std::string& uid) { told.emplace_back(pod, uid); };
+  DecisionApplier applier(api, o);
+  auto s = gang_snapshot(3, 3);
+  s.pods.push_back(pod("victim", "", "n9"));
+  s.pods.push_back(pod("kept", "", "n9"));
+  Decisions d = bind_all(s);
+  d.evictions.push_back({"ns/victim", "n9", "reclaim"});
+  d.evictions.push_back({"ns/kept", "n9", "reclaim"});
+  api.evict_outcomes["ns/kept"] = {EvictOutcome::Blocked};
+  api.bind_errors["ns/job-2"] = {make_error("POST .../binding: HTTP 404 NotFound", 404)};
+  applier.apply(d, s, index_of(s));
+  std::sort(told.begin(), told.end());
+  EXPECT_EQ(told, (std::vector<std::pair<std::string, std::string>>{
+                      {"ns/job-0", "u-job-0"}, {"ns/job-1", "u-job-1"}, {"ns/victim", "u-victim"}}));
+}
+
 TEST_F(Fixture, UnschedulableEventsAreRecordedOncePerMessage) {
   DecisionApplier applier(api, options());
   auto s = gang_snapshot(2, 2);
