@@ -77,14 +77,28 @@ Result<ResourceList> pod_requests(const nlohmann::json& pod) {
       add_to(sum, *r);
     }
   }
+  // Init containers run one after another, each beside the sidecars (restartPolicy:
+  // Always) started before it; sidecars keep running beside the containers.
+  ResourceList sidecars, init_peak;
   const auto& inits = field(spec, "initContainers");
   if (inits.is_array()) {
     for (size_t i = 0; i < inits.size(); ++i) {
-      auto r = container_request(inits[i], "spec.initContainers[" + std::to_string(i) + "]");
+      const std::string where = "spec.initContainers[" + std::to_string(i) + "]";
+      auto r = container_request(inits[i], where);
       if (!r) return r.error();
-      sum = max_of(sum, *r);
+      auto policy = optional_string(inits[i], "restartPolicy", where);
+      if (!policy) return policy.error();
+      if (*policy == "Always") {
+        add_to(sum, *r);
+        add_to(sidecars, *r);
+        init_peak = max_of(init_peak, sidecars);
+      } else {
+        add_to(*r, sidecars);
+        init_peak = max_of(init_peak, *r);
+      }
     }
   }
+  sum = max_of(sum, init_peak);
   auto overhead = parse_resource_list(field(spec, "overhead"));
   if (!overhead) return wrap(overhead.error(), "spec.overhead");
   add_to(sum, *overhead);

@@ -35,8 +35,10 @@ auto refuse_type_errors(const std::string& where, Decode&& decode) -> decltype(d
   }
 }
 
-// A pod's effective request: sum over containers, max with each init container,
-// plus spec.overhead. Errors name the container and resource.
+// A pod's effective request, as Kubernetes and Volcano compute it: the containers and the
+// sidecars (init containers with restartPolicy Always) summed, at least each other init
+// container plus the sidecars started before it, plus spec.overhead. Errors name the
+// container and resource.
 Result<ResourceList> pod_requests(const nlohmann::json& pod);
 // status.allocatable (falling back to capacity) of a Node.
 Result<ResourceList> node_allocatable(const nlohmann::json& node);

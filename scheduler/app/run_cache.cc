@@ -53,7 +53,7 @@ json scheduler_projection(const std::string& kind) {
               {"nodeSelector", true},
               {"affinity", {{"nodeAffinity", true}}},
               {"containers", container},
-              {"initContainers", container},
+              {"initContainers", {{"resources", {{"requests", true}, {"limits", true}}}, {"restartPolicy", true}}},
               {"overhead", true}}},
             // When it was bound (load-aware scoring: what its node's report has not seen).
             {"status",

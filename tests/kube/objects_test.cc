@@ -23,6 +23,31 @@ TEST(Objects, PodRequestsSumMaxAndOverhead) {
   EXPECT_NE(bad.message().find("spec.containers[1].resources.requests"), std::string::npos) << bad.message();
 }
 
+// Native sidecars (init containers with restartPolicy Always), as Kubernetes' resource
+// helpers and Volcano's GetPodResourceRequest count them: a sidecar adds to the running
+// sum and to every init container after it.
+TEST(Objects, PodRequestsCountSidecarsBesideTheContainersAndLaterInitContainers) {
+  auto pod = json::parse(R"({"spec":{
+    "initContainers":[{"resources":{"requests":{"cpu":"1"}}},
+                      {"restartPolicy":"Always","resources":{"requests":{"cpu":"2","memory":"1Gi"}}},
+                      {"resources":{"requests":{"cpu":"3"}}},
+                      {"restartPolicy":"Always","resources":{"limits":{"cpu":"500m"}}}],
+    "containers":[{"resources":{"requests":{"cpu":"1"}}}]}})");
+  auto r = pod_requests(pod);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->at("cpu"), 5000);   // init peak: 3 + the 2 started before it; running: 1 + 2 + 0.5
+  EXPECT_EQ(r->at("memory"), 1024LL * 1024 * 1024 * 1000);
+
+  pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "4";
+  EXPECT_EQ(pod_requests(pod)->at("cpu"), 6500);   // running: 4 + 2 + 0.5 beats the init peak
+
+  pod["spec"]["initContainers"][1]["restartPolicy"] = 7;
+  auto bad = pod_requests(pod);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("spec.initContainers[1].restartPolicy: 7 is not a string"), std::string::npos)
+      << bad.message();
+}
+
 TEST(Objects, NodeFields) {
   auto node = json::parse(R"({"metadata":{"name":"n1","labels":{"weft.dev/ib-leaf":"0x1"}},
     "spec":{"unschedulable":true},

@@ -28,18 +28,12 @@ bool has_no_schedule_taint(const nlohmann::json& node) {
   return false;
 }
 
-// A pod's requests summed over its containers; a quantity that does not parse is an error
+// A pod's requests as the scheduler counts them; a quantity that does not parse is an error
 // naming the pod, so a check never sizes room from a guess.
 Result<weft::kube::ResourceList> pod_requests(const nlohmann::json& pod) {
-  weft::kube::ResourceList sum;
-  const auto spec = pod.value("spec", nlohmann::json::object());
-  for (const auto& c : spec.value("containers", nlohmann::json::array())) {
-    const auto requests = c.value("resources", nlohmann::json::object()).value("requests", nlohmann::json::object());
-    auto list = weft::kube::parse_resource_list(requests);
-    if (!list) return make_error("pod " + weft::kube::key_of(pod) + ": requests: " + list.message());
-    weft::kube::add_to(sum, *list);
-  }
-  return sum;
+  auto r = weft::kube::pod_requests(pod);
+  if (!r) return make_error("pod " + weft::kube::key_of(pod) + ": " + r.message());
+  return r;
 }
 
 bool finished(const nlohmann::json& pod) {
