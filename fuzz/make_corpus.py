@@ -69,6 +69,12 @@ def podgroups():
     return out
 
 
+def yaml_as_json_list(text):
+    """A YAML file's documents as one JSON List, the other form load_objects_text reads."""
+    items = [d for d in yaml.safe_load_all(text) if d]
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, default=str).encode()
+
+
 write("quantity", literals("tests/kube/quantity_test.cc"))
 write("selector", literals("tests/kube/selector_test.cc"))
 write("rfc3339", literals("tests/kube/time_test.cc"))
@@ -99,6 +105,8 @@ write("scenario", files("tests/scheduler/scenarios/*.yaml") + files("tests/sched
       literals("tests/kube/scenario_test.cc"))
 write("objects", files("tests/scheduler/scenarios/*.yaml") + files("tests/scheduler-run/scenarios/*.yaml") +
       files("tests/descheduler/testdata/*.yaml"))
+global_scenarios = files("tests/global/scenarios/*.yaml")
+write("global_objects", global_scenarios + [yaml_as_json_list(t) for t in global_scenarios])
 write("scheduler_config", files("tests/scheduler/scenarios/*.conf") + files("deploy/scheduler/configmap.yaml") +
       literals("tests/scheduler/config_test.cc"))
 write("descheduler_policy", files("tests/descheduler/testdata/*.yaml") +

@@ -22,6 +22,16 @@ std::vector<json> base() {
   return {cluster("m1"), gpu_node("m1", "n1"), queue("team", 1), vcjob("ml", "train", "team", 2, 8)};
 }
 
+// Builds as `run` does: what is refused is left out, its message in `skipped`.
+Result<GlobalState> build_leaving_out(const std::vector<json>& objects, std::vector<std::string>& skipped) {
+  GlobalBuilder builder;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    auto st = builder.add(objects[i], "object " + std::to_string(i));
+    EXPECT_TRUE(st) << st.message();
+  }
+  return builder.build(&skipped);
+}
+
 TEST(GlobalObjects, BindingWithoutResourceKind) {
   auto o = base();
   json b = binding("ml", "train", 2, "2026-01-01T00:00:00Z");
@@ -36,6 +46,17 @@ TEST(GlobalObjects, BindingToAClusterWithoutClusterObject) {
   o.push_back(binding("ml", "train", 2, "2026-01-01T00:00:00Z", "m9"));
   std::string e = error_of(o);
   EXPECT_NE(e.find("(ResourceBinding ml/train-job): spec.clusters: cluster 'm9' has no Cluster object"), std::string::npos) << e;
+}
+
+// Found by the global_objects fuzz target: the error replaced the binding (and the list
+// of its clusters) while that list was still being walked, a use after free (ASan).
+TEST(GlobalObjects, BindingToTwoClustersWithoutClusterObjects) {
+  auto o = base();
+  json b = binding("ml", "train", 2, "2026-01-01T00:00:00Z", "m8");
+  b["spec"]["clusters"].push_back({{"name", "m9"}, {"replicas", 1}});
+  o.push_back(b);
+  std::string e = error_of(o);
+  EXPECT_NE(e.find("(ResourceBinding ml/train-job): spec.clusters: cluster 'm8' has no Cluster object"), std::string::npos) << e;
 }
 
 TEST(GlobalObjects, MissingWorkloadWithoutRequirements) {
@@ -84,10 +105,8 @@ TEST(GlobalObjects, QueueFieldsNotHonouredAcrossClustersAreRefused) {
   auto o = base();
   o[2]["spec"]["extendClusters"] = json::array();
   o.push_back(queue("other", 1));
-  GlobalBuilder builder;
-  for (size_t i = 0; i < o.size(); ++i) ASSERT_TRUE(builder.add(o[i], "object " + std::to_string(i)));
   std::vector<std::string> skipped;
-  auto state = builder.build(&skipped);
+  auto state = build_leaving_out(o, skipped);
   ASSERT_TRUE(state) << state.message();
   ASSERT_EQ(skipped.size(), 1u);
   EXPECT_NE(skipped[0].find("object 2: spec.extendClusters"), std::string::npos) << skipped[0];
@@ -134,6 +153,155 @@ TEST(GlobalObjects, PlacementFieldsAreCheckedNotIgnored) {
             std::string::npos) << error_of(o);
 }
 
+// Every kind the builder reads, each valid: a dispatched Volcano Job, a Deployment and a
+// binding of Karmada's replica requirements, a PriorityClass and a member pod of the job.
+std::vector<json> every_kind() {
+  auto o = base();   // 0 Cluster m1, 1 Node n1, 2 Queue team, 3 Job ml/train
+  o.push_back(binding("ml", "train", 2, "2026-01-01T00:00:00Z", "m1"));   // 4
+  json web = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", "web"}, {"namespace", "ml"}}},
+              {"spec", {{"replicas", 2}, {"template", {{"spec", {{"containers", {{{"name", "w"}}}}}}}}}}};
+  o.push_back(web);   // 5
+  json web_binding = binding("ml", "web", 2, "2026-01-01T00:00:01Z");
+  web_binding["spec"]["resource"] = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "web"}, {"namespace", "ml"}};
+  o.push_back(web_binding);   // 6
+  json serve = binding("ml", "serve", 2, "2026-01-01T00:00:02Z");
+  serve["spec"]["resource"] = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "serve"}, {"namespace", "ml"}};
+  serve["spec"]["replicaRequirements"] = {{"resourceRequest", {{"nvidia.com/gpu", "1"}}},
+                                          {"nodeClaim", {{"nodeSelector", {{"gpu", "h100"}}}}}};
+  o.push_back(serve);   // 7
+  o.push_back(priority_class("high", 1000));   // 8
+  o.push_back(job_pod("m1", "ml", "train", 0, "n1", 8));   // 9
+  return o;
+}
+
+struct WrongType {
+  size_t object;       // index in every_kind()
+  std::string field;   // JSON pointer
+  json value;
+  std::string error;   // expected in the message, after the object's "(Kind ns/name): "
+};
+
+TEST(GlobalObjects, FieldsOfTheWrongTypeAreErrorsNamingTheObjectAndField) {
+  ASSERT_EQ(error_of(every_kind()), "");
+  const json tolerations = json::parse(R"([{"key": 5, "operator": "Exists"}])");
+  const json one_expression = json::parse(R"({"matchExpressions": [{"key": 5, "operator": "In", "values": ["x"]}]})");
+  const std::vector<WrongType> cases = {
+      {0, "/spec", "m1", "(Cluster m1): spec: not a map"},
+      {0, "/spec/region", 5, "(Cluster m1): spec.region: 5 is not a string"},
+      {0, "/spec/taints", json::parse(R"([{"key": "a", "effect": 5}])"), "(Cluster m1): spec.taints[0].effect: 5 is not a string"},
+      {0, "/status/conditions/0", "Ready", "(Cluster m1): status.conditions[0]: not a map"},
+      {0, "/status/conditions/0/type", 5, "(Cluster m1): status.conditions[0].type: 5 is not a string"},
+      {0, "/status/conditions/0/status", true, "(Cluster m1): status.conditions[0].status: true is not a string"},
+      {0, "/status/conditions/0/reason", json::object(), "(Cluster m1): status.conditions[0].reason: {} is not a string"},
+      {1, "/status/allocatable/cpu", json::array(), "(Node n1): status.allocatable: resource 'cpu'"},
+      {2, "/spec/priority", "high", "(Queue team): spec.priority: \"high\" is not an integer"},
+      {2, "/spec/parent", 5, "(Queue team): spec.parent: not a queue name"},
+      {3, "/spec", json::array(), "(Job ml/train): spec: not a map"},
+      {3, "/spec/queue", 5, "(Job ml/train): spec.queue: 5 is not a string"},
+      {3, "/spec/tasks/0", "worker", "(Job ml/train): spec.tasks[0]: not a map"},
+      {3, "/spec/tasks/0/name", 7, "(Job ml/train): spec.tasks[0].name: 7 is not a string"},
+      {3, "/spec/tasks/0/replicas", "2", "(Job ml/train): spec.tasks[0].replicas: \"2\" is not a non-negative integer"},
+      {3, "/spec/tasks/0/template", json::array(), "(Job ml/train): spec.tasks[0].template: not a map"},
+      {3, "/spec/tasks/0/template/spec", "x", "(Job ml/train): spec.tasks[0].template.spec: not a map"},
+      {3, "/spec/tasks/0/template/spec/containers/0/resources/requests", "8",
+       "(Job ml/train): spec.tasks[0].template: spec.containers[0].resources.requests: resource list is not an object"},
+      {3, "/spec/priorityClassName", 1, "(Job ml/train): spec.priorityClassName: 1 is not a string"},
+      {3, "/spec/networkTopology", "hard", "(Job ml/train): PodGroup n/g: spec.networkTopology: \"hard\" is not a map"},
+      {4, "/spec", "x", "(ResourceBinding ml/train-job): spec: not a map"},
+      {4, "/spec/resource", "Job", "(ResourceBinding ml/train-job): spec.resource: not a map"},
+      {4, "/spec/resource/kind", 5, "(ResourceBinding ml/train-job): spec.resource.kind: 5 is not a string"},
+      {4, "/spec/resource/namespace", json::array(), "(ResourceBinding ml/train-job): spec.resource.namespace: [] is not a string"},
+      {4, "/spec/clusters", json::object(), "(ResourceBinding ml/train-job): spec.clusters: not a list"},
+      {4, "/spec/clusters/0", "m1", "(ResourceBinding ml/train-job): spec.clusters[0]: not a map"},
+      {4, "/spec/clusters/0/name", 1, "(ResourceBinding ml/train-job): spec.clusters[0].name: 1 is not a string"},
+      {4, "/spec/suspension", true, "(ResourceBinding ml/train-job): spec.suspension: not a map"},
+      {4, "/spec/placement", "m1", "(ResourceBinding ml/train-job): spec.placement: not a map"},
+      {4, "/spec/placement/clusterAffinities", json::object(),
+       "(ResourceBinding ml/train-job): spec.placement.clusterAffinities: not a list"},
+      {4, "/spec/placement/clusterAffinity/fieldSelector", "zone=a",
+       "(ResourceBinding ml/train-job): spec.placement.clusterAffinity.fieldSelector: not a map"},
+      {4, "/spec/placement/clusterAffinity/fieldSelector", one_expression,
+       "(ResourceBinding ml/train-job): spec.placement.clusterAffinity.fieldSelector.matchExpressions[0].key: 5 is not a string"},
+      {4, "/spec/placement/clusterTolerations", tolerations,
+       "(ResourceBinding ml/train-job): spec.placement.clusterTolerations: spec.tolerations[0].key: 5 is not a string"},
+      {4, "/spec/placement/replicaScheduling", "Divided",
+       "(ResourceBinding ml/train-job): spec.placement.replicaScheduling: not a map"},
+      {4, "/spec/placement/spreadConstraints", json::array({5}),
+       "(ResourceBinding ml/train-job): spec.placement.spreadConstraints[0]: not a map"},
+      {5, "/spec/replicas", "2", "(Deployment ml/web): spec.replicas: \"2\" is not a non-negative integer"},
+      {5, "/spec/template", "pod", "(Deployment ml/web): spec.template: not a map"},
+      {5, "/spec/template/spec/priorityClassName", 5, "(Deployment ml/web): spec.template.spec.priorityClassName: 5 is not a string"},
+      {7, "/spec/replicas", "2", "(ResourceBinding ml/serve-job): spec.replicas: \"2\" is not a non-negative integer"},
+      {7, "/spec/replicaRequirements", "gpu", "(ResourceBinding ml/serve-job): spec.replicaRequirements: not a map"},
+      {7, "/spec/replicaRequirements/resourceRequest", "8",
+       "(ResourceBinding ml/serve-job): spec.replicaRequirements.resourceRequest: not a map"},
+      {7, "/spec/replicaRequirements/nodeClaim/nodeSelector", json::array({"gpu"}),
+       "(ResourceBinding ml/serve-job): spec.replicaRequirements.nodeClaim.nodeSelector: not a map"},
+      {7, "/spec/replicaRequirements/nodeClaim/tolerations", json::object(),
+       "(ResourceBinding ml/serve-job): spec.replicaRequirements.nodeClaim.tolerations: not a list"},
+      {8, "/value", "high", "(PriorityClass high): value: \"high\" is not an integer"},
+  };
+  for (const auto& c : cases) {
+    auto o = every_kind();
+    o[c.object][json::json_pointer(c.field)] = c.value;
+    std::string e = error_of(o);
+    EXPECT_NE(e.find("document " + std::to_string(c.object + 1) + " " + c.error), std::string::npos)
+        << c.field << " = " << c.value.dump() << ": " << e;
+  }
+}
+
+TEST(GlobalObjects, AnOwnerReferenceOfTheWrongTypeReadsAsAbsent) {
+  auto o = every_kind();
+  o[9]["metadata"]["labels"].erase("volcano.sh/job-name");
+  o[9]["metadata"]["ownerReferences"] = json::parse(R"(["Job", {"kind": 5, "name": {}}, {"kind": "Job", "name": "train"}])");
+  EXPECT_EQ(error_of(o), "");
+}
+
+// Objects that do not come from a file (the watch hands them over as the API returns them).
+TEST(GlobalObjects, KindApiVersionAndObjectOfTheWrongTypeAreErrors) {
+  GlobalBuilder builder;
+  json c = cluster("m1");
+  c["kind"] = json::object();
+  EXPECT_EQ(builder.add(c, "watch").message(), "watch: kind: {} is not a string");
+  c = cluster("m1");
+  c["apiVersion"] = 5;
+  EXPECT_EQ(builder.add(c, "watch").message(), "watch: apiVersion: 5 is not a string");
+  EXPECT_EQ(builder.add(json::array({1}), "watch").message(), "watch: not an object");
+  EXPECT_EQ(builder.add("Cluster", "").message(), "not an object");
+}
+
+TEST(GlobalObjects, ReplicasBeyondWhatABindingMayHaveAreRefused) {
+  auto o = every_kind();
+  o[5]["spec"]["replicas"] = 2000000000;
+  EXPECT_NE(error_of(o).find("(Deployment ml/web): spec.replicas: 2000000000 is above the 100000 replicas a binding may have"),
+            std::string::npos) << error_of(o);
+  o = every_kind();
+  o[7]["spec"]["replicas"] = INT32_MAX;
+  EXPECT_NE(error_of(o).find("(ResourceBinding ml/serve-job): spec.replicas: 2147483647 is above the 100000"),
+            std::string::npos) << error_of(o);
+  o = every_kind();
+  o[3]["spec"]["tasks"].push_back(o[3]["spec"]["tasks"][0]);
+  o[3]["spec"]["tasks"][1]["replicas"] = 99999;
+  EXPECT_NE(error_of(o).find("spec.tasks[1].replicas: 99999 (after 2 in earlier tasks) is above the 100000"),
+            std::string::npos) << error_of(o);
+}
+
+// In run mode a refused binding is left out whole, with its message, and the rest is built.
+TEST(GlobalObjects, ABindingOfTheWrongShapeIsLeftOutWhole) {
+  auto o = every_kind();
+  o[6]["spec"]["placement"] = json::parse(R"({"spreadConstraints": [{"minGroups": 1}, "x"]})");
+  o[4]["spec"]["clusters"].push_back("m2");
+  std::vector<std::string> skipped;
+  auto state = build_leaving_out(o, skipped);
+  ASSERT_TRUE(state) << state.message();
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_EQ(skipped[0], "object 4: spec.clusters[1]: not a map");
+  EXPECT_EQ(skipped[1], "object 6: spec.placement.spreadConstraints[1]: not a map");
+  ASSERT_EQ(state->bindings.size(), 1u);
+  EXPECT_EQ(state->bindings[0].key, "ml/serve-job");
+  EXPECT_EQ(state->pod_owners["m1"].size(), 0u);   // its pod's binding was left out
+}
+
 }  // namespace
 }  // namespace weft::scheduler::global::testing
 
@@ -162,6 +330,32 @@ TEST(GlobalSimulateJson, OneEntryPerBindingAndQueue) {
   EXPECT_EQ(out["queues"][1]["name"], "research");
   EXPECT_EQ(out["queues"][1]["allocated"]["nvidia.com/gpu"], 16);
   EXPECT_EQ(out["queues"][1]["deserved"]["nvidia.com/gpu"], 32);
+}
+
+
+// tests/global/scenarios/every-kind.yaml (the global_objects fuzz seed) is valid throughout.
+TEST(GlobalObjects, EveryKindScenarioBuildsAndDispatches) {
+  auto objects = kube::load_objects_file(std::string(WEFT_SOURCE_DIR) + "/tests/global/scenarios/every-kind.yaml");
+  ASSERT_TRUE(objects) << objects.message();
+  GlobalBuilder builder;
+  for (const auto& so : *objects) {
+    auto st = builder.add(so.object, so.where());
+    ASSERT_TRUE(st) << st.message();
+  }
+  std::vector<std::string> skipped;
+  auto state = builder.build(&skipped);
+  ASSERT_TRUE(state) << state.message();
+  EXPECT_TRUE(skipped.empty()) << skipped.front();
+  ASSERT_EQ(state->bindings.size(), 3u);
+  const BindingInfo& train = state->bindings[1];
+  EXPECT_EQ(train.key, "ml/train-job");
+  EXPECT_EQ(train.gang.priority, 1000);
+  EXPECT_TRUE(train.gang.same_ib_cluster);
+  EXPECT_EQ(train.affinity_groups.size(), 2u);
+  EXPECT_EQ(state->clusters.at("m1").fields.at("region"), "us-east-1");
+  EXPECT_EQ(state->pod_owners.at("m1").at("ml/web-5d8f-0").first, "ml/web-deployment");
+  EXPECT_EQ(state->members.at("m2").hypernodes.size(), 1u);
+  EXPECT_EQ(dispatch(*state).bindings.size(), 3u);
 }
 
 }  // namespace

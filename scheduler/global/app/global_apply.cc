@@ -13,11 +13,18 @@ using Action = BindingDecision::Action;
 
 constexpr const char* kConditionType = "Dispatched";
 
+// A condition's field as text; of another type (the binding's status is not checked when
+// it is read) it reads as absent.
+std::string text_at(const json& condition, const char* key) {
+  auto it = condition.is_object() ? condition.find(key) : condition.end();
+  return it != condition.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 const json* condition_of(const json& binding) {
   auto s = binding.find("status");
   if (s == binding.end() || !s->contains("conditions") || !(*s)["conditions"].is_array()) return nullptr;
   for (const auto& c : (*s)["conditions"])
-    if (c.value("type", "") == kConditionType) return &c;
+    if (text_at(c, "type") == kConditionType) return &c;
   return nullptr;
 }
 
@@ -41,7 +48,7 @@ Status DecisionWriter::write_condition(const json& binding, const BindingDecisio
   const std::string status = d.suspended ? "False" : "True";
   std::string message = d.reason.size() > 4000 ? d.reason.substr(0, 3997) + "..." : d.reason;
   if (const json* c = condition_of(binding);
-      c && c->value("status", "") == status && c->value("reason", "") == d.reason_code && c->value("message", "") == message)
+      c && text_at(*c, "status") == status && text_at(*c, "reason") == d.reason_code && text_at(*c, "message") == message)
     return {};
   auto r = client_.update_status_with_retry(
       refs::resource_bindings(), kube::namespace_of(binding), kube::name_of(binding), [&](json& o) -> Status {
@@ -50,8 +57,8 @@ Status DecisionWriter::write_condition(const json& binding, const BindingDecisio
         json c = {{"type", kConditionType}, {"status", status}, {"reason", d.reason_code}, {"message", message},
                   {"lastTransitionTime", kube::format_rfc3339(std::chrono::system_clock::now())}};
         for (auto& old : conds)
-          if (old.value("type", "") == kConditionType) {
-            if (old.value("status", "") == status) c["lastTransitionTime"] = old.value("lastTransitionTime", "");
+          if (text_at(old, "type") == kConditionType) {
+            if (text_at(old, "status") == status) c["lastTransitionTime"] = text_at(old, "lastTransitionTime");
             old = c;
             return {};
           }
@@ -101,7 +108,7 @@ ApplySummary DecisionWriter::apply(const GlobalDecisions& d, const std::map<std:
 
 void DecisionWriter::overlay(std::vector<WatchedObject>& objects) {
   for (auto& o : objects) {
-    if (o.object.value("kind", "") != "ResourceBinding") continue;
+    if (kube::kind_of(o.object) != "ResourceBinding") continue;
     auto it = written_.find(kube::key_of(o.object));
     if (it == written_.end()) continue;
     if (caught_up(version_of(o.object), version_of(it->second))) {

@@ -55,11 +55,11 @@ Cycle run_cycle(GlobalWatch& watch, DecisionWriter& writer, std::map<std::string
   };
   for (const auto& o : objects) {
     if (auto st = builder.add(o.object, o.where); !st) {
-      warn_once(o.where, o.object["metadata"].value("resourceVersion", ""), st.message() + " (left out)");
+      warn_once(o.where, kube::metadata_string(o.object, "resourceVersion"), st.message() + " (left out)");
       ++c.skipped;
       continue;
     }
-    if (o.object.value("kind", "") == "ResourceBinding") bindings[kube::key_of(o.object)] = o.object;
+    if (kube::kind_of(o.object) == "ResourceBinding") bindings[kube::key_of(o.object)] = o.object;
   }
   std::vector<std::string> skipped;
   auto state = builder.build(&skipped);

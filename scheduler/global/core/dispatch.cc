@@ -43,6 +43,42 @@ struct Live {
   Placement placement;
 };
 
+// A gang's replicas, each taken at most once: the first free one of a task, or of any task.
+// The cursors only move forward, so taking all n replicas costs O(n), not O(n²) (a binding
+// may have 100,000).
+class Replicas {
+ public:
+  explicit Replicas(const Gang& g) : used_(g.pods.size()) {
+    for (size_t p = 0; p < g.pods.size(); ++p) {
+      any_.pods.push_back(p);
+      by_task_[g.tasks[p]].pods.push_back(p);
+    }
+  }
+
+  int take(const std::string* task) {
+    if (!task) return take_from(any_);
+    auto it = by_task_.find(*task);
+    return it == by_task_.end() ? -1 : take_from(it->second);
+  }
+
+ private:
+  struct Cursor {
+    std::vector<size_t> pods;
+    size_t next = 0;
+  };
+
+  int take_from(Cursor& c) {
+    while (c.next < c.pods.size() && used_[c.pods[c.next]]) ++c.next;
+    if (c.next == c.pods.size()) return -1;
+    used_[c.pods[c.next]] = true;
+    return static_cast<int>(c.pods[c.next]);
+  }
+
+  std::vector<bool> used_;
+  Cursor any_;
+  std::map<std::string, Cursor> by_task_;
+};
+
 const BindingDecision& find_decision(const GlobalDecisions& d, const std::string& key) {
   return *std::lower_bound(d.bindings.begin(), d.bindings.end(), key,
                            [](const BindingDecision& b, const std::string& k) { return b.key < k; });
@@ -94,15 +130,7 @@ class Dispatcher {
   void reserve(Live& l) {
     const Gang& gang = l.info->gang;
     if (l.info->clusters.size() == 1) l.member = l.info->clusters.front().name;
-    std::vector<bool> used(gang.pods.size());   // replicas accounted for, in any member
-    auto use = [&](const std::string* task) -> int {
-      for (size_t p = 0; p < gang.pods.size(); ++p)
-        if (!used[p] && (!task || gang.tasks[p] == *task)) {
-          used[p] = true;
-          return static_cast<int>(p);
-        }
-      return -1;
-    };
+    Replicas replicas(gang);   // accounted for, in any member
     for (const auto& t : l.info->clusters) {
       auto m = members_.find(t.name);
       if (m == members_.end()) continue;
@@ -111,7 +139,7 @@ class Dispatcher {
       for (const auto& o : owned_[l.info->key]) {
         int node = o.member == t.name ? member.node_index(o.pod->node) : -1;
         if (node < 0) continue;
-        use(&o.task);
+        replicas.take(&o.task);
         ++bound_here;
         if (l.member == t.name) l.placement.nodes.push_back({node, o.pod->request});
       }
@@ -119,7 +147,7 @@ class Dispatcher {
       rest.pods.clear();
       rest.replicas = 0;
       for (int n = bound_here; n < t.replicas; ++n) {
-        int p = use(nullptr);
+        int p = replicas.take(nullptr);
         if (p < 0) break;
         rest.pods.push_back(gang.pods[static_cast<size_t>(p)]);
         ++rest.replicas;

@@ -15,6 +15,9 @@ const json& at(const json& obj, const char* name) {
   return obj.is_object() && obj.contains(name) ? obj[name] : missing;
 }
 
+// Text, or "" for a value of another type: for fields already checked, or that read as absent then.
+std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : ""; }
+
 Error field_error(const std::string& where, const std::string& field, const std::string& what) {
   return make_error(where.empty() ? field + ": " + what : where + ": " + field + ": " + what);
 }
@@ -24,6 +27,39 @@ Result<int32_t> int_field(const json& v, const std::string& where, const std::st
   if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > INT32_MAX)
     return field_error(where, field, v.dump() + " is not a non-negative integer");
   return v.get<int32_t>();
+}
+
+// A text field: `fallback` when absent or null, an error naming it when of another type.
+Result<std::string> string_field(const json& v, const std::string& where, const std::string& field,
+                                 const std::string& fallback = "") {
+  if (v.is_null()) return fallback;
+  if (!v.is_string()) return field_error(where, field, v.dump() + " is not a string");
+  return v.get<std::string>();
+}
+
+// Absent (null) or of the shape asked for; a field of another shape is refused, never read
+// as absent, so that no constraint it held is silently dropped.
+Status map_field(const json& v, const std::string& where, const std::string& field) {
+  return v.is_null() || v.is_object() ? Status{} : field_error(where, field, "not a map");
+}
+
+Status list_field(const json& v, const std::string& where, const std::string& field) {
+  return v.is_null() || v.is_array() ? Status{} : field_error(where, field, "not a list");
+}
+
+// Every replica is a pod held in memory each cycle: a binding of more is refused rather than
+// exhausting memory (spec.replicas may be any int32).
+constexpr int32_t kMaxReplicas = 100000;
+
+Result<int32_t> replicas_field(const json& v, const std::string& where, const std::string& field, int32_t fallback,
+                               int32_t earlier) {
+  auto n = int_field(v, where, field, fallback);
+  if (n && *n > kMaxReplicas - earlier) {
+    const std::string after = earlier ? " (after " + std::to_string(earlier) + " in earlier tasks)" : "";
+    return field_error(where, field, std::to_string(*n) + after + " is above the " + std::to_string(kMaxReplicas) +
+                                         " replicas a binding may have");
+  }
+  return n;
 }
 
 Result<std::vector<std::string>> string_list(const json& v, const std::string& where, const std::string& field) {
@@ -37,26 +73,67 @@ Result<std::vector<std::string>> string_list(const json& v, const std::string& w
   return out;
 }
 
+// status.conditions[type=Ready]: ready, or why not.
+Status parse_ready(const json& conds, const std::string& where, MemberCluster& c) {
+  c.not_ready = "no Ready condition in status.conditions";
+  if (auto st = list_field(conds, where, "status.conditions"); !st) return st;
+  for (size_t i = 0; i < conds.size(); ++i) {
+    const std::string f = "status.conditions[" + std::to_string(i) + "]";
+    if (!conds[i].is_object()) return field_error(where, f, "not a map");
+    auto type = string_field(at(conds[i], "type"), where, f + ".type");
+    if (!type) return type.error();
+    if (*type != "Ready") continue;
+    auto status = string_field(at(conds[i], "status"), where, f + ".status", "?");
+    if (!status) return status.error();
+    auto reason = string_field(at(conds[i], "reason"), where, f + ".reason");
+    if (!reason) return reason.error();
+    c.ready = *status == "True";
+    c.not_ready = c.ready ? "" : "Ready is " + *status + (reason->empty() ? "" : " (" + *reason + ")");
+  }
+  return {};
+}
+
 Result<MemberCluster> parse_cluster(const json& o, const std::string& where) {
   MemberCluster c;
   c.name = kube::name_of(o);
   c.labels = kube::labels_of(o);
   const json& spec = at(o, "spec");
-  for (const char* f : {"provider", "region", "zone"})
-    if (at(spec, f).is_string()) c.fields[f] = at(spec, f).get<std::string>();
+  if (auto st = map_field(spec, where, "spec"); !st) return st.error();
+  for (const char* f : {"provider", "region", "zone"}) {
+    if (at(spec, f).is_null()) continue;
+    auto text = string_field(at(spec, f), where, std::string("spec.") + f);
+    if (!text) return text.error();
+    c.fields[f] = std::move(*text);
+  }
   auto taints = kube::taints_of_node(o);   // same shape as a Node's spec.taints
   if (!taints) return make_error(where + ": " + taints.message());
   c.taints = std::move(*taints);
-  c.not_ready = "no Ready condition in status.conditions";
-  const json& conds = at(at(o, "status"), "conditions");
-  if (!conds.is_null() && !conds.is_array()) return field_error(where, "status.conditions", "not a list");
-  for (const auto& cond : conds.is_array() ? conds : json::array()) {
-    if (cond.value("type", "") != "Ready") continue;
-    c.ready = cond.value("status", "") == "True";
-    c.not_ready = c.ready ? "" : "Ready is " + cond.value("status", "?") +
-                                     (cond.value("reason", "").empty() ? "" : " (" + cond.value("reason", "") + ")");
-  }
+  if (auto st = parse_ready(at(at(o, "status"), "conditions"), where, c); !st) return st.error();
   return c;
+}
+
+// provider/region/zone In/NotIn.
+Result<std::vector<kube::Requirement>> parse_field_selector(const json& selector, const std::string& where,
+                                                           const std::string& field) {
+  std::vector<kube::Requirement> out;
+  if (auto st = map_field(selector, where, field); !st) return st.error();
+  const json& exprs = at(selector, "matchExpressions");
+  if (auto st = list_field(exprs, where, field + ".matchExpressions"); !st) return st.error();
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    std::string f = field + ".matchExpressions[" + std::to_string(i) + "]";
+    if (!exprs[i].is_object()) return field_error(where, f, "not a map");
+    auto key = string_field(at(exprs[i], "key"), where, f + ".key");
+    if (!key) return key.error();
+    auto op = string_field(at(exprs[i], "operator"), where, f + ".operator");
+    if (!op) return op.error();
+    if (*key != "provider" && *key != "region" && *key != "zone")
+      return field_error(where, f + ".key", "'" + *key + "' is not provider, region or zone");
+    if (*op != "In" && *op != "NotIn") return field_error(where, f + ".operator", "'" + *op + "' is not In or NotIn");
+    auto values = string_list(at(exprs[i], "values"), where, f + ".values");
+    if (!values) return values.error();
+    out.push_back({*key, *op == "In" ? kube::Requirement::Op::In : kube::Requirement::Op::NotIn, *values});
+  }
+  return out;
 }
 
 Result<ClusterTerm> parse_term(const json& t, const std::string& where, const std::string& field) {
@@ -76,22 +153,15 @@ Result<ClusterTerm> parse_term(const json& t, const std::string& where, const st
   auto labels = kube::LabelSelector::from_json(at(t, "labelSelector"));
   if (!labels) return field_error(where, field + ".labelSelector", labels.message());
   term.labels = std::move(*labels);
-  const json& exprs = at(at(t, "fieldSelector"), "matchExpressions");
-  for (size_t i = 0; exprs.is_array() && i < exprs.size(); ++i) {
-    std::string f = field + ".fieldSelector.matchExpressions[" + std::to_string(i) + "]";
-    std::string key = exprs[i].value("key", ""), op = exprs[i].value("operator", "");
-    if (key != "provider" && key != "region" && key != "zone")
-      return field_error(where, f + ".key", "'" + key + "' is not provider, region or zone");
-    if (op != "In" && op != "NotIn") return field_error(where, f + ".operator", "'" + op + "' is not In or NotIn");
-    auto values = string_list(at(exprs[i], "values"), where, f + ".values");
-    if (!values) return values.error();
-    term.fields.push_back({key, op == "In" ? kube::Requirement::Op::In : kube::Requirement::Op::NotIn, *values});
-  }
+  auto fields = parse_field_selector(at(t, "fieldSelector"), where, field + ".fieldSelector");
+  if (!fields) return fields.error();
+  term.fields = std::move(*fields);
   return term;
 }
 
 Status parse_placement(const json& p, const std::string& where, BindingInfo& b) {
   if (p.is_null()) return {};
+  if (!p.is_object()) return field_error(where, "spec.placement", "not a map");
   if (!at(p, "clusterAffinity").is_null() && !at(p, "clusterAffinities").is_null())
     return field_error(where, "spec.placement", "clusterAffinity and clusterAffinities cannot both be set");
   if (!at(p, "clusterAffinity").is_null()) {
@@ -100,7 +170,8 @@ Status parse_placement(const json& p, const std::string& where, BindingInfo& b) 
     b.affinity_groups.push_back(std::move(*t));
   }
   const json& groups = at(p, "clusterAffinities");
-  for (size_t i = 0; groups.is_array() && i < groups.size(); ++i) {
+  if (auto st = list_field(groups, where, "spec.placement.clusterAffinities"); !st) return st;
+  for (size_t i = 0; i < groups.size(); ++i) {
     auto t = parse_term(groups[i], where, "spec.placement.clusterAffinities[" + std::to_string(i) + "]");
     if (!t) return t.error();
     b.affinity_groups.push_back(std::move(*t));
@@ -108,6 +179,7 @@ Status parse_placement(const json& p, const std::string& where, BindingInfo& b) 
   auto tol = kube::tolerations_of_pod(json{{"spec", {{"tolerations", at(p, "clusterTolerations")}}}});
   if (!tol) return field_error(where, "spec.placement.clusterTolerations", tol.message());
   b.cluster_tolerations = std::move(*tol);
+  if (auto st = map_field(at(p, "replicaScheduling"), where, "spec.placement.replicaScheduling"); !st) return st;
   const json& type = at(at(p, "replicaScheduling"), "replicaSchedulingType");
   if (!type.is_null() && type != "Duplicated" && type != "Divided")
     return field_error(where, "spec.placement.replicaScheduling.replicaSchedulingType",
@@ -120,8 +192,11 @@ Status parse_placement(const json& p, const std::string& where, BindingInfo& b) 
     return field_error(where, "spec.placement.replicaScheduling.replicaDivisionPreference",
                        preference.dump() + " is not supported (weft divides as Aggregated: fewest members first)");
   const json& spread = at(p, "spreadConstraints");
-  for (size_t i = 0; spread.is_array() && i < spread.size(); ++i) {
-    auto mg = int_field(at(spread[i], "minGroups"), where, "spec.placement.spreadConstraints[" + std::to_string(i) + "].minGroups", 1);
+  if (auto st = list_field(spread, where, "spec.placement.spreadConstraints"); !st) return st;
+  for (size_t i = 0; i < spread.size(); ++i) {
+    const std::string f = "spec.placement.spreadConstraints[" + std::to_string(i) + "]";
+    if (!spread[i].is_object()) return field_error(where, f, "not a map");
+    auto mg = int_field(at(spread[i], "minGroups"), where, f + ".minGroups", 1);
     if (!mg) return mg.error();
     b.min_groups = std::max(b.min_groups, *mg);
   }
@@ -145,6 +220,8 @@ struct Workload {
 
 Status add_pods(Gang& g, const json& tmpl, int32_t count, const std::string& task, const std::string& ns,
                 const std::string& where, const std::string& field) {
+  if (auto st = map_field(tmpl, where, field); !st) return st;
+  if (auto st = map_field(at(tmpl, "spec"), where, field + ".spec"); !st) return st;
   if (count == 0) return {};
   SnapshotBuilder builder;
   if (auto st = builder.add(pod_from_template(tmpl, ns, "weft-global-0"), where + ": " + field); !st) return st;
@@ -171,45 +248,63 @@ Status parse_topology(const json& nt, const std::string& where, Gang& g) {
   return {};
 }
 
-// A Volcano Job: queue, minAvailable, priority class, tasks. Other workloads: the queue
-// annotation and every replica.
+// A Volcano Job: queue, tasks, minAvailable, priority class, network topology.
+Status parse_vcjob(const json& spec, const std::string& ns, const std::string& where, Gang& g, std::string& priority_class) {
+  auto queue = string_field(at(spec, "queue"), where, "spec.queue");
+  if (!queue) return queue.error();
+  if (!queue->empty()) g.queue = *queue;
+  const json& tasks = at(spec, "tasks");
+  if (!tasks.is_array() || tasks.empty()) return field_error(where, "spec.tasks", "missing or empty");
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    std::string f = "spec.tasks[" + std::to_string(i) + "]";
+    if (!tasks[i].is_object()) return field_error(where, f, "not a map");
+    auto n = replicas_field(at(tasks[i], "replicas"), where, f + ".replicas", 1, g.replicas);
+    if (!n) return n.error();
+    auto name = string_field(at(tasks[i], "name"), where, f + ".name");
+    if (!name) return name.error();
+    if (auto st = add_pods(g, at(tasks[i], "template"), *n, *name, ns, where, f + ".template"); !st) return st;
+  }
+  auto min = int_field(at(spec, "minAvailable"), where, "spec.minAvailable", g.replicas);
+  if (!min) return min.error();
+  if (*min > g.replicas)
+    return field_error(where, "spec.minAvailable", std::to_string(*min) + " is above the tasks' " +
+                                                       std::to_string(g.replicas) + " replicas");
+  g.min_member = *min;
+  auto pc = string_field(at(spec, "priorityClassName"), where, "spec.priorityClassName");
+  if (!pc) return pc.error();
+  priority_class = *pc;
+  return parse_topology(at(spec, "networkTopology"), where, g);
+}
+
+// A Deployment, StatefulSet, ReplicaSet or batch Job: the queue annotation and every replica.
+Status parse_replicated(const json& w, const std::string& ns, const std::string& where, Gang& g,
+                        std::string& priority_class) {
+  const json& spec = at(w, "spec");
+  g.queue = kube::annotation(w, kQueueNameAnnotation, kDefaultQueue);
+  const bool batch_job = kube::kind_of(w) == "Job";
+  auto n = replicas_field(at(spec, batch_job ? "parallelism" : "replicas"), where,
+                          batch_job ? "spec.parallelism" : "spec.replicas", 1, 0);
+  if (!n) return n.error();
+  if (at(spec, "template").is_null()) return field_error(where, "spec.template", "missing");
+  if (auto st = add_pods(g, at(spec, "template"), *n, "", ns, where, "spec.template"); !st) return st;
+  g.min_member = g.replicas;
+  auto pc = string_field(at(at(at(spec, "template"), "spec"), "priorityClassName"), where,
+                         "spec.template.spec.priorityClassName");
+  if (!pc) return pc.error();
+  priority_class = *pc;
+  return {};
+}
+
 Result<Gang> gang_of_workload(const json& w, const std::string& where, const std::map<std::string, int32_t>& classes) {
   Gang g;
   const std::string ns = kube::namespace_of(w).empty() ? "default" : kube::namespace_of(w);
-  const json& spec = at(w, "spec");
   std::string priority_class;
-  if (kube::kind_of(w) == "Job" && at(w, "apiVersion") == "batch.volcano.sh/v1alpha1") {
-    if (at(spec, "queue").is_string() && !at(spec, "queue").get<std::string>().empty())
-      g.queue = at(spec, "queue").get<std::string>();
-    const json& tasks = at(spec, "tasks");
-    if (!tasks.is_array() || tasks.empty()) return field_error(where, "spec.tasks", "missing or empty");
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      std::string f = "spec.tasks[" + std::to_string(i) + "]";
-      auto n = int_field(at(tasks[i], "replicas"), where, f + ".replicas", 1);
-      if (!n) return n.error();
-      if (auto st = add_pods(g, at(tasks[i], "template"), *n, tasks[i].value("name", ""), ns, where, f + ".template"); !st)
-        return st.error();
-    }
-    auto min = int_field(at(spec, "minAvailable"), where, "spec.minAvailable", g.replicas);
-    if (!min) return min.error();
-    if (*min > g.replicas)
-      return field_error(where, "spec.minAvailable", std::to_string(*min) + " is above the tasks' " +
-                                                         std::to_string(g.replicas) + " replicas");
-    g.min_member = *min;
-    if (at(spec, "priorityClassName").is_string()) priority_class = at(spec, "priorityClassName").get<std::string>();
-    if (auto st = parse_topology(at(spec, "networkTopology"), where, g); !st) return st.error();
-  } else {
-    g.queue = kube::annotation(w, kQueueNameAnnotation, kDefaultQueue);
-    const bool batch_job = kube::kind_of(w) == "Job";
-    auto n = int_field(at(spec, batch_job ? "parallelism" : "replicas"), where,
-                       batch_job ? "spec.parallelism" : "spec.replicas", 1);
-    if (!n) return n.error();
-    if (!at(spec, "template").is_object()) return field_error(where, "spec.template", "missing");
-    if (auto st = add_pods(g, at(spec, "template"), *n, "", ns, where, "spec.template"); !st) return st.error();
-    g.min_member = g.replicas;
-    const json& pc = at(at(at(spec, "template"), "spec"), "priorityClassName");
-    if (pc.is_string()) priority_class = pc.get<std::string>();
-  }
+  const bool vcjob = kube::kind_of(w) == "Job" && at(w, "apiVersion") == "batch.volcano.sh/v1alpha1";
+  if (auto st = map_field(at(w, "spec"), where, "spec"); !st) return st.error();
+  if (auto st = vcjob ? parse_vcjob(at(w, "spec"), ns, where, g, priority_class)
+                      : parse_replicated(w, ns, where, g, priority_class);
+      !st)
+    return st.error();
   if (kube::annotation(w, keys::kIbClusterAnnotation) == "same") g.same_ib_cluster = true;
   if (!priority_class.empty()) {
     auto it = classes.find(priority_class);
@@ -225,21 +320,60 @@ Result<Gang> gang_of_workload(const json& w, const std::string& where, const std
 // Karmada's own requirements, for a binding whose workload the control plane does not hold.
 Result<Gang> gang_of_requirements(const json& spec, const std::string& where) {
   Gang g;
-  auto n = int_field(at(spec, "replicas"), where, "spec.replicas", 0);
+  auto n = replicas_field(at(spec, "replicas"), where, "spec.replicas", 0, 0);
   if (!n) return n.error();
   const json& req = at(spec, "replicaRequirements");
+  const json& claim = at(req, "nodeClaim");
+  const std::string f = "spec.replicaRequirements";
+  for (const auto& [v, field] : {std::pair{&req, f}, {&at(req, "resourceRequest"), f + ".resourceRequest"},
+                                 {&claim, f + ".nodeClaim"}, {&at(claim, "nodeSelector"), f + ".nodeClaim.nodeSelector"},
+                                 {&at(claim, "hardNodeAffinity"), f + ".nodeClaim.hardNodeAffinity"}})
+    if (auto st = map_field(*v, where, field); !st) return st.error();
+  if (auto st = list_field(at(claim, "tolerations"), where, f + ".nodeClaim.tolerations"); !st) return st.error();
   json tmpl = {{"spec", {{"containers", json::array({{{"name", "main"}}})}}}};
   if (at(req, "resourceRequest").is_object())
     tmpl["spec"]["containers"][0]["resources"] = {{"requests", at(req, "resourceRequest")}};
-  const json& claim = at(req, "nodeClaim");
   if (at(claim, "nodeSelector").is_object()) tmpl["spec"]["nodeSelector"] = at(claim, "nodeSelector");
   if (at(claim, "tolerations").is_array()) tmpl["spec"]["tolerations"] = at(claim, "tolerations");
   if (at(claim, "hardNodeAffinity").is_object())
     tmpl["spec"]["affinity"] = {{"nodeAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", at(claim, "hardNodeAffinity")}}}};
-  if (auto st = add_pods(g, tmpl, *n, "", "default", where, "spec.replicaRequirements"); !st) return st.error();
+  if (auto st = add_pods(g, tmpl, *n, "", "default", where, f); !st) return st.error();
   g.min_member = g.replicas;
   g.signature += std::to_string(g.min_member);
   return g;
+}
+
+// spec.resource: the workload's kind, name and "Kind ns/name"; its apiVersion returned.
+Result<std::string> parse_resource(const json& res, const std::string& where, BindingInfo& b) {
+  if (auto st = map_field(res, where, "spec.resource"); !st) return st.error();
+  auto text = [&](const char* f, bool required) -> Result<std::string> {
+    auto v = string_field(at(res, f), where, std::string("spec.resource.") + f);
+    if (v && required && v->empty()) return field_error(where, std::string("spec.resource.") + f, "missing");
+    return v;
+  };
+  auto api = text("apiVersion", true), kind = text("kind", true), name = text("name", true), ns = text("namespace", false);
+  for (const auto* r : {&api, &kind, &name, &ns})
+    if (!*r) return r->error();
+  b.workload_kind = *kind;
+  b.workload_name = *name;
+  b.workload = b.workload_kind + " " + (ns->empty() ? b.namespace_name : *ns) + "/" + b.workload_name;
+  return *api;
+}
+
+// spec.clusters: the members a dispatched binding went to.
+Status parse_targets(const json& clusters, const std::string& where, BindingInfo& b) {
+  if (auto st = list_field(clusters, where, "spec.clusters"); !st) return st;
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    std::string f = "spec.clusters[" + std::to_string(i) + "]";
+    if (!clusters[i].is_object()) return field_error(where, f, "not a map");
+    auto name = string_field(at(clusters[i], "name"), where, f + ".name");
+    if (!name) return name.error();
+    if (name->empty()) return field_error(where, f + ".name", "missing");
+    auto r = int_field(at(clusters[i], "replicas"), where, f + ".replicas", 0);
+    if (!r) return r.error();
+    b.clusters.push_back({std::move(*name), *r});
+  }
+  return {};
 }
 
 Result<BindingInfo> parse_binding(const json& o, const std::string& where, const std::map<std::string, Workload>& workloads,
@@ -250,21 +384,15 @@ Result<BindingInfo> parse_binding(const json& o, const std::string& where, const
   b.name = kube::name_of(o);
   b.key = b.namespace_name + "/" + b.name;
   const json& spec = at(o, "spec");
-  const json& res = at(spec, "resource");
-  for (const char* f : {"apiVersion", "kind", "name"})
-    if (!at(res, f).is_string() || at(res, f).get<std::string>().empty())
-      return field_error(where, std::string("spec.resource.") + f, "missing");
-  b.workload_kind = at(res, "kind").get<std::string>();
-  b.workload_name = at(res, "name").get<std::string>();
-  std::string wns = at(res, "namespace").is_string() ? at(res, "namespace").get<std::string>() : b.namespace_name;
-  b.workload = b.workload_kind + " " + wns + "/" + b.workload_name;
-  std::string wkey = at(res, "apiVersion").get<std::string>() + "/" + b.workload;
-  if (auto it = workloads.find(wkey); it != workloads.end()) {
-    auto g = gang_of_workload(*it->second.object, it->second.where, classes);
+  if (auto st = map_field(spec, where, "spec"); !st) return st.error();
+  auto api = parse_resource(at(spec, "resource"), where, b);
+  if (!api) return api.error();
+  if (auto it = workloads.find(*api + "/" + b.workload); it != workloads.end()) {
+    const Workload& w = it->second;
+    auto g = kube::refuse_type_errors(w.where, [&] { return gang_of_workload(*w.object, w.where, classes); });
     if (!g) return make_error(where + ": spec.resource (" + b.workload + "): " + g.message());
     b.gang = std::move(*g);
-  } else if (!is_workload_kind(at(res, "apiVersion").get<std::string>(), b.workload_kind) ||
-             !at(spec, "replicaRequirements").is_null()) {
+  } else if (!is_workload_kind(*api, b.workload_kind) || !at(spec, "replicaRequirements").is_null()) {
     auto g = gang_of_requirements(spec, where);
     if (!g) return g.error();
     b.gang = std::move(*g);
@@ -278,20 +406,13 @@ Result<BindingInfo> parse_binding(const json& o, const std::string& where, const
     b.gang.pods[i].key = b.namespace_name + "/" + b.gang.pods[i].name;
     b.gang.pods[i].group = b.namespace_name + "/weft-global";
   }
+  if (auto st = map_field(at(spec, "suspension"), where, "spec.suspension"); !st) return st.error();
   const json& susp = at(at(spec, "suspension"), "scheduling");
   if (!susp.is_null() && !susp.is_boolean()) return field_error(where, "spec.suspension.scheduling", "not a boolean");
   b.suspended = susp.is_boolean() && susp.get<bool>();
-  const json& clusters = at(spec, "clusters");
-  if (!clusters.is_null() && !clusters.is_array()) return field_error(where, "spec.clusters", "not a list");
-  for (size_t i = 0; clusters.is_array() && i < clusters.size(); ++i) {
-    std::string f = "spec.clusters[" + std::to_string(i) + "]";
-    if (!at(clusters[i], "name").is_string()) return field_error(where, f + ".name", "missing");
-    auto r = int_field(at(clusters[i], "replicas"), where, f + ".replicas", 0);
-    if (!r) return r.error();
-    b.clusters.push_back({at(clusters[i], "name").get<std::string>(), *r});
-  }
+  if (auto st = parse_targets(at(spec, "clusters"), where, b); !st) return st.error();
   if (auto st = parse_placement(at(spec, "placement"), where, b); !st) return st.error();
-  if (at(res, "apiVersion") == "batch.volcano.sh/v1alpha1") b.divisible = false;   // a gang is never split
+  if (*api == "batch.volcano.sh/v1alpha1") b.divisible = false;   // a gang is never split
   const json& created = at(at(o, "metadata"), "creationTimestamp");
   if (created.is_string()) b.created = created.get<std::string>();
   if (at(at(o, "status"), "conditions").is_array()) b.conditions = at(at(o, "status"), "conditions");
@@ -328,7 +449,8 @@ std::string owner_key(const json& pod, const std::map<std::string, std::vector<c
   if (auto job = kube::label(pod, "volcano.sh/job-name"); !job.empty()) return find(job, "Job");
   const json& owners = at(at(pod, "metadata"), "ownerReferences");
   for (const auto& o : owners.is_array() ? owners : json::array()) {
-    std::string kind = o.value("kind", ""), name = o.value("name", "");
+    // Of another type, an owner's kind or name reads as absent, as the member's builder reads it.
+    std::string kind = text_of(at(o, "kind")), name = text_of(at(o, "name"));
     if (kind == "ReplicaSet") {
       // Deployment pods belong to "<deployment>-<hash>".
       if (auto dash = name.rfind('-'); dash != std::string::npos)
@@ -358,7 +480,17 @@ bool is_workload_kind(const std::string& api_version, const std::string& kind) {
 }
 
 Status GlobalBuilder::add(const json& o, const std::string& where) {
-  const std::string kind = kube::kind_of(o), api = o.value("apiVersion", "");
+  return kube::refuse_type_errors(where, [&] { return add_checked(o, where); });
+}
+
+Status GlobalBuilder::add_checked(const json& o, const std::string& where) {
+  if (!o.is_object()) return make_error(where.empty() ? "not an object" : where + ": not an object");
+  auto api_version = string_field(at(o, "apiVersion"), where, "apiVersion");
+  if (!api_version) return api_version.error();
+  auto kind_text = string_field(at(o, "kind"), where, "kind");
+  if (!kind_text) return kind_text.error();
+  const std::string& kind = *kind_text;
+  const std::string& api = *api_version;
   if (kube::name_of(o).empty()) return field_error(where, "metadata.name", "missing");
   std::string member = kube::annotation(o, kMemberAnnotation);
   if (!member.empty()) {
@@ -388,7 +520,7 @@ Status GlobalBuilder::add(const json& o, const std::string& where) {
 Result<GlobalState> GlobalBuilder::build(std::vector<std::string>* skipped) {
   GlobalState s;
   for (const auto& c : clusters_) {
-    auto mc = parse_cluster(c.object, c.where);
+    auto mc = kube::refuse_type_errors(c.where, [&] { return parse_cluster(c.object, c.where); });
     if (!mc) return mc.error();
     s.clusters[mc->name] = std::move(*mc);
   }
@@ -397,7 +529,8 @@ Result<GlobalState> GlobalBuilder::build(std::vector<std::string>* skipped) {
   SnapshotBuilder qb;
   for (const auto* list : {&queues_, &priority_classes_})
     for (const auto& q : *list) {
-      Status st = list == &queues_ ? check_global_queue(q.object, q.where) : Status{};
+      Status st = list == &queues_ ? kube::refuse_type_errors(q.where, [&] { return check_global_queue(q.object, q.where); })
+                                   : Status{};
       if (st) st = qb.add(q.object, q.where);
       if (!st) {
         if (!skipped || list != &queues_) return st.error();
@@ -414,15 +547,17 @@ Result<GlobalState> GlobalBuilder::build(std::vector<std::string>* skipped) {
   std::map<std::string, Workload> workloads;
   for (const auto& w : workloads_) {
     std::string ns = kube::namespace_of(w.object).empty() ? "default" : kube::namespace_of(w.object);
-    workloads[w.object.value("apiVersion", "") + "/" + kube::kind_of(w.object) + " " + ns + "/" +
+    workloads[text_of(at(w.object, "apiVersion")) + "/" + kube::kind_of(w.object) + " " + ns + "/" +
               kube::name_of(w.object)] = {&w.object, w.where};
   }
   for (const auto& b : bindings_) {
-    auto bi = parse_binding(b.object, b.where, workloads, qs.priority_classes);
+    auto bi = kube::refuse_type_errors(b.where,
+                                       [&] { return parse_binding(b.object, b.where, workloads, qs.priority_classes); });
     if (bi) {
-      for (const auto& t : bi->clusters)
-        if (!s.clusters.count(t.name))
-          bi = field_error(b.where, "spec.clusters", "cluster '" + t.name + "' has no Cluster object");
+      auto unknown = std::find_if(bi->clusters.begin(), bi->clusters.end(),
+                                  [&](const TargetCluster& t) { return !s.clusters.count(t.name); });
+      if (unknown != bi->clusters.end())
+        bi = field_error(b.where, "spec.clusters", "cluster '" + unknown->name + "' has no Cluster object");
     }
     if (bi && !s.queues.count(bi->gang.queue))
       bi = make_error(b.where + ": queue '" + bi->gang.queue + "' (from " + bi->workload + ") has no Queue object");

@@ -103,6 +103,8 @@ class GlobalBuilder {
     nlohmann::json object;
     std::string where;
   };
+  Status add_checked(const nlohmann::json& object, const std::string& where);   // add() without the type net
+
   std::vector<Sourced> clusters_, bindings_, workloads_, queues_, priority_classes_;
   std::map<std::string, std::vector<Sourced>> member_objects_;
 };
