@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the seed corpus fuzz/corpus/<target>/ from the unit tests' inputs: string
 literals of the tests of each parser, the scenario, policy and config files, and the
-recorded MADs. Run from the repository root; the output is committed."""
-import glob, hashlib, json, os, re, shutil, yaml
+recorded MADs. Run from the repository root; the output is committed. Seeds named by hand
+(regression inputs, e.g. scenario/kind-that-is-an-object) are kept."""
+import glob, hashlib, json, os, re, yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "fuzz", "corpus")
@@ -37,8 +38,11 @@ def files(pattern):
 
 def write(target, seeds, prefix=b""):
     d = os.path.join(OUT, target)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    os.makedirs(d, exist_ok=True)
+    # Only what this script wrote (named by hash): regression seeds named by hand stay.
+    for name in os.listdir(d):
+        if re.fullmatch(r"[0-9a-f]{16}", name):
+            os.remove(os.path.join(d, name))
     seen = set()
     for s in seeds:
         data = prefix + s
