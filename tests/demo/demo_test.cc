@@ -144,7 +144,7 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
 
   // GangDefragment: the hard-tier gang waited on a fabric where every leaf had some room
   // and none enough; the descheduler reserved one leaf on its PodGroup and evicted the
-  // victims through the Eviction API; the gang bound inside the room, the victims outside.
+  // victims through the Eviction API; the gang bound inside the room, no victim in it before.
   const auto& dg = summary["defragment"];
   EXPECT_EQ(dg["gang"], "ml/allgather");
   int most_room = 0;
@@ -161,7 +161,11 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   for (const auto& e : dg["evictions"]) {
     EXPECT_TRUE(e["eviction_api"].get<bool>()) << e.dump();
     EXPECT_TRUE(reserved.count(e["from"].get<std::string>())) << e.dump();
-    EXPECT_FALSE(reserved.count(e.value("to", ""))) << e.dump();
+    // The room is the gang's until it has minMember pods bound; a victim re-created after
+    // that may take what the gang left of it (times from kube-lite's request log).
+    if (reserved.count(e.value("to", ""))) {
+      EXPECT_GT(e.value("bound_at", ""), dg.value("gang_placed_at", "~")) << e.dump() << dg.dump();
+    }
     EXPECT_EQ(e.value("phase", ""), "Running") << e.dump();
     EXPECT_LT(e.value("priority", 0), 1000) << e.dump();
   }

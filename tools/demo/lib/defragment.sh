@@ -156,5 +156,5 @@ step_defragment() {
   local victims leaf
   victims=$(jq '.evictions | length' "$STATE/defragment.json")
   leaf=$(jq -r .leaf "$STATE/defragment.json")
-  step_done "$DEFRAG_GANG ($DEFRAG_PODS pods, one leaf) waited on a fabric no leaf of which had room; GangDefragment reserved leaf $leaf on its PodGroup and evicted $victims lower-priority pod(s) through the Eviction API; the gang bound inside the room, every victim Running outside it"
+  step_done "$DEFRAG_GANG ($DEFRAG_PODS pods, one leaf) waited on a fabric no leaf of which had room; GangDefragment reserved leaf $leaf on its PodGroup and evicted $victims lower-priority pod(s) through the Eviction API; the gang bound inside the room, every victim Running and none of them in the room before the gang was placed"
 }
