@@ -190,7 +190,7 @@ void DecisionApplier::apply_bindings(const Decisions& d, const Snapshot& snap, c
   std::map<std::string, int> bound_in_group;
   for (const auto& p : snap.pods) {
     pods[p.key] = &p;
-    if (!p.group.empty() && p.bound()) ++bound_in_group[p.group];
+    if (!p.group.empty() && p.running_member()) ++bound_in_group[p.group];
   }
   // Bindings per group in the core's order; pods without a group are groups of one.
   std::vector<GangProgress> gangs;

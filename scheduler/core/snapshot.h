@@ -83,6 +83,9 @@ struct PodInfo {
   bool best_effort() const;         // requests nothing
   bool terminal() const;             // Succeeded or Failed
   bool bound() const { return !node.empty() && !terminal(); }
+  // One of its job's running pods (minMember, shares): bound and not being deleted, as
+  // Volcano counts Bound/Running but not Releasing. A terminating pod still holds its node.
+  bool running_member() const { return bound() && !terminating; }
   // Sets spec.nodeName as a binding would: a Pending pod with a node counts as Running.
   void set_node(SharedString node_name);
 };

@@ -244,6 +244,17 @@ TEST_F(Fixture, MembersAlreadyRunningCountTowardsMinMember) {
   EXPECT_EQ(api.count("evict "), 0u);
 }
 
+// A member being deleted is no longer one of the gang's running pods (as the core counts
+// it): a refusal among the new members takes them back instead of leaving the gang short.
+TEST_F(Fixture, MembersBeingDeletedDoNotCountTowardsMinMember) {
+  DecisionApplier applier(api, options());
+  auto s = gang_snapshot(3, 4, 1);   // job-0 bound, but leaving; job-1..3 to bind
+  s.pods[0].terminating = true;
+  api.bind_errors["ns/job-3"] = {make_error("HTTP 404", 404)};
+  auto report = applier.apply(bind_all(s), s, index_of(s));
+  EXPECT_EQ(report.rolled_back, (std::vector<std::string>{"ns/job-1", "ns/job-2"}));
+}
+
 TEST_F(Fixture, BlockedEvictionIsAResultTriedOncePerCycle) {
   DecisionApplier applier(api, options());
   Snapshot s;

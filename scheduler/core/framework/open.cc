@@ -72,12 +72,9 @@ void build_jobs(Session& s) {
     j.pods.push_back(static_cast<int>(p));
     if (pod.phase == "Succeeded") ++j.succeeded;
     else if (pod.phase == "Failed") ++j.failed;
-    else if (!pod.node.empty() && pod.terminating) {
-      // Volcano's Releasing: it holds its node until it is gone, but is no longer one of
-      // the job's running pods (minMember, shares) nor a victim.
-      s.node_of_pod[p] = s.node_index(pod.node);
-    } else if (!pod.node.empty()) {
-      s.node_of_pod[p] = s.node_index(pod.node);
+    else if (!pod.node.empty()) {
+      s.node_of_pod[p] = s.node_index(pod.node);   // a terminating pod holds its node until it is gone
+      if (!pod.running_member()) continue;
       ++j.bound;
       if (!pod.task_role.empty()) ++j.bound_by_task[pod.task_role];
       add(j.allocated, pod.request);
