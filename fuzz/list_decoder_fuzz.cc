@@ -9,6 +9,8 @@
 #include "kube/client/client.h"
 #include "kube/client/json_reader.h"
 #include "kube/client/list_decoder.h"
+#include "kube/client/object_text.h"
+#include "kube/objects.h"
 #include "kube/client/projection.h"
 #include "kube/client/watch_decoder.h"
 
@@ -50,7 +52,36 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto projected = weft::kube::decode_list(body, [&](nlohmann::json&&) { ++projected_items; }, keep());
   weft::fuzz::check(projected.ok() == meta.ok(), "a projected list decodes where the whole one does");
   if (projected) weft::fuzz::check(projected_items == items, "a projected list hands over the same items");
+  // Raw items: the list's items as text, each an object whose identity is key_of(item).
+  std::vector<nlohmann::json> whole_items;
+  (void)weft::kube::decode_list(body, [&](nlohmann::json&& item) { whole_items.push_back(std::move(item)); });
+  size_t raw_items = 0;
+  auto raw = weft::kube::decode_list_raw(body, [&](std::string_view text, weft::kube::ObjectIdentity&& id) {
+    auto item = weft::kube::read_json(text);
+    weft::fuzz::check(item.ok() && item->is_object(), "a raw item is the text of one object");
+    weft::fuzz::check(raw_items < whole_items.size() && *item == whole_items[raw_items] &&
+                          id.key() == weft::kube::key_of(*item),
+                      "a raw item is the item the tree decoder gives, keyed as key_of keys it");
+    ++raw_items;
+  });
+  bool all_objects = true;
+  for (const auto& item : whole_items) all_objects = all_objects && item.is_object();
+  weft::fuzz::check(raw.ok() == (meta.ok() && all_objects), "a raw list decodes where the whole one does, objects only");
+  if (raw) weft::fuzz::check(raw_items == items, "a raw list hands over every item");
   check_reader(body);
+  {
+    weft::kube::WatchDecoder watch(nullptr, true);
+    const size_t cut = body.empty() ? 0 : split % (body.size() + 1);
+    auto on_event = [](weft::kube::WatchEvent&& e) {
+      if (e.type == "ERROR") return true;
+      auto object = weft::kube::read_json(e.raw);
+      weft::fuzz::check(object.ok() && object->is_object() && e.identity.key() == weft::kube::key_of(*object),
+                        "a raw watch event carries its object's text and identity");
+      return true;
+    };
+    if (watch.feed(std::string_view(body).substr(0, cut), on_event))
+      (void)watch.feed(std::string_view(body).substr(cut), on_event);
+  }
   for (bool project : {false, true}) {
     weft::kube::WatchDecoder watch = project ? weft::kube::WatchDecoder(keep()) : weft::kube::WatchDecoder();
     const size_t cut = body.empty() ? 0 : split % (body.size() + 1);

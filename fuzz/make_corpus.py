@@ -109,6 +109,12 @@ write("scenario", files("tests/scheduler/scenarios/*.yaml") + files("tests/sched
       literals("tests/kube/scenario_test.cc"))
 write("objects", files("tests/scheduler/scenarios/*.yaml") + files("tests/scheduler-run/scenarios/*.yaml") +
       files("tests/descheduler/testdata/*.yaml"))
+# pod_text: each Pod of the scenarios as the API would send it, and the tests' pod texts.
+scenario_pods = []
+for text in files("tests/scheduler/scenarios/*.yaml") + files("tests/scheduler-run/scenarios/*.yaml"):
+    scenario_pods += [json.dumps(d, default=str).encode() for d in yaml.safe_load_all(text)
+                      if isinstance(d, dict) and d.get("kind") == "Pod"]
+write("pod_text", scenario_pods + [s for s in literals("tests/scheduler/pod_fields_test.cc") if s.startswith(b"{")])
 global_scenarios = files("tests/global/scenarios/*.yaml")
 write("global_objects", global_scenarios + [yaml_as_json_list(t) for t in global_scenarios])
 write("scheduler_config", files("tests/scheduler/scenarios/*.conf") + files("deploy/scheduler/configmap.yaml") +

@@ -14,6 +14,13 @@ const nlohmann::json& field(const nlohmann::json& obj, const char* name) {
   return it == obj.end() || it->is_null() ? empty_object() : *it;
 }
 
+// obj[name] when it is there and not null.
+const nlohmann::json* present(const nlohmann::json& obj, const char* name) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(name);
+  return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
 std::string string_at(const nlohmann::json& obj, const char* name) {
   const auto& v = field(obj, name);
   return v.is_string() ? v.get<std::string>() : "";
@@ -25,17 +32,24 @@ std::string map_value(const nlohmann::json& obj, const char* map, const std::str
   return it != m.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
-// A container's request: requests, with each limit standing in for a missing request
-// (as the API server defaults them).
-Result<ResourceList> container_request(const nlohmann::json& c, const std::string& where) {
+// A container's requests and limits; `where` names it in errors.
+Result<ContainerResources> container_resources(const nlohmann::json& c, const std::string& where) {
+  if (!c.is_object() && !c.is_null()) return make_error(where + ": " + c.dump() + " is not an object");
   const auto& res = field(c, "resources");
+  if (!res.is_object()) return make_error(where + ".resources: " + res.dump() + " is not an object");
   auto req = parse_resource_list(field(res, "requests"));
   if (!req) return wrap(req.error(), where + ".resources.requests");
   auto lim = parse_resource_list(field(res, "limits"));
   if (!lim) return wrap(lim.error(), where + ".resources.limits");
-  for (const auto& [k, v] : *lim)
-    if (!req->count(k)) (*req)[k] = v;
-  return req;
+  return ContainerResources{std::move(*req), std::move(*lim)};
+}
+
+// Requests, each limit standing in for a missing request.
+ResourceList request_of(const ContainerResources& c) {
+  ResourceList out = c.requests;
+  for (const auto& [k, v] : c.limits)
+    if (!out.count(k)) out[k] = v;
+  return out;
 }
 
 }  // namespace
@@ -66,43 +80,64 @@ std::string label(const nlohmann::json& obj, const std::string& key, const std::
   return map_value(obj, "labels", key, fallback);
 }
 
-Result<ResourceList> pod_requests(const nlohmann::json& pod) {
+Result<PodResources> pod_resources(const nlohmann::json& pod) {
   const auto& spec = field(pod, "spec");
-  ResourceList sum;
+  PodResources out;
+  for (const char* list : {"containers", "initContainers"})
+    if (const auto* l = present(spec, list); l && !l->is_array())
+      return make_error(std::string("spec.") + list + ": " + l->dump() + " is not an array");
   const auto& containers = field(spec, "containers");
   if (containers.is_array()) {
     for (size_t i = 0; i < containers.size(); ++i) {
-      auto r = container_request(containers[i], "spec.containers[" + std::to_string(i) + "]");
+      auto r = container_resources(containers[i], "spec.containers[" + std::to_string(i) + "]");
       if (!r) return r.error();
-      add_to(sum, *r);
+      out.containers.push_back(std::move(*r));
     }
   }
-  // Init containers run one after another, each beside the sidecars (restartPolicy:
-  // Always) started before it; sidecars keep running beside the containers.
-  ResourceList sidecars, init_peak;
   const auto& inits = field(spec, "initContainers");
   if (inits.is_array()) {
     for (size_t i = 0; i < inits.size(); ++i) {
       const std::string where = "spec.initContainers[" + std::to_string(i) + "]";
-      auto r = container_request(inits[i], where);
+      auto r = container_resources(inits[i], where);
       if (!r) return r.error();
       auto policy = optional_string(inits[i], "restartPolicy", where);
       if (!policy) return policy.error();
-      if (*policy == "Always") {
-        add_to(sum, *r);
-        add_to(sidecars, *r);
-        init_peak = max_of(init_peak, sidecars);
-      } else {
-        add_to(*r, sidecars);
-        init_peak = max_of(init_peak, *r);
-      }
+      r->sidecar = *policy == "Always";
+      out.init_containers.push_back(std::move(*r));
+    }
+  }
+  auto overhead = parse_resource_list(field(spec, "overhead"));
+  if (!overhead) return wrap(overhead.error(), "spec.overhead");
+  out.overhead = std::move(*overhead);
+  return out;
+}
+
+ResourceList effective_request(const PodResources& pod) {
+  ResourceList sum;
+  for (const auto& c : pod.containers) add_to(sum, request_of(c));
+  // Init containers run one after another, each beside the sidecars (restartPolicy:
+  // Always) started before it; sidecars keep running beside the containers.
+  ResourceList sidecars, init_peak;
+  for (const auto& c : pod.init_containers) {
+    ResourceList r = request_of(c);
+    if (c.sidecar) {
+      add_to(sum, r);
+      add_to(sidecars, r);
+      init_peak = max_of(init_peak, sidecars);
+    } else {
+      add_to(r, sidecars);
+      init_peak = max_of(init_peak, r);
     }
   }
   sum = max_of(sum, init_peak);
-  auto overhead = parse_resource_list(field(spec, "overhead"));
-  if (!overhead) return wrap(overhead.error(), "spec.overhead");
-  add_to(sum, *overhead);
+  add_to(sum, pod.overhead);
   return sum;
+}
+
+Result<ResourceList> pod_requests(const nlohmann::json& pod) {
+  auto resources = pod_resources(pod);
+  if (!resources) return resources.error();
+  return effective_request(*resources);
 }
 
 Result<ResourceList> node_allocatable(const nlohmann::json& node) {

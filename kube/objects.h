@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -35,10 +36,23 @@ auto refuse_type_errors(const std::string& where, Decode&& decode) -> decltype(d
   }
 }
 
-// A pod's effective request, as Kubernetes and Volcano compute it: the containers and the
-// sidecars (init containers with restartPolicy Always) summed, at least each other init
-// container plus the sidecars started before it, plus spec.overhead. Errors name the
-// container and resource.
+// What of a pod's spec its effective request is computed from, however it was read (a
+// tree here, or straight from text by the scheduler's cache).
+struct ContainerResources {
+  ResourceList requests, limits;
+  bool sidecar = false;   // an init container with restartPolicy Always
+};
+struct PodResources {
+  std::vector<ContainerResources> containers, init_containers;
+  ResourceList overhead;
+};
+Result<PodResources> pod_resources(const nlohmann::json& pod);
+// A pod's effective request, as Kubernetes and Volcano compute it: each container's
+// requests (a limit standing in for a missing request, as the API server defaults them);
+// the containers and the sidecars summed, at least each other init container plus the
+// sidecars started before it, plus spec.overhead.
+ResourceList effective_request(const PodResources& pod);
+// Both. Errors name the container and resource.
 Result<ResourceList> pod_requests(const nlohmann::json& pod);
 // status.allocatable (falling back to capacity) of a Node.
 Result<ResourceList> node_allocatable(const nlohmann::json& node);

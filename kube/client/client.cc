@@ -140,6 +140,16 @@ Result<json> Client::get(const ResourceRef& ref, const std::string& ns, const st
 
 Result<ObjectList> Client::list_each(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
                                      const std::function<void(json&&)>& on_item) {
+  return list_pages(ref, ns, options, [&](const std::string& body) { return decode_list(body, on_item, options.keep); });
+}
+
+Result<ObjectList> Client::list_each_raw(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
+                                         const std::function<void(std::string_view, ObjectIdentity&&)>& on_item) {
+  return list_pages(ref, ns, options, [&](const std::string& body) { return decode_list_raw(body, on_item); });
+}
+
+Result<ObjectList> Client::list_pages(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
+                                      const std::function<Result<ListMeta>(const std::string& body)>& decode) {
   ObjectList page;
   ListOptions current = options;
   bool restarted = false;
@@ -155,7 +165,7 @@ Result<ObjectList> Client::list_each(const ResourceRef& ref, const std::string& 
       continue;
     }
     if (!success(response->status)) return api_error(call.verb, call.path, *response);
-    auto meta = decode_list(response->body, on_item, options.keep);
+    auto meta = decode(response->body);
     if (!meta) return make_error(call.verb + " " + call.path + ": " + meta.message(), response->status);
     page.resource_version = meta->resource_version;
     if (options.limit <= 0 || meta->continue_token.empty()) return page;
@@ -294,7 +304,7 @@ Result<WatchEnd> Client::watch(const ResourceRef& ref, const std::string& ns, co
 
   WatchEnd end;
   end.resource_version = options.resource_version;
-  WatchDecoder decoder(options.keep);
+  WatchDecoder decoder(options.keep, options.raw);
   std::optional<Error> failure;
   bool handler_stopped = false;
   auto on_chunk = [&](std::string_view chunk) {
@@ -306,7 +316,9 @@ Result<WatchEnd> Client::watch(const ResourceRef& ref, const std::string& ns, co
                              code);
         return false;
       }
-      auto rv = event.object.contains("metadata") ? event.object["metadata"].value("resourceVersion", "") : "";
+      std::string rv = event.identity.resource_version;
+      if (!options.raw && event.object.contains("metadata"))
+        rv = event.object["metadata"].value("resourceVersion", "");
       if (!rv.empty()) end.resource_version = rv;
       if (event.type != "BOOKMARK") ++end.events;
       if (!on_event(std::move(event))) {

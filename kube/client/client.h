@@ -10,12 +10,15 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
 #include "kube/client/config.h"
+#include "kube/client/list_decoder.h"
+#include "kube/client/object_text.h"
 #include "kube/client/rate_limit.h"
 #include "kube/client/resource.h"
 #include "kube/client/transport.h"
@@ -57,7 +60,11 @@ struct EvictionResult {
 
 struct WatchEvent {
   std::string type;          // ADDED, MODIFIED, DELETED, BOOKMARK
-  nlohmann::json object;
+  nlohmann::json object;     // null when raw
+  // ListOptions::raw: the object's JSON text, checked as JSON; valid during the handler
+  // call; and its identity, read in the same pass.
+  std::string_view raw;
+  ObjectIdentity identity;
 };
 
 // How a watch call ended. A 410 Gone (as HTTP status or an ERROR event) comes back as an
@@ -83,6 +90,10 @@ class Client {
   // on_item as soon as it is decoded. Used by the informer for big lists.
   Result<ObjectList> list_each(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
                                const std::function<void(nlohmann::json&&)>& on_item);
+  // The same with each item's JSON text (an object, checked; valid during the call) and
+  // its identity, for readers that decode text themselves. options.keep does not apply.
+  Result<ObjectList> list_each_raw(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
+                                   const std::function<void(std::string_view, ObjectIdentity&&)>& on_item);
 
   Result<nlohmann::json> create(const ResourceRef& ref, const std::string& ns, const nlohmann::json& object);
   // PUT; metadata.resourceVersion in the object makes it conditional (409 when stale).
@@ -139,6 +150,9 @@ class Client {
 
  private:
   Result<nlohmann::json> json_call(const Call& call);
+  // Every page of a list; `decode` reads one response body and says where it goes on.
+  Result<ObjectList> list_pages(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
+                                const std::function<Result<ListMeta>(const std::string& body)>& decode);
   void record(const Call& call, int status, int attempt);
 
   std::shared_ptr<Transport> transport_;

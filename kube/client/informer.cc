@@ -39,13 +39,14 @@ Informer::Informer(Client& client, ResourceRef ref, std::string ns, InformerOpti
 Informer::~Informer() { stop(); }
 
 void Informer::add_handlers(EventHandlers handlers) { handlers_.push_back(std::move(handlers)); }
+void Informer::add_raw_handlers(RawEventHandlers handlers) { raw_handlers_.push_back(std::move(handlers)); }
 
 void Informer::start() {
   if (thread_.joinable()) return;
   stopping_ = false;
   cancel_ = std::make_shared<CancelToken>();
   thread_ = std::thread([this] { run(); });
-  if (options_.resync > Millis(0)) resync_thread_ = std::thread([this] { resync_loop(); });
+  if (options_.resync > Millis(0) && !options_.raw) resync_thread_ = std::thread([this] { resync_loop(); });
 }
 
 void Informer::stop() {
@@ -157,7 +158,70 @@ void Informer::dispatch_delete(const json& o) {
   for (auto& h : handlers_) if (h.on_delete) h.on_delete(o);
 }
 
+Status Informer::relist_raw() {
+  ListOptions lo;
+  lo.label_selector = options_.label_selector;
+  lo.field_selector = options_.field_selector;
+  lo.limit = options_.page_size;
+  std::unordered_map<std::string, Entry> fresh;
+  std::lock_guard dispatch(dispatch_mu_);
+  auto meta = client_.list_each_raw(ref_, ns_, lo, [&](std::string_view text, ObjectIdentity&& id) {
+    std::string key = id.key();
+    Entry before;
+    {
+      std::lock_guard lock(cache_mu_);
+      if (auto it = cache_.find(key); it != cache_.end()) before = it->second;
+    }
+    if (before.empty() || before.version != id.resource_version)
+      for (auto& h : raw_handlers_)
+        if (h.on_object) h.on_object(key, text);
+    fresh[std::move(key)] = Entry{nullptr, nullptr, std::move(id.resource_version), true};
+  });
+  {
+    std::lock_guard lock(cache_mu_);
+    ++stats_.lists;
+  }
+  if (!meta) return meta.error();
+  std::unordered_map<std::string, Entry> old;
+  {
+    std::lock_guard lock(cache_mu_);
+    old.swap(cache_);
+    cache_ = std::move(fresh);
+    resource_version_ = meta->resource_version;
+  }
+  for (const auto& [key, entry] : old)
+    if (!cache_.count(key))
+      for (auto& h : raw_handlers_)
+        if (h.on_delete) h.on_delete(key);
+  synced_ = true;
+  return {};
+}
+
+void Informer::apply_raw_event(WatchEvent&& event) {
+  const std::string& rv = event.identity.resource_version;
+  if (event.type == "BOOKMARK") {
+    std::lock_guard lock(cache_mu_);
+    if (!rv.empty()) resource_version_ = rv;
+    return;
+  }
+  const std::string key = event.identity.key();
+  const bool deleted = event.type == "DELETED";
+  std::lock_guard dispatch(dispatch_mu_);
+  {
+    std::lock_guard lock(cache_mu_);
+    ++stats_.events;
+    if (!rv.empty()) resource_version_ = rv;
+    if (deleted) cache_.erase(key);
+    else cache_[key] = Entry{nullptr, nullptr, rv, true};
+  }
+  for (auto& h : raw_handlers_) {
+    if (deleted && h.on_delete) h.on_delete(key);
+    if (!deleted && h.on_object) h.on_object(key, event.raw);
+  }
+}
+
 Status Informer::relist() {
+  if (options_.raw) return relist_raw();
   ListOptions lo;
   lo.label_selector = options_.label_selector;
   lo.field_selector = options_.field_selector;
@@ -223,6 +287,7 @@ void Informer::dispatch_listed(const std::string& key, const json& object) {
 }
 
 void Informer::apply_event(WatchEvent&& event) {
+  if (options_.raw) return apply_raw_event(std::move(event));
   const std::string rv = version_of(event.object);
   if (event.type == "BOOKMARK") {
     std::lock_guard lock(cache_mu_);
@@ -290,6 +355,7 @@ void Informer::run() {
     lo.resource_version = resource_version();
     lo.timeout_seconds = options_.watch_timeout_seconds;
     lo.keep = options_.keep;
+    lo.raw = options_.raw;
     {
       std::lock_guard lock(cache_mu_);
       ++stats_.watches;

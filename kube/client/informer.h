@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,13 @@ struct EventHandlers {
   std::function<void(const nlohmann::json& object)> on_add;
   std::function<void(const nlohmann::json& old_object, const nlohmann::json& new_object)> on_update;
   std::function<void(const nlohmann::json& object)> on_delete;
+};
+
+// For informers that never decode (InformerOptions::raw): each object's JSON text, checked
+// as JSON and valid during the call, with its key ("ns/name" or "name").
+struct RawEventHandlers {
+  std::function<void(const std::string& key, std::string_view text)> on_object;   // added or changed
+  std::function<void(const std::string& key)> on_delete;
 };
 
 // Drops metadata.managedFields, which the agents never read and which dominate the size
@@ -52,6 +60,11 @@ struct InformerOptions {
   // visit() return stubs. During a relist the handlers are called as each object is
   // listed (deletes at the end), so the list is never held whole.
   bool keep_objects = true;
+  // Objects are never decoded: the cache keeps stubs (as keep_objects false) and only
+  // RawEventHandlers are called, with each object's text as listed or watched, for
+  // readers that decode text straight into their own records. keep and transform do not
+  // apply, and there is no resync (there is no text to hand over again).
+  bool raw = false;
 };
 
 struct InformerStats {
@@ -70,6 +83,7 @@ class Informer {
   Informer& operator=(const Informer&) = delete;
 
   void add_handlers(EventHandlers handlers);   // before start()
+  void add_raw_handlers(RawEventHandlers handlers);   // before start(); options.raw
   void start();                                // runs list+watch on its own thread
   void stop();                                 // ends the watch at once and joins
   bool has_synced() const { return synced_.load(); }
@@ -91,6 +105,8 @@ class Informer {
  private:
   void run();
   void apply_event(WatchEvent&& event);
+  Status relist_raw();
+  void apply_raw_event(WatchEvent&& event);
   void resync_loop();
   bool sleep_interruptibly(Millis duration);
   void dispatch_add(const nlohmann::json& o);
@@ -102,6 +118,7 @@ class Informer {
   std::string ns_;
   InformerOptions options_;
   std::vector<EventHandlers> handlers_;
+  std::vector<RawEventHandlers> raw_handlers_;
 
   // One cached object: the tree, or (compact) its MessagePack bytes.
   struct Entry {

@@ -44,8 +44,9 @@ class Reader {
     while (p_ < s_.size() && is_space(s_[p_])) ++p_;
   }
 
-  Status read(json& root, const json& keep) {
-    json* target = &root;
+  // root null: the value is checked and not built.
+  Status read(json* root, const json& keep) {
+    json* target = root;
     const json* rule = &keep;
     for (;;) {
       // One value into `target`; a container pushes a frame and goes on to its first member.
@@ -205,6 +206,7 @@ class Reader {
   }
 
   // One string, p_ at its opening quote; into `out` when given (replacing what it held).
+ public:
   Status string(std::string* out) {
     if (out) out->clear();
     ++p_;
@@ -228,6 +230,8 @@ class Reader {
     }
   }
 
+
+ private:
   // The well-formed UTF-8 byte sequences of Unicode's table 3-7; no overlong forms, no
   // surrogates, nothing past U+10FFFF.
   Status utf8_sequence(std::string* out) {
@@ -335,9 +339,25 @@ class Reader {
 Result<json> read_json_value(std::string_view text, size_t& pos, const json& keep) {
   Reader reader(text, pos);
   json out;
-  if (auto s = reader.read(out, keep); !s) return s.error();
+  if (auto s = reader.read(&out, keep); !s) return s.error();
   pos = reader.pos();
   return out;
+}
+
+Status skip_json_value(std::string_view text, size_t& pos) {
+  Reader reader(text, pos);
+  if (auto s = reader.read(nullptr, nullptr); !s) return s;
+  pos = reader.pos();
+  return {};
+}
+
+Status read_json_string(std::string_view text, size_t& pos, std::string& out) {
+  if (pos >= text.size() || text[pos] != '"')
+    return make_error("syntax error at byte " + std::to_string(pos) + ": expected a string");
+  Reader reader(text, pos);
+  if (auto s = reader.string(&out); !s) return s;
+  pos = reader.pos();
+  return {};
 }
 
 Result<json> read_json(std::string_view text, const json& keep) {

@@ -22,4 +22,11 @@ Result<nlohmann::json> read_json(std::string_view text, const nlohmann::json& ke
 // it. For a reader that walks an outer document itself (a List's items).
 Result<nlohmann::json> read_json_value(std::string_view text, size_t& pos, const nlohmann::json& keep = nullptr);
 
+// The value at `pos` checked as JSON and not built; on success `pos` is just past it.
+Status skip_json_value(std::string_view text, size_t& pos);
+
+// The string whose opening quote is at `pos`, unescaped into `out` (replacing what it
+// held); on success `pos` is just past its closing quote.
+Status read_json_string(std::string_view text, size_t& pos, std::string& out);
+
 }  // namespace weft::kube

@@ -10,9 +10,9 @@ namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-}  // namespace
 
-Result<ListMeta> decode_list(const std::string& body, const std::function<void(json&&)>& on_item, const json& keep) {
+// The List's walk; `read_item` reads one item at `pos` (whitespace skipped) and hands it over.
+Result<ListMeta> walk_list(const std::string& body, const std::function<Status(size_t& pos)>& read_item) {
   ListMeta meta;
   size_t pos = 0;
   auto skip_ws = [&] {
@@ -47,10 +47,9 @@ Result<ListMeta> decode_list(const std::string& body, const std::function<void(j
         ++pos;
         if (!eat(']')) {
           while (true) {
-            auto item = read_json_value(body, pos, keep);
-            if (!item) return not_json(item.error());
+            skip_ws();
+            if (auto item = read_item(pos); !item) return not_json(item.error());
             ++meta.items;
-            on_item(std::move(*item));
             if (eat(',')) continue;
             if (eat(']')) break;
             return broken("expected ',' or ']' in items");
@@ -83,6 +82,28 @@ Result<ListMeta> decode_list(const std::string& body, const std::function<void(j
   if (pos != body.size()) return broken("trailing data");
   if (!saw_items) return make_error("response is not a List (no items array)");
   return meta;
+}
+
+}  // namespace
+
+Result<ListMeta> decode_list(const std::string& body, const std::function<void(json&&)>& on_item, const json& keep) {
+  return walk_list(body, [&](size_t& pos) -> Status {
+    auto item = read_json_value(body, pos, keep);
+    if (!item) return item.error();
+    on_item(std::move(*item));
+    return {};
+  });
+}
+
+Result<ListMeta> decode_list_raw(const std::string& body,
+                                 const std::function<void(std::string_view, ObjectIdentity&&)>& on_item) {
+  return walk_list(body, [&](size_t& pos) -> Status {
+    const size_t start = pos;
+    auto id = identity_at(body, pos);
+    if (!id) return id.error();
+    on_item(std::string_view(body).substr(start, pos - start), std::move(*id));
+    return {};
+  });
 }
 
 }  // namespace weft::kube

@@ -4,10 +4,12 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "kube/client/object_text.h"
 
 namespace weft::kube {
 
@@ -21,5 +23,10 @@ struct ListMeta {
 // `keep`: a kube::project() tree each item is decoded straight to (null: whole items).
 Result<ListMeta> decode_list(const std::string& body, const std::function<void(nlohmann::json&&)>& on_item,
                              const nlohmann::json& keep = nullptr);
+
+// Each item as its JSON text (checked as JSON, valid during the call; items must be
+// objects) and its identity, for decoders that read text themselves (json_cursor.h).
+Result<ListMeta> decode_list_raw(const std::string& body,
+                                 const std::function<void(std::string_view, ObjectIdentity&&)>& on_item);
 
 }  // namespace weft::kube

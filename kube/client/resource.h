@@ -53,6 +53,8 @@ struct ListOptions {
   // Not sent: what the client keeps of each listed item or watched object, decoded
   // straight to that (a kube::project() tree; null keeps them whole).
   nlohmann::json keep;
+  // Not sent: watch events carry each object as text (WatchEvent::raw), not decoded.
+  bool raw = false;
 };
 
 // "?labelSelector=...&limit=..." (empty when there is nothing to add).

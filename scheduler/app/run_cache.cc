@@ -6,8 +6,10 @@
 #include <spdlog/spdlog.h>
 
 #include "common/keys.h"
+#include "kube/client/json_reader.h"
 #include "kube/client/projection.h"
 #include "kube/objects.h"
+#include "scheduler/core/pod_fields.h"
 
 namespace weft::scheduler {
 
@@ -121,6 +123,31 @@ DecodedPtr decode_object(const json& object, DecodePools* pools) {
   return d;
 }
 
+DecodedPtr decode_object_text(const std::string& kind, const std::string& key, std::string_view text,
+                              DecodePools* pools) {
+  if (kind != "Pod") {
+    auto object = kube::read_json(text, scheduler_projection(kind));
+    if (!object) return std::make_shared<DecodedObject>(
+        DecodedObject{DecodedObject::Undecodable{kind, key, kind + " " + key + ": " + object.message()}, {}, {}, {}});
+    to_cached_form(*object, "v1", kind);
+    return decode_object(*object, pools);
+  }
+  const std::string where = "Pod " + key;
+  auto d = std::make_shared<DecodedObject>();
+  auto fields = pod_fields_of_text(text);
+  if (!fields) {
+    d->value = DecodedObject::Undecodable{kind, key, where + ": " + fields.message()};
+    return d;
+  }
+  d->uid = std::move(fields->uid);
+  d->version = std::move(fields->resource_version);
+  d->created = std::move(fields->created);
+  auto p = pod_info_from(std::move(*fields), where, pools);
+  if (p) d->value = std::move(*p);
+  else d->value = DecodedObject::Undecodable{kind, key, p.message()};
+  return d;
+}
+
 const std::string& DecodedObject::kind() const {
   static const std::string pod_kind = "Pod", node_kind = "Node";
   if (pod()) return pod_kind;
@@ -168,15 +195,18 @@ Status ClusterCache::start() {
     kube::InformerOptions options;
     options.compact = true;
     options.keep_objects = !decoded_kind(kind.kind);
+    // Pods and Nodes are decoded from each event's text into the typed cache, no tree between.
+    options.raw = decoded_kind(kind.kind);
     options.keep = scheduler_projection(kind.kind);
     options.transform = [api_version = kind.api_version, kind_name = kind.kind](json& object) {
       to_cached_form(object, api_version, kind_name);
     };
     auto informer = std::make_unique<kube::Informer>(client_, kind.ref, "", options);
     if (decoded_kind(kind.kind))
-      informer->add_handlers({.on_add = [this](const json& o) { store(o); },
-                              .on_update = [this](const json&, const json& o) { store(o); },
-                              .on_delete = [this](const json& o) { erase(o); }});
+      informer->add_raw_handlers(
+          {.on_object = [this, kind = kind.kind](const std::string& key,
+                                                 std::string_view text) { store(kind, key, text); },
+           .on_delete = [this, kind = kind.kind](const std::string& key) { erase(kind, key); }});
     informer->start();
     informers_.emplace_back(kind, std::move(informer));
   }
@@ -200,15 +230,15 @@ bool ClusterCache::wait_for_sync(std::chrono::milliseconds timeout) {
   return true;
 }
 
-void ClusterCache::store(const json& object) {
-  DecodedPtr d = decode_object(object, &pools_);
+void ClusterCache::store(const std::string& kind, const std::string& key, std::string_view text) {
+  DecodedPtr d = decode_object_text(kind, key, text, &pools_);
   std::lock_guard lock(decoded_mu_);
-  decoded_[d->kind()][d->key()] = d;
+  decoded_[kind][key] = d;
 }
 
-void ClusterCache::erase(const json& object) {
+void ClusterCache::erase(const std::string& kind, const std::string& key) {
   std::lock_guard lock(decoded_mu_);
-  decoded_[kube::kind_of(object)].erase(kube::key_of(object));
+  decoded_[kind].erase(key);
 }
 
 size_t ClusterCache::decoded_size(const std::string& kind) const {

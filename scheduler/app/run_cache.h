@@ -5,11 +5,13 @@
 // their node until they are gone.
 //
 // Pods and Nodes, the bulk of a cluster, are decoded once per watch event into the core's
-// own PodInfo/NodeInfo (from the projected form, see scheduler_projection()), so a cycle
-// copies typed records instead of decoding 100,000 objects; their informers keep only
-// names and versions. The other kinds are few and stay as projected MessagePack, decoded
-// per cycle. A field the core starts to read must be added to the projection; the
-// scenario tests (tests/scheduler-run) bind through this cache what `simulate` places.
+// own PodInfo/NodeInfo, so a cycle copies typed records instead of decoding 100,000
+// objects; their informers keep only names and versions. A Pod is decoded straight from
+// the event's text (pod_fields.h reads the fields the core uses; no JSON tree is built);
+// a Node from its projected form (scheduler_projection()). The other kinds are few and
+// stay as projected MessagePack, decoded per cycle. A field the core starts to read must
+// be added to PodFields or the projection; the scenario tests (tests/scheduler-run) bind
+// through this cache what `simulate` places.
 #pragma once
 
 #include <chrono>
@@ -19,6 +21,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -68,6 +71,10 @@ struct DecodedObject {
 using DecodedPtr = std::shared_ptr<const DecodedObject>;
 // `pools` (optional) shares repeated texts and constraints across the decoded records.
 DecodedPtr decode_object(const nlohmann::json& cached_object, DecodePools* pools = nullptr);
+// The same from the object's JSON text as the API sent it (the cache's path): a Pod
+// without any tree between; `key` is the informer's.
+DecodedPtr decode_object_text(const std::string& kind, const std::string& key, std::string_view text,
+                              DecodePools* pools = nullptr);
 
 class ClusterCache {
  public:
@@ -124,8 +131,8 @@ class ClusterCache {
   // Applies an assumed status to one PodGroup; `seen` as above.
   void overlay_podgroup(const std::string& key, nlohmann::json& pg, std::set<std::string>& seen);
 
-  void store(const nlohmann::json& object);
-  void erase(const nlohmann::json& object);
+  void store(const std::string& kind, const std::string& key, std::string_view text);
+  void erase(const std::string& kind, const std::string& key);
 
   kube::Client& client_;
   std::vector<std::pair<WatchedKind, std::unique_ptr<kube::Informer>>> informers_;

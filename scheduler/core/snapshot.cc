@@ -9,6 +9,7 @@
 #include "kube/objects.h"
 #include "kube/podgroup.h"
 #include "kube/time.h"
+#include "scheduler/core/pod_fields.h"
 
 namespace weft::scheduler {
 namespace {
@@ -85,13 +86,34 @@ std::optional<std::string> annotation_or_label(const json& o, const std::string&
   return std::nullopt;
 }
 
+const std::string* value_of(const std::vector<std::pair<std::string, std::string>>& pairs, const std::string& key) {
+  for (const auto& [k, v] : pairs)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// The same over a pod's fields.
+std::optional<std::string> annotation_or_label(const PodFields& f, const std::string& key, std::string* field) {
+  for (auto [part, pairs] : {std::pair{"annotations", &f.annotations}, std::pair{"labels", &f.labels}})
+    if (const std::string* v = value_of(*pairs, key)) {
+      *field = std::string("metadata.") + part + "." + key;
+      return *v;
+    }
+  return std::nullopt;
+}
+
+Result<std::optional<bool>> preemptable_from(const std::optional<std::string>& value, const std::string& field,
+                                             const std::string& where) {
+  if (!value) return std::optional<bool>();
+  auto b = parse_go_bool(*value);
+  if (!b) return field_error(where, field, "'" + *value + "' is not a boolean");
+  return std::optional<bool>(*b);
+}
+
 Result<std::optional<bool>> preemptable_of(const json& o, const std::string& where) {
   std::string field;
   auto v = annotation_or_label(o, "volcano.sh/preemptable", &field);
-  if (!v) return std::optional<bool>();
-  auto b = parse_go_bool(*v);
-  if (!b) return field_error(where, field, "'" + *v + "' is not a boolean");
-  return std::optional<bool>(*b);
+  return preemptable_from(v, field, where);
 }
 
 Status missing_name(const json& o, const std::string& where) {
@@ -117,64 +139,9 @@ Result<NodeInfo> decode_node(const json& o, const std::string& where, DecodePool
 }
 
 Result<PodInfo> decode_pod(const json& o, const std::string& where, DecodePools* pools) {
-  if (auto s = missing_name(o, where); !s) return s.error();
-  StringPool* pool = pools ? &pools->strings : nullptr;
-  PodInfo p;
-  std::string namespace_name = kube::namespace_of(o);
-  if (namespace_name.empty()) namespace_name = "default";
-  p.namespace_name = shared_text(pool, namespace_name);
-  p.name = kube::name_of(o);
-  p.key = namespace_name + "/" + p.name;
-  std::string group = kube::annotation(o, keys::kGroupAnnotation);
-  if (group.empty()) group = kube::annotation(o, "scheduling.volcano.sh/group-name");
-  if (!group.empty()) p.group = shared_text(pool, namespace_name + "/" + group);
-  std::string prefix = where.empty() ? "" : where + ": ";
-  auto req = kube::pod_requests(o);
-  if (!req) return make_error(prefix + req.message());
-  p.request = std::move(*req);
-  const json& spec = at(o, "spec");
-  // Everything tolerations_of_pod and NodeAffinity::from_pod read, as text.
-  std::string signature = at(spec, "tolerations").dump() + "|" + at(spec, "nodeSelector").dump() + "|" +
-                          at(at(spec, "affinity"), "nodeAffinity").dump();
-  p.constraints = pools ? pools->constraints(signature) : nullptr;
-  if (!p.constraints) {
-    PodConstraints c;
-    auto tol = kube::tolerations_of_pod(o);
-    if (!tol) return make_error(prefix + tol.message());
-    c.tolerations = std::move(*tol);
-    auto aff = kube::NodeAffinity::from_pod(o);
-    if (!aff) return make_error(prefix + aff.message());
-    c.affinity = std::move(*aff);
-    if (pools) p.constraints = pools->keep(signature, std::move(c));
-    else if (!c.tolerations.empty() || !c.affinity.empty()) p.constraints = std::make_shared<const PodConstraints>(std::move(c));
-  }
-  p.filter_signature = shared_text(pool, signature);
-  if (!at(spec, "priority").is_null()) {
-    auto pr = int_field(at(spec, "priority"), where, "spec.priority", 0);
-    if (!pr) return pr.error();
-    p.priority = *pr;
-  }
-  auto text_of = [pool](const json& v) -> SharedString {
-    return v.is_string() ? shared_text(pool, v.get_ref<const std::string&>()) : SharedString();
-  };
-  p.priority_class = text_of(at(spec, "priorityClassName"));
-  p.scheduler_name = text_of(at(spec, "schedulerName"));
-  p.phase = text_of(at(at(o, "status"), "phase"));
-  p.set_node(text_of(at(spec, "nodeName")));
-  p.terminating = at(at(o, "metadata"), "deletionTimestamp").is_string();
-  auto preemptable = preemptable_of(o, where);
-  if (!preemptable) return preemptable.error();
-  p.preemptable = *preemptable;
-  std::string role_field;
-  p.task_role = shared_text(pool, annotation_or_label(o, "volcano.sh/task-spec", &role_field).value_or(""));
-  const json& status = at(o, "status");
-  if (at(status, "conditions").is_array())
-    for (const auto& cond : at(status, "conditions"))
-      if (at(cond, "type") == "PodScheduled" && at(cond, "status") == "True" && at(cond, "lastTransitionTime").is_string())
-        if (auto t = kube::parse_rfc3339(at(cond, "lastTransitionTime").get<std::string>())) p.scheduled_at = *t;
-  if (!p.scheduled_at && at(status, "startTime").is_string())
-    if (auto t = kube::parse_rfc3339(at(status, "startTime").get<std::string>())) p.scheduled_at = *t;
-  return p;
+  auto fields = pod_fields_of(o);
+  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
+  return pod_info_from(std::move(*fields), where, pools);
 }
 
 Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
@@ -332,6 +299,65 @@ Result<NodeInfo> node_info_of(const json& o, const std::string& where, DecodePoo
 
 Result<PodInfo> pod_info_of(const json& o, const std::string& where, DecodePools* pools) {
   return kube::refuse_type_errors(where, [&] { return decode_pod(o, where, pools); });
+}
+
+Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePools* pools) {
+  const std::string prefix = where.empty() ? "" : where + ": ";
+  if (f.name.empty()) return make_error(prefix + "metadata.name: missing");
+  StringPool* pool = pools ? &pools->strings : nullptr;
+  PodInfo p;
+  std::string namespace_name = f.namespace_name.empty() ? "default" : f.namespace_name;
+  p.namespace_name = shared_text(pool, namespace_name);
+  p.name = std::move(f.name);
+  p.key = namespace_name + "/" + p.name;
+  std::string group;
+  for (const char* key : {keys::kGroupAnnotation, "scheduling.volcano.sh/group-name"})
+    if (const std::string* v = value_of(f.annotations, key); v && group.empty()) group = *v;
+  if (!group.empty()) p.group = shared_text(pool, namespace_name + "/" + group);
+  std::string field;
+  p.request = kube::effective_request(f.resources);
+  p.constraints = pools ? pools->constraints(f.constraints) : nullptr;
+  if (!p.constraints) {
+    auto pod = constraints_pod(f.constraints);
+    if (!pod) return make_error(prefix + "spec: " + pod.message());
+    PodConstraints c;
+    auto tol = kube::tolerations_of_pod(*pod);
+    if (!tol) return make_error(prefix + tol.message());
+    c.tolerations = std::move(*tol);
+    auto aff = kube::NodeAffinity::from_pod(*pod);
+    if (!aff) return make_error(prefix + aff.message());
+    c.affinity = std::move(*aff);
+    if (pools) p.constraints = pools->keep(f.constraints, std::move(c));
+    else if (!c.tolerations.empty() || !c.affinity.empty()) p.constraints = std::make_shared<const PodConstraints>(std::move(c));
+  }
+  p.filter_signature = shared_text(pool, f.constraints);
+  if (!f.priority.is_null()) {
+    auto pr = int_field(f.priority, where, "spec.priority", 0);
+    if (!pr) return pr.error();
+    p.priority = *pr;
+  }
+  auto text_of = [pool](const std::string& v) { return v.empty() ? SharedString() : shared_text(pool, v); };
+  p.priority_class = text_of(f.priority_class);
+  p.scheduler_name = text_of(f.scheduler_name);
+  p.phase = text_of(f.phase);
+  p.set_node(text_of(f.node_name));
+  p.terminating = f.deleting;
+  field.clear();
+  auto preemptable = preemptable_from(annotation_or_label(f, "volcano.sh/preemptable", &field), field, where);
+  if (!preemptable) return preemptable.error();
+  p.preemptable = *preemptable;
+  p.task_role = shared_text(pool, annotation_or_label(f, "volcano.sh/task-spec", &field).value_or(""));
+  if (!f.scheduled_time.empty())
+    if (auto t = kube::parse_rfc3339(f.scheduled_time)) p.scheduled_at = *t;
+  if (!p.scheduled_at && !f.start_time.empty())
+    if (auto t = kube::parse_rfc3339(f.start_time)) p.scheduled_at = *t;
+  return p;
+}
+
+Result<PodInfo> pod_info_of_text(std::string_view text, const std::string& where, DecodePools* pools) {
+  auto fields = pod_fields_of_text(text);
+  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
+  return pod_info_from(std::move(*fields), where, pools);
 }
 
 bool PodInfo::terminal() const {

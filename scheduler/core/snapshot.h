@@ -11,6 +11,7 @@
 #include <optional>
 #include <unordered_map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -174,6 +175,11 @@ class DecodePools {
 
 // `pools` (optional) shares texts and constraints with every other record decoded through them.
 Result<PodInfo> pod_info_of(const nlohmann::json& pod, const std::string& where = "", DecodePools* pools = nullptr);
+// The same straight from the Pod's JSON text, without a tree (the run cache's watch events).
+Result<PodInfo> pod_info_of_text(std::string_view pod_text, const std::string& where = "", DecodePools* pools = nullptr);
+struct PodFields;
+// Both of the above: the rules that make a PodInfo of what was read (pod_fields.h).
+Result<PodInfo> pod_info_from(PodFields&& fields, const std::string& where = "", DecodePools* pools = nullptr);
 
 // Collects objects, then builds a Snapshot. Errors name `where` (e.g. "s.yaml: document 3
 // (Pod default/p)") and the field ("spec.containers[0].resources.requests: resource 'cpu': ...").

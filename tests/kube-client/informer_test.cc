@@ -193,6 +193,55 @@ TEST(KubeClientInformer, WithoutObjectsHandlersSeeWholeObjectsAndRelistsStillDif
   EXPECT_EQ(informer.size(), 3u);
 }
 
+// raw (weft-scheduler run's pods and nodes): nothing is decoded; the handlers get each
+// object's text as listed and watched, with its key; a relist still finds what changed and
+// what is gone, and a watch resumes from the last version the text said.
+TEST(KubeClientInformer, RawHandlersGetEachObjectsTextAndRelistsStillDiff) {
+  FakeApiServer api;
+  seed_keep_change_drop(api);
+  auto client = client_for(api);
+  InformerOptions opts;
+  opts.raw = true;
+  opts.keep_objects = false;
+  Informer informer(*client, resources::configmaps(), "ns", opts);
+  Recorder rec;
+  informer.add_raw_handlers({[&](const std::string& key, std::string_view text) {
+                               const json o = json::parse(text);   // the text is the object as the API sent it
+                               EXPECT_EQ(key, "ns/" + o["metadata"]["name"].get<std::string>());
+                               EXPECT_TRUE(o["metadata"].contains("managedFields"));
+                               rec.add("object " + key + " " + o["data"]["seq"].get<std::string>());
+                             },
+                             [&](const std::string& key) { rec.add("delete " + key); }});
+  ASSERT_TRUE(informer.relist());
+  EXPECT_EQ(rec.snapshot(), (std::vector<std::string>{"object ns/change 0", "object ns/drop 0", "object ns/keep 0"}));
+  EXPECT_EQ(informer.size(), 3u);
+  const auto stub = informer.get("ns/keep");
+  ASSERT_TRUE(stub);
+  EXPECT_FALSE(stub->contains("data"));
+  EXPECT_TRUE((*stub)["metadata"].contains("resourceVersion"));
+
+  move_on_unwatched(api);
+  informer.start();   // the watch is Gone: relists; "keep" is unchanged and not handed over again
+  ASSERT_TRUE(wait_until([&] { return rec.size() >= 6u; }, milliseconds(5000)));
+  api.upsert("/api/v1/configmaps", config_map("keep", 1));
+  api.remove("/api/v1/configmaps", "ns", "new");
+  ASSERT_TRUE(wait_until([&] { return rec.size() >= 8u; }, milliseconds(5000)));
+  informer.stop();
+  auto calls = rec.snapshot();
+  calls.erase(calls.begin(), calls.begin() + 3);
+  std::vector<std::string> relisted(calls.begin(), calls.begin() + 3);
+  std::sort(relisted.begin(), relisted.end());
+  EXPECT_EQ(relisted, (std::vector<std::string>{"delete ns/drop", "object ns/change 1", "object ns/new 0"}));
+  EXPECT_EQ(calls[3], "object ns/keep 1");
+  EXPECT_EQ(calls[4], "delete ns/new");
+  EXPECT_EQ(informer.size(), 2u);
+  EXPECT_EQ(informer.stats().relists, 1u);
+  EXPECT_EQ(informer.stats().events, 2u);
+  // The version to resume from is the last event's (the delete came after keep's update).
+  const std::string keep_version = (*informer.get("ns/keep"))["metadata"]["resourceVersion"];
+  EXPECT_GT(std::stoll(informer.resource_version()), std::stoll(keep_version));
+}
+
 TEST(KubeClientInformer, FailingWatchBacksOffInsteadOfSpinning) {
   FakeApiServer api;
   api.upsert("/api/v1/configmaps", config_map("a", 0));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kube/client/client.h"
+#include "kube/client/json_cursor.h"
 #include "kube/client/json_reader.h"
 #include "kube/client/list_decoder.h"
 #include "kube/client/projection.h"
@@ -139,6 +140,113 @@ TEST(KubeClientJsonReader, ListItemsAndWatchObjectsAreDecodedProjected) {
   WatchDecoder broken(kKeep);
   EXPECT_FALSE(broken.feed("{\"type\":\"ADDED\",\"object\":{\n", [](WatchEvent&&) { return true; }));
   EXPECT_FALSE(broken.error().empty());
+}
+
+// Raw mode (the scheduler's pods and nodes): items and watch objects are handed over as
+// their own text, with the identity an informer keys them by; ERROR Status objects are
+// still read whole, and a line that is not an event is refused.
+TEST(KubeClientJsonReader, RawListItemsAndWatchObjectsAreTheirTextWithTheirIdentity) {
+  const std::string list =
+      R"({"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[ )"
+      R"({"metadata":{"name":"a","namespace":"ns","resourceVersion":"3"},"spec":{"x":[1,{"y":"é"}]}} ,)"
+      R"({"metadata":{"name":"n","resourceVersion":5}}]})";
+  std::vector<std::pair<std::string, std::string>> items;
+  auto meta = decode_list_raw(list, [&](std::string_view text, ObjectIdentity&& id) {
+    items.emplace_back(std::string(text), id.key() + "@" + id.resource_version);
+  });
+  ASSERT_TRUE(meta) << meta.message();
+  EXPECT_EQ(meta->resource_version, "9");
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].first, R"({"metadata":{"name":"a","namespace":"ns","resourceVersion":"3"},"spec":{"x":[1,{"y":"é"}]}})");
+  EXPECT_EQ(items[0].second, "ns/a@3");
+  EXPECT_EQ(items[1].second, "n@");   // a version that is not a string is no version, as key_of reads it
+  EXPECT_FALSE(decode_list_raw(R"({"items":[1]})", [](std::string_view, ObjectIdentity&&) {}));
+  EXPECT_FALSE(decode_list_raw(R"({"items":[{"a":}]})", [](std::string_view, ObjectIdentity&&) {}));
+
+  WatchDecoder watch(nullptr, true);
+  std::vector<WatchEvent> events;
+  std::vector<std::string> texts;
+  const std::string stream =
+      R"({"type":"ADDED","object":{"metadata":{"name":"a","namespace":"ns","resourceVersion":"10"}}})" "\n"
+      R"({"object":{"metadata":{"resourceVersion":"11"}},"type":"BOOKMARK"})" "\n"
+      R"({"object":{"kind":"Status","code":410,"reason":"Expired"},"type":"ERROR"})" "\n";
+  ASSERT_TRUE(watch.feed(stream.substr(0, 30), [](WatchEvent&&) { return true; }));   // split anywhere
+  ASSERT_TRUE(watch.feed(stream.substr(30), [&](WatchEvent&& e) {
+    texts.emplace_back(e.raw);
+    events.push_back(std::move(e));
+    return true;
+  })) << watch.error();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].type, "ADDED");
+  EXPECT_EQ(texts[0], R"({"metadata":{"name":"a","namespace":"ns","resourceVersion":"10"}})");
+  EXPECT_EQ(events[0].identity.key(), "ns/a");
+  EXPECT_TRUE(events[0].object.is_null());
+  EXPECT_EQ(events[1].identity.resource_version, "11");
+  EXPECT_EQ(events[2].type, "ERROR");
+  EXPECT_EQ(events[2].object.value("code", 0), 410);
+  for (const char* line : {R"({"type":"ADDED"})", R"({"type":"ADDED","object":[]})", R"({"type":1,"object":{}})",
+                           R"({"type":"ADDED","object":{}} x)", R"({"type":"ADDED","object":{"a":tru}})"}) {
+    WatchDecoder broken(nullptr, true);
+    EXPECT_FALSE(broken.feed(std::string(line) + "\n", [](WatchEvent&&) { return true; })) << line;
+    EXPECT_NE(broken.error().find("not a watch event"), std::string::npos) << line;
+  }
+}
+
+TEST(KubeClientJsonCursor, WalksObjectsAndArraysCheckingWhatItSkips) {
+  const std::string text = R"( {"a": "x\"y", "b": [1, {"c": null}], "d": {"e": true}, "f": null} )";
+  JsonCursor c(text);
+  ASSERT_TRUE(c.enter_object());
+  std::string key, value;
+  std::vector<std::string> seen;
+  for (;;) {
+    auto more = c.next_key(key);
+    ASSERT_TRUE(more) << more.message();
+    if (!*more) break;
+    if (key == "a") {
+      ASSERT_TRUE(c.string_field("a", value));
+      seen.push_back("a=" + value);
+    } else if (key == "b") {
+      ASSERT_EQ(c.peek(), '[');
+      ASSERT_TRUE(c.enter_array());
+      int n = 0;
+      for (;;) {
+        auto next = c.next_element();
+        ASSERT_TRUE(next);
+        if (!*next) break;
+        auto skipped = c.skip();
+        ASSERT_TRUE(skipped);
+        seen.push_back("b[" + std::to_string(n++) + "]=" + std::string(*skipped));
+      }
+    } else if (key == "f") {
+      auto entered = c.object_field("f");
+      ASSERT_TRUE(entered);
+      EXPECT_FALSE(*entered);   // null: absent
+    } else {
+      auto skipped = c.skip();
+      ASSERT_TRUE(skipped);
+      seen.push_back(key + "=" + std::string(*skipped));
+    }
+  }
+  EXPECT_TRUE(c.end());
+  EXPECT_EQ(seen, (std::vector<std::string>{"a=x\"y", "b[0]=1", R"(b[1]={"c": null})", R"(d={"e": true})"}));
+
+  JsonCursor wrong(R"({"a": 5})");
+  ASSERT_TRUE(wrong.enter_object());
+  ASSERT_TRUE(*wrong.next_key(key));
+  auto s = wrong.string_field("spec.a", value);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message(), "spec.a: 5 is not a string");
+  for (const char* bad : {R"({"a" 1})", R"({"a":1,})", R"({"a":[1 2]})", R"({"a":"\x"})", R"({"a":01})"}) {
+    JsonCursor b(bad);
+    bool failed = !b.enter_object();
+    while (!failed) {
+      auto more = b.next_key(key);
+      if (!more) failed = true;
+      else if (!*more) break;
+      else if (!b.skip()) failed = true;
+    }
+    EXPECT_TRUE(failed) << bad;
+  }
 }
 
 }  // namespace

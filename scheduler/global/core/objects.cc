@@ -286,12 +286,12 @@ Status parse_replicated(const json& w, const std::string& ns, const std::string&
                           batch_job ? "spec.parallelism" : "spec.replicas", 1, 0);
   if (!n) return n.error();
   if (at(spec, "template").is_null()) return field_error(where, "spec.template", "missing");
-  if (auto st = add_pods(g, at(spec, "template"), *n, "", ns, where, "spec.template"); !st) return st;
-  g.min_member = g.replicas;
   auto pc = string_field(at(at(at(spec, "template"), "spec"), "priorityClassName"), where,
                          "spec.template.spec.priorityClassName");
   if (!pc) return pc.error();
   priority_class = *pc;
+  if (auto st = add_pods(g, at(spec, "template"), *n, "", ns, where, "spec.template"); !st) return st;
+  g.min_member = g.replicas;
   return {};
 }
 

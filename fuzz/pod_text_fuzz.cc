@@ -1,0 +1,51 @@
+// A Pod's text as the scheduler's cache reads it (pod_fields_of_text, no tree) against the
+// same text parsed to a tree and read by pod_fields_of: both refuse it, or both give the
+// same record. Also the identity an informer keys raw objects by, against key_of(tree).
+#include <nlohmann/json.hpp>
+
+#include "fuzz/fuzz.h"
+#include "kube/client/object_text.h"
+#include "kube/objects.h"
+#include "scheduler/core/pod_fields.h"
+#include "scheduler/core/snapshot.h"
+
+namespace {
+
+using nlohmann::json;
+
+json record(const weft::scheduler::PodInfo& p, const std::string& constraints) {
+  auto c = weft::scheduler::constraints_pod(constraints);
+  return {p.key, std::string(p.group), weft::kube::to_json(p.request), p.priority, std::string(p.priority_class),
+          std::string(p.node), std::string(p.phase), std::string(p.scheduler_name), p.terminating,
+          p.preemptable ? json(*p.preemptable) : json(), std::string(p.task_role),
+          p.scheduled_at ? json(p.scheduled_at->time_since_epoch().count()) : json(), c ? *c : json(c.message())};
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text = weft::fuzz::text(data, size);
+  const json tree = json::parse(text, nullptr, false);
+  // A byte-order mark or a NUL ends nothing inside an API object: the tree reader's
+  // whole-document rules, not the object's.
+  if (!text.empty() && (static_cast<unsigned char>(text[0]) == 0xEF || text.find('\0') != std::string::npos)) return 0;
+  auto raw = weft::scheduler::pod_fields_of_text(text);
+  if (tree.is_discarded() || !tree.is_object()) {
+    weft::fuzz::check(!raw.ok(), "text that is not a JSON object is refused");
+    weft::fuzz::check(!weft::kube::identity_of(text).ok(), "identity_of refuses what is not a JSON object");
+    return 0;
+  }
+  auto id = weft::kube::identity_of(text);
+  weft::fuzz::check(id.ok() && id->key() == weft::kube::key_of(tree) &&
+                        id->resource_version == weft::kube::metadata_string(tree, "resourceVersion"),
+                    "identity_of reads the key and version key_of reads from the tree");
+  auto fields = weft::kube::refuse_type_errors("", [&] { return weft::scheduler::pod_fields_of(tree); });
+  weft::fuzz::check(fields.ok() == raw.ok(), "the text and the tree readers refuse the same pods");
+  if (!fields) return 0;
+  const std::string tree_constraints = fields->constraints, raw_constraints = raw->constraints;
+  auto a = weft::kube::refuse_type_errors("", [&] { return weft::scheduler::pod_info_from(std::move(*fields)); });
+  auto b = weft::kube::refuse_type_errors("", [&] { return weft::scheduler::pod_info_from(std::move(*raw)); });
+  weft::fuzz::check(a.ok() == b.ok(), "the rules refuse the same fields from either reader");
+  if (a) weft::fuzz::check(record(*a, tree_constraints) == record(*b, raw_constraints), "both readers give the same pod");
+  return 0;
+}

@@ -1,0 +1,173 @@
+#include "kube/client/json_cursor.h"
+
+#include "kube/client/json_reader.h"
+
+namespace weft::kube {
+
+namespace {
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+}  // namespace
+
+void JsonCursor::skip_ws() {
+  while (p_ < s_.size() && is_space(s_[p_])) ++p_;
+}
+
+Error JsonCursor::fail(const std::string& what) const {
+  return make_error("syntax error at byte " + std::to_string(p_) + ": " + what);
+}
+
+char JsonCursor::peek() {
+  skip_ws();
+  if (p_ >= s_.size()) return '\0';
+  const char c = s_[p_];
+  switch (c) {
+    case '{': case '[': case '"': case 'n': return c;
+    case 't': case 'f': return 't';
+    default: return c == '-' || (c >= '0' && c <= '9') ? '0' : '\0';
+  }
+}
+
+Status JsonCursor::enter_object() {
+  if (peek() != '{') return fail("expected '{'");
+  ++p_;
+  first_.push_back(true);
+  return {};
+}
+
+Status JsonCursor::enter_array() {
+  if (peek() != '[') return fail("expected '['");
+  ++p_;
+  first_.push_back(true);
+  return {};
+}
+
+Result<bool> JsonCursor::next_key(std::string& key) {
+  if (first_.empty()) return fail("not inside an object");
+  skip_ws();
+  if (p_ < s_.size() && s_[p_] == '}') {
+    ++p_;
+    first_.pop_back();
+    return false;
+  }
+  if (!first_.back()) {
+    if (p_ >= s_.size() || s_[p_] != ',') return fail("expected ',' or '}'");
+    ++p_;
+    skip_ws();
+  }
+  first_.back() = false;
+  if (p_ >= s_.size() || s_[p_] != '"') return fail("expected a key");
+  if (auto s = read_json_string(s_, p_, key); !s) return s.error();
+  skip_ws();
+  if (p_ >= s_.size() || s_[p_] != ':') return fail("expected ':' after a key");
+  ++p_;
+  return true;
+}
+
+Result<bool> JsonCursor::next_element() {
+  if (first_.empty()) return fail("not inside an array");
+  skip_ws();
+  if (p_ < s_.size() && s_[p_] == ']') {
+    ++p_;
+    first_.pop_back();
+    return false;
+  }
+  if (!first_.back()) {
+    if (p_ >= s_.size() || s_[p_] != ',') return fail("expected ',' or ']'");
+    ++p_;
+  }
+  first_.back() = false;
+  return true;
+}
+
+Status JsonCursor::string(std::string& out) {
+  skip_ws();
+  return read_json_string(s_, p_, out);
+}
+
+Result<std::string_view> JsonCursor::skip() {
+  skip_ws();
+  const size_t start = p_;
+  if (auto s = skip_json_value(s_, p_); !s) return s.error();
+  return s_.substr(start, p_ - start);
+}
+
+Status JsonCursor::pass_over() {
+  auto s = skip();
+  if (!s) return s.error();
+  return {};
+}
+
+Status JsonCursor::end() {
+  skip_ws();
+  if (p_ < s_.size() && s_[p_] != '\0') return fail("unexpected text after the value");
+  return {};
+}
+
+Error JsonCursor::not_a(const std::string& field, const char* what) {
+  const size_t at = p_;
+  auto text = skip();
+  std::string shown = text ? std::string(text->substr(0, 60)) : "text at byte " + std::to_string(at);
+  return make_error(field + ": " + shown + " is not " + what);
+}
+
+Status JsonCursor::string_field(const std::string& field, std::string& out) {
+  switch (peek()) {
+    case '"': return string(out);
+    case 'n':
+      out.clear();
+      if (auto s = skip(); !s) return s.error();
+      return {};
+    default: return not_a(field, "a string");
+  }
+}
+
+Result<bool> JsonCursor::object_field(const std::string& field) {
+  switch (peek()) {
+    case '{':
+      if (auto s = enter_object(); !s) return s.error();
+      return true;
+    case 'n':
+      if (auto s = skip(); !s) return s.error();
+      return false;
+    default: return not_a(field, "an object");
+  }
+}
+
+Result<bool> JsonCursor::array_field(const std::string& field) {
+  switch (peek()) {
+    case '[':
+      if (auto s = enter_array(); !s) return s.error();
+      return true;
+    case 'n':
+      if (auto s = skip(); !s) return s.error();
+      return false;
+    default: return not_a(field, "an array");
+  }
+}
+
+Status JsonCursor::members(const std::string& field, const std::function<Status(const std::string& key)>& read) {
+  auto entered = object_field(field);
+  if (!entered) return entered.error();
+  if (!*entered) return {};
+  std::string key;
+  for (;;) {
+    auto more = next_key(key);
+    if (!more) return more.error();
+    if (!*more) return {};
+    if (auto s = read(key); !s) return s;
+  }
+}
+
+Status JsonCursor::elements(const std::string& field, const std::function<Status(size_t index)>& read) {
+  auto entered = array_field(field);
+  if (!entered) return entered.error();
+  if (!*entered) return {};
+  for (size_t i = 0;; ++i) {
+    auto more = next_element();
+    if (!more) return more.error();
+    if (!*more) return {};
+    if (auto s = read(i); !s) return s;
+  }
+}
+
+}  // namespace weft::kube

@@ -1,0 +1,335 @@
+#include "scheduler/core/pod_fields.h"
+
+#include <algorithm>
+
+#include "common/keys.h"
+#include "kube/client/json_cursor.h"
+#include "kube/client/json_reader.h"
+#include "kube/quantity.h"
+
+namespace weft::scheduler {
+
+using nlohmann::json;
+
+const std::vector<std::string>& pod_keys_read() {
+  // volcano.sh/preemptable and volcano.sh/task-spec may be a label or an annotation.
+  static const std::vector<std::string> keys = {keys::kGroupAnnotation, "scheduling.volcano.sh/group-name",
+                                                "volcano.sh/preemptable", "volcano.sh/task-spec"};
+  return keys;
+}
+
+namespace {
+
+bool read_key(const std::string& key) {
+  const auto& keys = pod_keys_read();
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+const json& at(const json& obj, const char* name) {
+  static const json null_value;
+  if (!obj.is_object()) return null_value;
+  auto it = obj.find(name);
+  return it == obj.end() ? null_value : *it;
+}
+
+std::string constraints_text(std::string_view tolerations, std::string_view node_selector,
+                             std::string_view node_affinity) {
+  std::string out;
+  out.reserve(48 + tolerations.size() + node_selector.size() + node_affinity.size());
+  out.append("{\"tolerations\":").append(tolerations);
+  out.append(",\"nodeSelector\":").append(node_selector);
+  out.append(",\"nodeAffinity\":").append(node_affinity).append("}");
+  return out;
+}
+
+// ---- from a tree ----
+
+Status string_map_of(const json& metadata, const char* part, std::vector<std::pair<std::string, std::string>>& into) {
+  const json& m = at(metadata, part);
+  if (m.is_null()) return {};
+  const std::string field = std::string("metadata.") + part;
+  if (!m.is_object()) return make_error(field + ": " + m.dump() + " is not an object");
+  for (const auto& key : pod_keys_read()) {
+    auto value = kube::optional_string(m, key.c_str(), field);
+    if (!value) return value.error();
+    if (m.contains(key) && !m[key].is_null()) into.emplace_back(key, std::move(*value));
+  }
+  return {};
+}
+
+// ---- from text ----
+
+using kube::JsonCursor;
+
+// A quantity as parse_resource_list reads it from a tree: a string, or a number's value.
+Result<int64_t> read_quantity(JsonCursor& c) {
+  if (c.peek() == '"') {
+    std::string quantity;
+    if (auto s = c.string(quantity); !s) return s.error();
+    return kube::parse_quantity_milli(std::string_view(quantity));
+  }
+  auto text = c.skip();
+  if (!text) return text.error();
+  auto value = kube::read_json(*text);
+  if (!value) return value.error();
+  return kube::parse_quantity_milli(*value);
+}
+
+Result<kube::ResourceList> read_resource_list(JsonCursor& c, const std::string& field) {
+  kube::ResourceList out;
+  if (const char kind = c.peek(); kind != '{' && kind != 'n') {
+    auto text = c.skip();
+    if (!text) return text.error();
+    return make_error(field + ": resource list is not an object: " + std::string(text->substr(0, 60)));
+  }
+  auto s = c.members(field, [&](const std::string& name) -> Status {
+    auto q = read_quantity(c);
+    if (!q) return wrap(wrap(q.error(), "resource '" + name + "'"), field);
+    out[name] = *q;
+    return {};
+  });
+  if (!s) return s.error();
+  return out;
+}
+
+Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string& where, bool init) {
+  kube::ContainerResources out;
+  auto s = c.members(where, [&](const std::string& key) -> Status {
+    if (key == "resources") {
+      out.requests.clear();
+      out.limits.clear();
+      return c.members(where + ".resources", [&](const std::string& part) -> Status {
+        if (part != "requests" && part != "limits") return c.pass_over();
+        auto list = read_resource_list(c, where + ".resources." + part);
+        if (!list) return list.error();
+        (part == "requests" ? out.requests : out.limits) = std::move(*list);
+        return {};
+      });
+    }
+    if (init && key == "restartPolicy") {
+      std::string policy;
+      if (auto st = c.string_field(where + ".restartPolicy", policy); !st) return st;
+      out.sidecar = policy == "Always";
+      return {};
+    }
+    return c.pass_over();
+  });
+  if (!s) return s.error();
+  return out;
+}
+
+Status read_containers(JsonCursor& c, const std::string& key, std::vector<kube::ContainerResources>& into) {
+  into.clear();
+  const std::string field = "spec." + key;
+  return c.elements(field, [&](size_t i) -> Status {
+    auto container = read_container(c, field + "[" + std::to_string(i) + "]", key == "initContainers");
+    if (!container) return container.error();
+    into.push_back(std::move(*container));
+    return {};
+  });
+}
+
+Status read_string_map(JsonCursor& c, const std::string& field, std::vector<std::pair<std::string, std::string>>& into) {
+  into.clear();
+  return c.members(field, [&](const std::string& key) -> Status {
+    if (!read_key(key)) return c.pass_over();
+    // A key met twice keeps its last value, as a tree would; null is no value.
+    const bool present = c.peek() != 'n';
+    std::string value;
+    if (auto s = c.string_field(field + "." + key, value); !s) return s;
+    std::erase_if(into, [&](const auto& kv) { return kv.first == key; });
+    if (present) into.emplace_back(key, std::move(value));
+    return {};
+  });
+}
+
+Status read_metadata(JsonCursor& c, PodFields& f) {
+  return c.members("metadata", [&](const std::string& key) -> Status {
+    std::string* text = key == "name"                ? &f.name
+                        : key == "namespace"         ? &f.namespace_name
+                        : key == "uid"               ? &f.uid
+                        : key == "resourceVersion"   ? &f.resource_version
+                        : key == "creationTimestamp" ? &f.created
+                                                     : nullptr;
+    if (text) return c.string_field("metadata." + key, *text);
+    if (key == "deletionTimestamp") {
+      f.deleting = c.peek() == '"';
+      return c.pass_over();
+    }
+    if (key == "annotations" || key == "labels")
+      return read_string_map(c, "metadata." + key, key == "labels" ? f.labels : f.annotations);
+    return c.pass_over();
+  });
+}
+
+// The text of the next value (the signature of pods filtered alike).
+Status span_into(JsonCursor& c, std::string_view& into) {
+  auto span = c.skip();
+  if (!span) return span.error();
+  into = *span;
+  return {};
+}
+
+Status read_spec(JsonCursor& c, PodFields& f) {
+  std::string_view tolerations = "null", node_selector = "null", node_affinity = "null";
+  auto s = c.members("spec", [&](const std::string& key) -> Status {
+    std::string* text = key == "nodeName"            ? &f.node_name
+                        : key == "schedulerName"     ? &f.scheduler_name
+                        : key == "priorityClassName" ? &f.priority_class
+                                                     : nullptr;
+    if (text) return c.string_field("spec." + key, *text);
+    if (key == "tolerations") return span_into(c, tolerations);
+    if (key == "nodeSelector") return span_into(c, node_selector);
+    if (key == "affinity") {
+      node_affinity = "null";
+      if (c.peek() != '{') return c.pass_over();   // not an object: no node affinity, as the tree readers take it
+      return c.members("spec.affinity", [&](const std::string& part) {
+        return part == "nodeAffinity" ? span_into(c, node_affinity) : c.pass_over();
+      });
+    }
+    if (key == "containers") return read_containers(c, key, f.resources.containers);
+    if (key == "initContainers") return read_containers(c, key, f.resources.init_containers);
+    if (key == "overhead") {
+      auto list = read_resource_list(c, "spec.overhead");
+      if (!list) return list.error();
+      f.resources.overhead = std::move(*list);
+      return {};
+    }
+    if (key == "priority") {
+      auto span = c.skip();
+      if (!span) return span.error();
+      auto value = kube::read_json(*span);
+      if (!value) return value.error();
+      f.priority = std::move(*value);
+      return {};
+    }
+    return c.pass_over();
+  });
+  f.constraints = constraints_text(tolerations, node_selector, node_affinity);
+  return s;
+}
+
+// Of a pod's conditions the core reads PodScheduled only (when it was bound). Written by
+// the kubelet and the scheduler: a value of another type is no value.
+Status read_condition(JsonCursor& c, PodFields& f) {
+  if (c.peek() != '{') return c.pass_over();
+  std::string type, status, time;
+  auto s = c.members("status.conditions", [&](const std::string& key) -> Status {
+    std::string* into = key == "type" ? &type : key == "status" ? &status : key == "lastTransitionTime" ? &time : nullptr;
+    if (!into) return c.pass_over();
+    into->clear();
+    return c.peek() == '"' ? c.string(*into) : c.pass_over();
+  });
+  if (type == "PodScheduled" && status == "True" && !time.empty() && f.scheduled_time.empty()) f.scheduled_time = time;
+  return s;
+}
+
+Status read_status(JsonCursor& c, PodFields& f) {
+  return c.members("status", [&](const std::string& key) -> Status {
+    if (key == "phase") return c.string_field("status.phase", f.phase);
+    if (key == "startTime") {
+      f.start_time.clear();
+      return c.peek() == '"' ? c.string(f.start_time) : c.pass_over();
+    }
+    if (key == "conditions") {
+      f.scheduled_time.clear();
+      if (c.peek() != '[') return c.pass_over();
+      return c.elements("status.conditions", [&](size_t) { return read_condition(c, f); });
+    }
+    return c.pass_over();
+  });
+}
+
+PodFields& reset_metadata(PodFields& f) {
+  for (auto* text : {&f.name, &f.namespace_name, &f.uid, &f.resource_version, &f.created}) text->clear();
+  f.deleting = false;
+  f.annotations.clear();
+  f.labels.clear();
+  return f;
+}
+
+PodFields& reset_spec(PodFields& f) {
+  f.resources = {};
+  f.priority = nullptr;
+  for (auto* text : {&f.priority_class, &f.scheduler_name, &f.node_name, &f.constraints}) text->clear();
+  return f;
+}
+
+PodFields& reset_status(PodFields& f) {
+  for (auto* text : {&f.phase, &f.scheduled_time, &f.start_time}) text->clear();
+  return f;
+}
+
+}  // namespace
+
+Result<PodFields> pod_fields_of(const json& o) {
+  if (!o.is_object()) return make_error(o.dump().substr(0, 60) + " is not an object");
+  for (const char* section : {"metadata", "spec", "status"})
+    if (const json& v = at(o, section); !v.is_null() && !v.is_object())
+      return make_error(std::string(section) + ": " + v.dump().substr(0, 60) + " is not an object");
+  PodFields f;
+  const json& md = at(o, "metadata");
+  for (auto [key, into] : {std::pair{"name", &f.name}, std::pair{"namespace", &f.namespace_name},
+                           std::pair{"uid", &f.uid}, std::pair{"resourceVersion", &f.resource_version},
+                           std::pair{"creationTimestamp", &f.created}}) {
+    auto v = kube::optional_string(md, key, "metadata");
+    if (!v) return v.error();
+    *into = std::move(*v);
+  }
+  f.deleting = at(md, "deletionTimestamp").is_string();
+  if (auto s = string_map_of(md, "annotations", f.annotations); !s) return s.error();
+  if (auto s = string_map_of(md, "labels", f.labels); !s) return s.error();
+  auto resources = kube::pod_resources(o);
+  if (!resources) return resources.error();
+  f.resources = std::move(*resources);
+  const json& spec = at(o, "spec");
+  f.priority = at(spec, "priority");
+  for (auto [key, into] : {std::pair{"nodeName", &f.node_name}, std::pair{"schedulerName", &f.scheduler_name},
+                           std::pair{"priorityClassName", &f.priority_class}}) {
+    auto v = kube::optional_string(spec, key, "spec");
+    if (!v) return v.error();
+    *into = std::move(*v);
+  }
+  f.constraints = constraints_text(at(spec, "tolerations").dump(), at(spec, "nodeSelector").dump(),
+                                   at(at(spec, "affinity"), "nodeAffinity").dump());
+  const json& status = at(o, "status");
+  auto phase = kube::optional_string(status, "phase", "status");
+  if (!phase) return phase.error();
+  f.phase = std::move(*phase);
+  if (at(status, "startTime").is_string()) f.start_time = at(status, "startTime").get<std::string>();
+  if (at(status, "conditions").is_array())
+    for (const auto& cond : at(status, "conditions"))
+      if (at(cond, "type") == "PodScheduled" && at(cond, "status") == "True" &&
+          at(cond, "lastTransitionTime").is_string() && f.scheduled_time.empty())
+        f.scheduled_time = at(cond, "lastTransitionTime").get<std::string>();
+  return f;
+}
+
+Result<PodFields> pod_fields_of_text(std::string_view text) {
+  PodFields f;
+  JsonCursor c(text);
+  if (c.peek() != '{') return make_error("the pod is not a JSON object");
+  auto s = c.members("pod", [&](const std::string& key) -> Status {
+    // A section met twice is read from its last copy only, as a tree keeps it.
+    if (key == "metadata") return read_metadata(c, reset_metadata(f));
+    if (key == "spec") return read_spec(c, reset_spec(f));
+    if (key == "status") return read_status(c, reset_status(f));
+    return c.pass_over();
+  });
+  if (!s) return s.error();
+  if (f.constraints.empty()) f.constraints = constraints_text("null", "null", "null");
+  if (auto end = c.end(); !end) return end.error();
+  return f;
+}
+
+Result<json> constraints_pod(const std::string& constraints) {
+  auto c = kube::read_json(constraints);
+  if (!c) return c.error();
+  json spec = json::object();
+  for (const char* key : {"tolerations", "nodeSelector"})
+    if (!(*c)[key].is_null()) spec[key] = std::move((*c)[key]);
+  if (!(*c)["nodeAffinity"].is_null()) spec["affinity"] = {{"nodeAffinity", std::move((*c)["nodeAffinity"])}};
+  return json{{"spec", std::move(spec)}};
+}
+
+}  // namespace weft::scheduler

@@ -1,0 +1,47 @@
+// What the core reads of a v1 Pod, read either from a JSON tree (scenarios, tests) or
+// straight from the object's text (the scheduler's cache, one watch event at a time,
+// without building a tree). pod_info_from (snapshot.h) turns either into a PodInfo, so
+// the rules live in one place and both readers only extract.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "kube/objects.h"
+
+namespace weft::scheduler {
+
+struct PodFields {
+  std::string name, namespace_name, uid, resource_version, created;
+  bool deleting = false;   // metadata.deletionTimestamp is set
+  // Of metadata.annotations and metadata.labels, only the keys the core reads
+  // (pod_keys_read()), in the order met.
+  std::vector<std::pair<std::string, std::string>> annotations, labels;
+  kube::PodResources resources;
+  nlohmann::json priority;   // spec.priority as given (a number, or a string the rules parse); null: absent
+  std::string priority_class, scheduler_name, node_name, phase;
+  // spec.tolerations, spec.nodeSelector and spec.affinity.nodeAffinity as one JSON text
+  // {"tolerations":…,"nodeSelector":…,"nodeAffinity":…}: pods with equal texts are
+  // filtered alike, so it is decoded only for the first pod of a template.
+  std::string constraints;
+  std::string scheduled_time;   // lastTransitionTime of the PodScheduled condition when True
+  std::string start_time;       // status.startTime
+};
+
+// The annotation and label keys PodFields keeps.
+const std::vector<std::string>& pod_keys_read();
+
+// Errors name the field ("spec.nodeName: 5 is not a string"), not the pod.
+Result<PodFields> pod_fields_of(const nlohmann::json& pod);
+Result<PodFields> pod_fields_of_text(std::string_view pod_text);
+
+// The tree PodFields::constraints stands for, as kube::tolerations_of_pod and
+// kube::NodeAffinity::from_pod read it: {"spec": {...}}.
+Result<nlohmann::json> constraints_pod(const std::string& constraints);
+
+}  // namespace weft::scheduler
