@@ -265,6 +265,30 @@ TEST(GlobalDispatch, DispatchedBindingsHoldTheirMembersBeforeTheirPodsExist) {
   EXPECT_EQ(allocated_gpus(d, "team"), 16);
 }
 
+// A replica being replaced: its old pod is being deleted (Volcano's Releasing) and still
+// holds its node; it is not one of the binding's bound replicas, so the member keeps room
+// for the pending replacement as well.
+TEST(GlobalDispatch, PodsBeingDeletedAreNotBoundReplicasButHoldTheirNodes) {
+  std::vector<json> o;
+  add_member(o, "m1", 3);
+  o.push_back(queue("team", 1));
+  add_job(o, "first", "team", 2, 0, "m1");
+  o.push_back(job_pod("m1", "ml", "first", 0, "m1-n0", 8));
+  json leaving = job_pod("m1", "ml", "first", 1, "m1-n1", 8);
+  leaving["metadata"]["deletionTimestamp"] = at_second(5);
+  o.push_back(leaving);
+  json replacement = job_pod("m1", "ml", "first", 2, "", 8);
+  replacement["spec"].erase("nodeName");
+  replacement["status"]["phase"] = "Pending";
+  o.push_back(replacement);
+  add_job(o, "second", "team", 1, 1);   // would fit only in the replacement's room (m1-n2)
+  GlobalDecisions d = decide(o);
+  const auto& second = find(d, "ml/second-job");
+  EXPECT_TRUE(second.suspended) << second.reason;
+  EXPECT_TRUE(second.clusters.empty());
+  EXPECT_EQ(allocated_gpus(d, "team"), 16);
+}
+
 }  // namespace
 }  // namespace weft::scheduler::global::testing
 

@@ -114,11 +114,13 @@ class Dispatcher {
     else l.decision.reason = "not suspended and without clusters: left to the Karmada scheduler";
   }
 
-  // Bound member pods by the dispatched binding that created them.
+  // Bound member pods by the dispatched binding that created them. A pod being deleted
+  // is not one of them (Volcano's Releasing): its node stays taken (MemberState), and the
+  // binding's replacement for it is placed in reserve() like any replica not yet bound.
   void index_owned_pods() {
     for (const auto& [member, owners] : s_.pod_owners) {
       for (const auto& p : s_.members.at(member).pods) {
-        if (!p.bound()) continue;
+        if (!p.running_member()) continue;
         auto o = owners.find(p.key);
         if (o != owners.end()) owned_[o->second.first].push_back({member, &p, o->second.second});
       }

@@ -46,7 +46,7 @@ MemberState::MemberState(std::string name, const Snapshot& member) : name_(std::
   snap_.queues[kDefaultQueue] = QueueInfo{.name = kDefaultQueue};
   for (size_t i = 0; i < snap_.nodes.size(); ++i) node_index_[snap_.nodes[i].name] = static_cast<int>(i);
   for (const auto& p : member.pods) {
-    if (!p.bound()) continue;
+    if (!p.bound()) continue;   // a pod being deleted too: it holds its node until it is gone
     auto it = node_index_.find(p.node);
     if (it == node_index_.end()) continue;
     NodeInfo& n = snap_.nodes[it->second];
