@@ -109,12 +109,13 @@ write("scenario", files("tests/scheduler/scenarios/*.yaml") + files("tests/sched
       literals("tests/kube/scenario_test.cc"))
 write("objects", files("tests/scheduler/scenarios/*.yaml") + files("tests/scheduler-run/scenarios/*.yaml") +
       files("tests/descheduler/testdata/*.yaml"))
-# pod_text: each Pod of the scenarios as the API would send it, and the tests' pod texts.
-scenario_pods = []
+# object_text: each Pod and Node of the scenarios as the API would send it, and the tests' texts.
+scenario_objects = []
 for text in files("tests/scheduler/scenarios/*.yaml") + files("tests/scheduler-run/scenarios/*.yaml"):
-    scenario_pods += [json.dumps(d, default=str).encode() for d in yaml.safe_load_all(text)
-                      if isinstance(d, dict) and d.get("kind") == "Pod"]
-write("pod_text", scenario_pods + [s for s in literals("tests/scheduler/pod_fields_test.cc") if s.startswith(b"{")])
+    scenario_objects += [json.dumps(d, default=str).encode() for d in yaml.safe_load_all(text)
+                         if isinstance(d, dict) and d.get("kind") in ("Pod", "Node")]
+write("object_text", scenario_objects + [s for t in ("pod_fields_test.cc", "node_fields_test.cc")
+                                         for s in literals("tests/scheduler/" + t) if s.startswith(b"{")])
 global_scenarios = files("tests/global/scenarios/*.yaml")
 write("global_objects", global_scenarios + [yaml_as_json_list(t) for t in global_scenarios])
 write("scheduler_config", files("tests/scheduler/scenarios/*.conf") + files("deploy/scheduler/configmap.yaml") +

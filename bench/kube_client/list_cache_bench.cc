@@ -221,14 +221,17 @@ size_t list_informers(weft::kube::Client& client) {
 
 // What weft-scheduler run keeps: its ClusterCache (every watched kind, typed records with
 // pooled strings) until synced.
-size_t list_scheduler_cache(weft::kube::Client& client) {
-  auto* cache = new weft::scheduler::ClusterCache(client);   // kept, as above
+size_t list_scheduler_cache_as(weft::kube::Client& client, bool from_text) {
+  auto* cache = new weft::scheduler::ClusterCache(client, {.decode_from_text = from_text});   // kept, as above
   if (auto s = cache->start(); !s || !cache->wait_for_sync(std::chrono::minutes(5))) {
     std::fprintf(stderr, "scheduler cache did not sync\n");
     _exit(6);
   }
   return cache->decoded_size("Node") + cache->decoded_size("Pod");
 }
+size_t list_scheduler_cache(weft::kube::Client& client) { return list_scheduler_cache_as(client, true); }
+// The same cache decoding each Pod and Node from a projected tree (before text decoding).
+size_t list_scheduler_cache_tree(weft::kube::Client& client) { return list_scheduler_cache_as(client, false); }
 
 size_t run_naive(const Inputs& in) {
   auto* nodes = new json(json::parse(in.nodes));
@@ -248,6 +251,37 @@ size_t run_stream_decode(const Inputs& in) {
   return cache->size();
 }
 
+// Modes that list from kube-lite.
+bool served(const std::string& mode) {
+  return mode == "kube-lite" || mode == "scheduler-cache" || mode == "scheduler-cache-tree";
+}
+
+// The scheduler's decode alone, over the listed pods and nodes in memory: each item to a
+// typed record kept, from its text (as run decodes now) or from a projected tree (before).
+size_t run_typed_decode(const Inputs& in, bool from_text) {
+  auto* pools = new weft::scheduler::DecodePools();
+  auto* kept = new std::vector<weft::scheduler::DecodedPtr>();
+  for (const auto& [body, kind] : {std::pair{&in.nodes, "Node"}, std::pair{&in.pods, "Pod"}}) {
+    const json keep = weft::scheduler::scheduler_projection(kind);
+    auto listed = from_text ? weft::kube::decode_list_raw(*body,
+                                                          [&](std::string_view text, weft::kube::ObjectIdentity&& id) {
+                                                            kept->push_back(weft::scheduler::decode_object_text(
+                                                                kind, id.key(), text, pools));
+                                                          })
+                            : weft::kube::decode_list(
+                                  *body,
+                                  [&](json&& o) {
+                                    weft::scheduler::to_cached_form(o, "v1", kind);
+                                    kept->push_back(weft::scheduler::decode_object(o, pools));
+                                  },
+                                  keep);
+    if (!listed) _exit(2);
+  }
+  for (const auto& d : *kept)
+    if (d->undecodable()) _exit(4);
+  return kept->size();
+}
+
 struct KubeLiteRun {
   std::string binary, state;
 };
@@ -259,10 +293,12 @@ Measure run_mode(const std::string& mode, int nodes, int pods, const KubeLiteRun
   if (pid == 0) {
     close(fds[0]);
     Measure m;
-    if (mode == "kube-lite" || mode == "scheduler-cache") {
+    if (served(mode)) {
       m.before_kib = status_kib("VmRSS");
       m.objects = with_kube_lite(kube_lite.binary, kube_lite.state, m,
-                                 mode == "kube-lite" ? list_informers : list_scheduler_cache);
+                                 mode == "kube-lite"         ? list_informers
+                                 : mode == "scheduler-cache" ? list_scheduler_cache
+                                                             : list_scheduler_cache_tree);
       if (write(fds[1], &m, sizeof m) != sizeof m) _exit(3);
       _exit(0);
     }
@@ -277,6 +313,8 @@ Measure run_mode(const std::string& mode, int nodes, int pods, const KubeLiteRun
     if (mode == "scheduler-project-after-parse") m.objects = run_informer(in, Keep::SchedulerAfterParse, done);
     if (mode == "scheduler-project-while-parsing") m.objects = run_informer(in, Keep::SchedulerWhileParsing, done);
     if (mode == "stream-decode") m.objects = run_stream_decode(in);
+    if (mode == "typed-decode-text") m.objects = run_typed_decode(in, true);
+    if (mode == "typed-decode-tree") m.objects = run_typed_decode(in, false);
     if (mode == "naive-tree") m.objects = run_naive(in);
     if (done == std::chrono::steady_clock::time_point{}) done = std::chrono::steady_clock::now();
     m.seconds = std::chrono::duration<double>(done - start).count();
@@ -308,7 +346,7 @@ int main(int argc, char** argv) {
                                     "stream-decode", "naive-tree"};
   app.add_option("--nodes", nodes, "Nodes in the list");
   app.add_option("--pods", pods, "Pods in the list");
-  app.add_option("--modes", modes, "Modes to run (also: kube-lite, scheduler-cache)");
+  app.add_option("--modes", modes, "Modes to run (also: kube-lite, scheduler-cache, scheduler-cache-tree, typed-decode-text, typed-decode-tree)");
   KubeLiteRun kube_lite{WEFT_KUBE_LITE_BINARY, ""};
   app.add_option("--kube-lite", kube_lite.binary, "kube-lite binary for the kube-lite mode");
   std::string write_state;
@@ -319,8 +357,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   char state_dir[] = "/tmp/weft-bench-kube-lite-XXXXXX";
-  auto wanted = [&](const char* mode) { return std::find(modes.begin(), modes.end(), mode) != modes.end(); };
-  if (wanted("kube-lite") || wanted("scheduler-cache")) {
+  if (std::any_of(modes.begin(), modes.end(), served)) {
     if (!mkdtemp(state_dir)) return 1;
     kube_lite.state = std::string(state_dir) + "/state.json";
     write_state_file(kube_lite.state, nodes, pods);
@@ -337,12 +374,14 @@ int main(int argc, char** argv) {
     Measure m = run_mode(mode, nodes, pods, kube_lite);
     std::printf("%-30s %9zu %8.2f %12.1f %12.1f %14.1f\n", mode.c_str(), m.objects, m.seconds, m.peak_kib / 1024.0,
                 (m.peak_kib - m.before_kib) / 1024.0, (m.after_kib - m.before_kib) / 1024.0);
-    if (mode == "kube-lite" || mode == "scheduler-cache")
+    if (served(mode))
       std::printf("  kube-lite server: --state load %.2f s, server peak RSS %.1f MiB; the row above is %s\n",
                   m.server_load_seconds, m.server_peak_kib / 1024.0,
                   mode == "kube-lite" ? "a generic informer listing from it in pages of 500"
-                                      : "weft-scheduler run's cache until synced (per object: retained / objects)");
-    if ((mode == "kube-lite" || mode == "scheduler-cache") && m.objects)
+                  : mode == "scheduler-cache"
+                      ? "weft-scheduler run's cache until synced, pods decoded from text"
+                      : "the same cache with pods and nodes decoded from projected trees (the baseline)");
+    if (served(mode) && m.objects)
       std::printf("  heap in use (glibc mallinfo2): %.1f MiB, %.0f bytes per cached object\n",
                   m.heap_in_use_bytes / 1048576.0, m.heap_in_use_bytes / m.objects);
     std::fflush(stdout);

@@ -24,6 +24,13 @@ namespace weft::kube {
 class JsonCursor {
  public:
   explicit JsonCursor(std::string_view text, size_t pos = 0) : s_(text), p_(pos) {}
+  // Over text already checked as JSON (an informer's raw object): what is skipped is only
+  // scanned for its end, not checked again. Never for text from anywhere else.
+  static JsonCursor over_checked(std::string_view text) {
+    JsonCursor c(text);
+    c.checked_ = true;
+    return c;
+  }
 
   // What the next value is: '{', '[', '"', 'n' (null), 't' (true or false), '0' (a
   // number); '\0' at the end of the text or before anything else.
@@ -60,6 +67,7 @@ class JsonCursor {
   std::string_view s_;
   size_t p_;
   std::vector<bool> first_;   // per open container: its next member would be the first
+  bool checked_ = false;
 };
 
 }  // namespace weft::kube

@@ -6,9 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include "common/keys.h"
-#include "kube/client/json_reader.h"
 #include "kube/client/projection.h"
 #include "kube/objects.h"
+#include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
 
 namespace weft::scheduler {
@@ -125,27 +125,32 @@ DecodedPtr decode_object(const json& object, DecodePools* pools) {
 
 DecodedPtr decode_object_text(const std::string& kind, const std::string& key, std::string_view text,
                               DecodePools* pools) {
-  if (kind != "Pod") {
-    auto object = kube::read_json(text, scheduler_projection(kind));
-    if (!object) return std::make_shared<DecodedObject>(
-        DecodedObject{DecodedObject::Undecodable{kind, key, kind + " " + key + ": " + object.message()}, {}, {}, {}});
-    to_cached_form(*object, "v1", kind);
-    return decode_object(*object, pools);
-  }
-  const std::string where = "Pod " + key;
+  const std::string where = kind + " " + key;
   auto d = std::make_shared<DecodedObject>();
-  auto fields = pod_fields_of_text(text);
-  if (!fields) {
-    d->value = DecodedObject::Undecodable{kind, key, where + ": " + fields.message()};
+  auto undecodable = [&](const std::string& message) {
+    d->value = DecodedObject::Undecodable{kind, key, message};
     return d;
+  };
+  auto take = [&](auto& fields, auto decode) {
+    d->uid = std::move(fields.uid);
+    d->version = std::move(fields.resource_version);
+    d->created = std::move(fields.created);
+    auto info = decode(std::move(fields), where, pools);
+    if (!info) return undecodable(info.message());
+    d->value = std::move(*info);
+    return d;
+  };
+  if (kind == "Pod") {
+    auto fields = pod_fields_of_text(text, /*checked=*/true);
+    if (!fields) return undecodable(where + ": " + fields.message());
+    return take(*fields, pod_info_from);
   }
-  d->uid = std::move(fields->uid);
-  d->version = std::move(fields->resource_version);
-  d->created = std::move(fields->created);
-  auto p = pod_info_from(std::move(*fields), where, pools);
-  if (p) d->value = std::move(*p);
-  else d->value = DecodedObject::Undecodable{kind, key, p.message()};
-  return d;
+  if (kind == "Node") {
+    auto fields = node_fields_of_text(text, /*checked=*/true);
+    if (!fields) return undecodable(where + ": " + fields.message());
+    return take(*fields, node_info_from);
+  }
+  return undecodable(where + ": not a Pod or a Node");
 }
 
 const std::string& DecodedObject::kind() const {
@@ -175,7 +180,7 @@ json DecodedObject::reference() const {
   return {{"apiVersion", "v1"}, {"kind", kind()}, {"metadata", std::move(meta)}};
 }
 
-ClusterCache::ClusterCache(kube::Client& client) : client_(client) {}
+ClusterCache::ClusterCache(kube::Client& client, ClusterCacheOptions options) : client_(client), options_(options) {}
 
 ClusterCache::~ClusterCache() { stop(); }
 
@@ -195,14 +200,18 @@ Status ClusterCache::start() {
     kube::InformerOptions options;
     options.compact = true;
     options.keep_objects = !decoded_kind(kind.kind);
-    // Pods and Nodes are decoded from each event's text into the typed cache, no tree between.
-    options.raw = decoded_kind(kind.kind);
+    // Pods and Nodes are decoded from each event's text into the typed cache.
+    options.raw = decoded_kind(kind.kind) && options_.decode_from_text;
     options.keep = scheduler_projection(kind.kind);
     options.transform = [api_version = kind.api_version, kind_name = kind.kind](json& object) {
       to_cached_form(object, api_version, kind_name);
     };
     auto informer = std::make_unique<kube::Informer>(client_, kind.ref, "", options);
-    if (decoded_kind(kind.kind))
+    if (decoded_kind(kind.kind) && !options.raw)
+      informer->add_handlers({.on_add = [this](const json& o) { store(decode_object(o, &pools_)); },
+                              .on_update = [this](const json&, const json& o) { store(decode_object(o, &pools_)); },
+                              .on_delete = [this](const json& o) { erase(kube::kind_of(o), kube::key_of(o)); }});
+    if (options.raw)
       informer->add_raw_handlers(
           {.on_object = [this, kind = kind.kind](const std::string& key,
                                                  std::string_view text) { store(kind, key, text); },
@@ -231,9 +240,12 @@ bool ClusterCache::wait_for_sync(std::chrono::milliseconds timeout) {
 }
 
 void ClusterCache::store(const std::string& kind, const std::string& key, std::string_view text) {
-  DecodedPtr d = decode_object_text(kind, key, text, &pools_);
+  store(decode_object_text(kind, key, text, &pools_));
+}
+
+void ClusterCache::store(DecodedPtr d) {
   std::lock_guard lock(decoded_mu_);
-  decoded_[kind][key] = d;
+  decoded_[d->kind()][d->key()] = d;
 }
 
 void ClusterCache::erase(const std::string& kind, const std::string& key) {

@@ -7,11 +7,11 @@
 // Pods and Nodes, the bulk of a cluster, are decoded once per watch event into the core's
 // own PodInfo/NodeInfo, so a cycle copies typed records instead of decoding 100,000
 // objects; their informers keep only names and versions. A Pod is decoded straight from
-// the event's text (pod_fields.h reads the fields the core uses; no JSON tree is built);
-// a Node from its projected form (scheduler_projection()). The other kinds are few and
-// stay as projected MessagePack, decoded per cycle. A field the core starts to read must
-// be added to PodFields or the projection; the scenario tests (tests/scheduler-run) bind
-// through this cache what `simulate` places.
+// the event's text, a Node likewise (pod_fields.h and node_fields.h read the fields the
+// core uses; no JSON tree is built). The other kinds are few and stay as projected
+// MessagePack, decoded per cycle. A field the core starts to read must be added to
+// PodFields/NodeFields; the scenario tests (tests/scheduler-run) bind through this cache
+// what `simulate` places.
 #pragma once
 
 #include <chrono>
@@ -71,14 +71,20 @@ struct DecodedObject {
 using DecodedPtr = std::shared_ptr<const DecodedObject>;
 // `pools` (optional) shares repeated texts and constraints across the decoded records.
 DecodedPtr decode_object(const nlohmann::json& cached_object, DecodePools* pools = nullptr);
-// The same from the object's JSON text as the API sent it (the cache's path): a Pod
-// without any tree between; `key` is the informer's.
+// The same from the object's JSON text as an informer hands it over (InformerOptions::raw:
+// already checked as JSON), the cache's path, without any tree; `key` is the informer's.
 DecodedPtr decode_object_text(const std::string& kind, const std::string& key, std::string_view text,
                               DecodePools* pools = nullptr);
 
+struct ClusterCacheOptions {
+  // false: every Pod and Node is read into a projected JSON tree first and decoded from
+  // it, as before decoding from text (the benchmark's baseline).
+  bool decode_from_text = true;
+};
+
 class ClusterCache {
  public:
-  explicit ClusterCache(kube::Client& client);
+  explicit ClusterCache(kube::Client& client, ClusterCacheOptions options = {});
   ~ClusterCache();
 
   // Probes optional kinds, then starts one informer per kind that exists.
@@ -132,9 +138,11 @@ class ClusterCache {
   void overlay_podgroup(const std::string& key, nlohmann::json& pg, std::set<std::string>& seen);
 
   void store(const std::string& kind, const std::string& key, std::string_view text);
+  void store(DecodedPtr object);
   void erase(const std::string& kind, const std::string& key);
 
   kube::Client& client_;
+  ClusterCacheOptions options_;
   std::vector<std::pair<WatchedKind, std::unique_ptr<kube::Informer>>> informers_;
   mutable std::mutex decoded_mu_;
   std::map<std::string, std::map<std::string, DecodedPtr>> decoded_;   // kind -> key -> object

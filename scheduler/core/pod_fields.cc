@@ -305,9 +305,9 @@ Result<PodFields> pod_fields_of(const json& o) {
   return f;
 }
 
-Result<PodFields> pod_fields_of_text(std::string_view text) {
+Result<PodFields> pod_fields_of_text(std::string_view text, bool checked) {
   PodFields f;
-  JsonCursor c(text);
+  JsonCursor c = checked ? JsonCursor::over_checked(text) : JsonCursor(text);
   if (c.peek() != '{') return make_error("the pod is not a JSON object");
   auto s = c.members("pod", [&](const std::string& key) -> Status {
     // A section met twice is read from its last copy only, as a tree keeps it.
@@ -320,6 +320,14 @@ Result<PodFields> pod_fields_of_text(std::string_view text) {
   if (f.constraints.empty()) f.constraints = constraints_text("null", "null", "null");
   if (auto end = c.end(); !end) return end.error();
   return f;
+}
+
+Result<kube::ResourceList> resource_list_of_text(std::string_view text, const std::string& field) {
+  JsonCursor c(text);
+  auto list = read_resource_list(c, field);
+  if (!list) return list;
+  if (auto end = c.end(); !end) return end.error();
+  return list;
 }
 
 Result<json> constraints_pod(const std::string& constraints) {

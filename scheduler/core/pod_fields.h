@@ -38,7 +38,13 @@ const std::vector<std::string>& pod_keys_read();
 
 // Errors name the field ("spec.nodeName: 5 is not a string"), not the pod.
 Result<PodFields> pod_fields_of(const nlohmann::json& pod);
-Result<PodFields> pod_fields_of_text(std::string_view pod_text);
+// `checked`: the text was checked as JSON already (an informer's raw object), so what is
+// skipped is only scanned for its end.
+Result<PodFields> pod_fields_of_text(std::string_view pod_text, bool checked = false);
+
+// A resource list ("cpu": "4", ...) from its JSON text; "null" is an empty one. Errors
+// name `field` and the resource, as parse_resource_list's do.
+Result<kube::ResourceList> resource_list_of_text(std::string_view text, const std::string& field);
 
 // The tree PodFields::constraints stands for, as kube::tolerations_of_pod and
 // kube::NodeAffinity::from_pod read it: {"spec": {...}}.

@@ -9,6 +9,8 @@
 #include "kube/objects.h"
 #include "kube/podgroup.h"
 #include "kube/time.h"
+#include "kube/client/json_reader.h"
+#include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
 
 namespace weft::scheduler {
@@ -122,20 +124,9 @@ Status missing_name(const json& o, const std::string& where) {
 }
 
 Result<NodeInfo> decode_node(const json& o, const std::string& where, DecodePools* pools) {
-  if (auto s = missing_name(o, where); !s) return s.error();
-  NodeInfo n;
-  n.name = kube::name_of(o);
-  n.labels = kube::interned_labels_of(o, pools ? &pools->strings : nullptr);
-  auto alloc = kube::node_allocatable(o);
-  if (!alloc) return make_error((where.empty() ? "" : where + ": ") + alloc.message());
-  n.allocatable = std::move(*alloc);
-  auto taints = kube::taints_of_node(o);
-  if (!taints) return make_error((where.empty() ? "" : where + ": ") + taints.message());
-  n.taints = std::move(*taints);
-  n.ready = kube::node_ready(o);
-  n.unschedulable = kube::node_unschedulable(o);
-  n.load = parse_load(kube::annotation(o, keys::kLoadAnnotation), &n.load_error);
-  return n;
+  auto fields = node_fields_of(o);
+  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
+  return node_info_from(std::move(*fields), where, pools);
 }
 
 Result<PodInfo> decode_pod(const json& o, const std::string& where, DecodePools* pools) {
@@ -299,6 +290,42 @@ Result<NodeInfo> node_info_of(const json& o, const std::string& where, DecodePoo
 
 Result<PodInfo> pod_info_of(const json& o, const std::string& where, DecodePools* pools) {
   return kube::refuse_type_errors(where, [&] { return decode_pod(o, where, pools); });
+}
+
+Result<NodeInfo> node_info_from(NodeFields&& f, const std::string& where, DecodePools* pools) {
+  const std::string prefix = where.empty() ? "" : where + ": ";
+  if (f.name.empty()) return make_error(prefix + "metadata.name: missing");
+  StringPool* pool = pools ? &pools->strings : nullptr;
+  NodeInfo n;
+  n.name = std::move(f.name);
+  // Sorted by key, each key once (its last value), as a JSON object keeps them.
+  std::stable_sort(f.labels.begin(), f.labels.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<SharedString, SharedString>> labels;
+  for (size_t i = 0; i < f.labels.size(); ++i)
+    if (i + 1 == f.labels.size() || f.labels[i + 1].first != f.labels[i].first)
+      labels.emplace_back(shared_text(pool, f.labels[i].first), shared_text(pool, f.labels[i].second));
+  n.labels = kube::InternedLabels::from_sorted(std::move(labels));
+  const char* field = f.allocatable_given ? "status.allocatable" : "status.capacity";
+  auto alloc = resource_list_of_text(f.allocatable_given ? f.allocatable : f.capacity, field);
+  if (!alloc) return make_error(prefix + alloc.message());
+  n.allocatable = std::move(*alloc);
+  if (f.taints != "null") {
+    auto taints_tree = kube::read_json(f.taints);
+    if (!taints_tree) return make_error(prefix + "spec.taints: " + taints_tree.message());
+    auto taints = kube::taints_of_node(json{{"spec", {{"taints", std::move(*taints_tree)}}}});
+    if (!taints) return make_error(prefix + taints.message());
+    n.taints = std::move(*taints);
+  }
+  n.ready = !f.conditions_listed ? true : f.ready ? *f.ready == "True" : f.conditions == 0;
+  n.unschedulable = f.unschedulable;
+  n.load = parse_load(f.load, &n.load_error);
+  return n;
+}
+
+Result<NodeInfo> node_info_of_text(std::string_view text, const std::string& where, DecodePools* pools) {
+  auto fields = node_fields_of_text(text);
+  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
+  return node_info_from(std::move(*fields), where, pools);
 }
 
 Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePools* pools) {

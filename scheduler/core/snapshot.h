@@ -180,6 +180,11 @@ Result<PodInfo> pod_info_of_text(std::string_view pod_text, const std::string& w
 struct PodFields;
 // Both of the above: the rules that make a PodInfo of what was read (pod_fields.h).
 Result<PodInfo> pod_info_from(PodFields&& fields, const std::string& where = "", DecodePools* pools = nullptr);
+// The same for nodes (node_fields.h).
+Result<NodeInfo> node_info_of_text(std::string_view node_text, const std::string& where = "",
+                                   DecodePools* pools = nullptr);
+struct NodeFields;
+Result<NodeInfo> node_info_from(NodeFields&& fields, const std::string& where = "", DecodePools* pools = nullptr);
 
 // Collects objects, then builds a Snapshot. Errors name `where` (e.g. "s.yaml: document 3
 // (Pod default/p)") and the field ("spec.containers[0].resources.requests: resource 'cpu': ...").

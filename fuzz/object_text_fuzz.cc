@@ -1,11 +1,14 @@
-// A Pod's text as the scheduler's cache reads it (pod_fields_of_text, no tree) against the
-// same text parsed to a tree and read by pod_fields_of: both refuse it, or both give the
-// same record. Also the identity an informer keys raw objects by, against key_of(tree).
+// A Pod's and a Node's text as the scheduler's cache reads them (pod_fields_of_text,
+// node_fields_of_text, no tree) against the same text parsed to a tree and read by
+// pod_fields_of, node_fields_of: both refuse it, or both give the same record; and the
+// same over text known to be JSON (`checked`). Also the identity an informer keys raw
+// objects by, against key_of(tree).
 #include <nlohmann/json.hpp>
 
 #include "fuzz/fuzz.h"
 #include "kube/client/object_text.h"
 #include "kube/objects.h"
+#include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
 #include "scheduler/core/snapshot.h"
 
@@ -19,6 +22,29 @@ json record(const weft::scheduler::PodInfo& p, const std::string& constraints) {
           std::string(p.node), std::string(p.phase), std::string(p.scheduler_name), p.terminating,
           p.preemptable ? json(*p.preemptable) : json(), std::string(p.task_role),
           p.scheduled_at ? json(p.scheduled_at->time_since_epoch().count()) : json(), c ? *c : json(c.message())};
+}
+
+json node_record(const weft::scheduler::NodeInfo& n) {
+  json labels = json::array(), taints = json::array();
+  for (const auto& [k, v] : n.labels) labels.push_back({std::string(k), std::string(v)});
+  for (const auto& t : n.taints) taints.push_back({t.key, t.value, t.effect});
+  return {n.name, labels, weft::kube::to_json(n.allocatable), taints, n.ready, n.unschedulable, n.load.has_value(),
+          n.load_error};
+}
+
+void check_node(const std::string& text, const json& tree) {
+  auto fields = weft::kube::refuse_type_errors("", [&] { return weft::scheduler::node_fields_of(tree); });
+  auto raw = weft::scheduler::node_fields_of_text(text);
+  auto scanned = weft::scheduler::node_fields_of_text(text, /*checked=*/true);
+  weft::fuzz::check(fields.ok() == raw.ok() && raw.ok() == scanned.ok(), "the node readers refuse the same nodes");
+  if (!fields) return;
+  json records[3];
+  int i = 0;
+  for (auto* f : {&*fields, &*raw, &*scanned}) {
+    auto n = weft::kube::refuse_type_errors("", [&] { return weft::scheduler::node_info_from(std::move(*f)); });
+    records[i++] = n ? node_record(*n) : json(n.message());
+  }
+  weft::fuzz::check(records[0] == records[1] && records[1] == records[2], "every node reader gives the same node");
 }
 
 }  // namespace
@@ -35,10 +61,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     weft::fuzz::check(!weft::kube::identity_of(text).ok(), "identity_of refuses what is not a JSON object");
     return 0;
   }
+  check_node(text, tree);
   auto id = weft::kube::identity_of(text);
   weft::fuzz::check(id.ok() && id->key() == weft::kube::key_of(tree) &&
                         id->resource_version == weft::kube::metadata_string(tree, "resourceVersion"),
                     "identity_of reads the key and version key_of reads from the tree");
+  // Over text known to be JSON, the cursor that only scans what it skips reads the same.
+  auto scanned = weft::scheduler::pod_fields_of_text(text, /*checked=*/true);
+  weft::fuzz::check(scanned.ok() == raw.ok(), "reading checked text refuses what reading it unchecked refuses");
+  if (raw) weft::fuzz::check(scanned->constraints == raw->constraints && scanned->name == raw->name &&
+                                 scanned->resources.containers.size() == raw->resources.containers.size(),
+                             "reading checked text gives what reading it unchecked gives");
   auto fields = weft::kube::refuse_type_errors("", [&] { return weft::scheduler::pod_fields_of(tree); });
   weft::fuzz::check(fields.ok() == raw.ok(), "the text and the tree readers refuse the same pods");
   if (!fields) return 0;
