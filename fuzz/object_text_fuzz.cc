@@ -52,9 +52,6 @@ void check_node(const std::string& text, const json& tree) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = weft::fuzz::text(data, size);
   const json tree = json::parse(text, nullptr, false);
-  // A byte-order mark or a NUL ends nothing inside an API object: the tree reader's
-  // whole-document rules, not the object's.
-  if (!text.empty() && (static_cast<unsigned char>(text[0]) == 0xEF || text.find('\0') != std::string::npos)) return 0;
   auto raw = weft::scheduler::pod_fields_of_text(text);
   if (tree.is_discarded() || !tree.is_object()) {
     weft::fuzz::check(!raw.ok(), "text that is not a JSON object is refused");
@@ -62,8 +59,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   check_node(text, tree);
+  // An object inside a list or an event never opens with a byte-order mark, which only
+  // a whole document may (read_json skips it).
+  const bool bom = !text.empty() && static_cast<unsigned char>(text[0]) == 0xEF;
   auto id = weft::kube::identity_of(text);
-  weft::fuzz::check(id.ok() && id->key() == weft::kube::key_of(tree) &&
+  if (!bom) weft::fuzz::check(id.ok() && id->key() == weft::kube::key_of(tree) &&
                         id->resource_version == weft::kube::metadata_string(tree, "resourceVersion"),
                     "identity_of reads the key and version key_of reads from the tree");
   // Over text known to be JSON, the cursor that only scans what it skips reads the same.

@@ -240,7 +240,9 @@ bool ClusterCache::wait_for_sync(std::chrono::milliseconds timeout) {
 }
 
 void ClusterCache::store(const std::string& kind, const std::string& key, std::string_view text) {
-  store(decode_object_text(kind, key, text, &pools_));
+  DecodedPtr d = decode_object_text(kind, key, text, &pools_);
+  std::lock_guard lock(decoded_mu_);
+  decoded_[kind][key] = std::move(d);   // under the informer's key, which its deletes name
 }
 
 void ClusterCache::store(DecodedPtr d) {

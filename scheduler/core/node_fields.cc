@@ -156,7 +156,8 @@ Result<NodeFields> node_fields_of(const json& o) {
   return f;
 }
 
-Result<NodeFields> node_fields_of_text(std::string_view text, bool checked) {
+namespace {
+Result<NodeFields> read_node_text(std::string_view text, bool checked) {
   NodeFields f;
   JsonCursor c = checked ? JsonCursor::over_checked(text) : JsonCursor(text);
   if (c.peek() != '{') return make_error("the node is not a JSON object");
@@ -184,6 +185,16 @@ Result<NodeFields> node_fields_of_text(std::string_view text, bool checked) {
   if (!s) return s.error();
   if (auto end = c.end(); !end) return end.error();
   return f;
+}
+}  // namespace
+
+Result<NodeFields> node_fields_of_text(std::string_view text, bool checked) {
+  auto f = read_node_text(text, checked);
+  if (f) return f;
+  // Refused: the tree reader's verdict and words (as pod_fields_of_text).
+  auto tree = kube::read_json(text);
+  if (!tree) return tree.error();
+  return kube::refuse_type_errors("", [&] { return node_fields_of(*tree); });
 }
 
 }  // namespace weft::scheduler

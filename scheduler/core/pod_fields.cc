@@ -1,10 +1,12 @@
 #include "scheduler/core/pod_fields.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/keys.h"
 #include "kube/client/json_cursor.h"
 #include "kube/client/json_reader.h"
+#include "kube/objects.h"
 #include "kube/quantity.h"
 
 namespace weft::scheduler {
@@ -61,16 +63,16 @@ Status string_map_of(const json& metadata, const char* part, std::vector<std::pa
 
 using kube::JsonCursor;
 
-// A quantity as parse_resource_list reads it from a tree: a string, or a number's value.
-Result<int64_t> read_quantity(JsonCursor& c) {
-  if (c.peek() == '"') {
+// A quantity's JSON text (already checked) as parse_resource_list reads it from a tree: a
+// string, or a number's value.
+Result<int64_t> quantity_of(std::string_view text) {
+  if (!text.empty() && text[0] == '"') {
     std::string quantity;
-    if (auto s = c.string(quantity); !s) return s.error();
+    size_t pos = 0;
+    if (auto s = kube::read_json_string(text, pos, quantity); !s) return s.error();
     return kube::parse_quantity_milli(std::string_view(quantity));
   }
-  auto text = c.skip();
-  if (!text) return text.error();
-  auto value = kube::read_json(*text);
+  auto value = kube::read_json(text);
   if (!value) return value.error();
   return kube::parse_quantity_milli(*value);
 }
@@ -82,13 +84,21 @@ Result<kube::ResourceList> read_resource_list(JsonCursor& c, const std::string& 
     if (!text) return text.error();
     return make_error(field + ": resource list is not an object: " + std::string(text->substr(0, 60)));
   }
+  // As a tree keeps them: a resource named twice is its last value, and the first bad one
+  // in name order is the error.
+  std::map<std::string, Error> bad;
   auto s = c.members(field, [&](const std::string& name) -> Status {
-    auto q = read_quantity(c);
-    if (!q) return wrap(wrap(q.error(), "resource '" + name + "'"), field);
-    out[name] = *q;
+    auto text = c.skip();
+    if (!text) return text.error();
+    auto q = quantity_of(*text);
+    out.erase(name);
+    bad.erase(name);
+    if (q) out[name] = *q;
+    else bad.emplace(name, wrap(wrap(q.error(), "resource '" + name + "'"), field));
     return {};
   });
   if (!s) return s.error();
+  if (!bad.empty()) return bad.begin()->second;
   return out;
 }
 
@@ -305,7 +315,8 @@ Result<PodFields> pod_fields_of(const json& o) {
   return f;
 }
 
-Result<PodFields> pod_fields_of_text(std::string_view text, bool checked) {
+namespace {
+Result<PodFields> read_pod_text(std::string_view text, bool checked) {
   PodFields f;
   JsonCursor c = checked ? JsonCursor::over_checked(text) : JsonCursor(text);
   if (c.peek() != '{') return make_error("the pod is not a JSON object");
@@ -320,6 +331,18 @@ Result<PodFields> pod_fields_of_text(std::string_view text, bool checked) {
   if (f.constraints.empty()) f.constraints = constraints_text("null", "null", "null");
   if (auto end = c.end(); !end) return end.error();
   return f;
+}
+}  // namespace
+
+Result<PodFields> pod_fields_of_text(std::string_view text, bool checked) {
+  auto f = read_pod_text(text, checked);
+  if (f) return f;
+  // Refused: the tree reader's verdict and words, so both refuse exactly alike (a field
+  // met twice whose first value is of the wrong type, say, which a tree drops). Only bad
+  // input pays for the tree.
+  auto tree = kube::read_json(text);
+  if (!tree) return tree.error();
+  return kube::refuse_type_errors("", [&] { return pod_fields_of(*tree); });
 }
 
 Result<kube::ResourceList> resource_list_of_text(std::string_view text, const std::string& field) {

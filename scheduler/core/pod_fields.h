@@ -36,7 +36,9 @@ struct PodFields {
 // The annotation and label keys PodFields keeps.
 const std::vector<std::string>& pod_keys_read();
 
-// Errors name the field ("spec.nodeName: 5 is not a string"), not the pod.
+// Errors name the field ("spec.nodeName: 5 is not a string"), not the pod. The text reader
+// builds no tree; what it refuses it hands to the tree reader, whose verdict and words
+// stand, so the two refuse exactly the same inputs.
 Result<PodFields> pod_fields_of(const nlohmann::json& pod);
 // `checked`: the text was checked as JSON already (an informer's raw object), so what is
 // skipped is only scanned for its end.
