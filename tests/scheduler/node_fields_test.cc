@@ -104,6 +104,7 @@ TEST(SchedulerNodeFields, DuplicatesOddShapesAndBadQuantitiesAsTheTreeReadsThem)
            R"({"metadata":{"name":"a"},"status":{"allocatable":5,"capacity":{"cpu":2.5}}})",
            R"({"metadata":{"name":"a"},"status":{"capacity":[]}})",
            R"({"metadata":{"name":"e"},"status":{"allocatable":{"y":"","":""}}})",   // fuzz: first bad in name order
+           R"({"metadata":{"name":"e"},"status":{"allocatable":{"cpu":"x","cpu":"1"}}})",
            R"({"metadata":{"name":"a"},"status":{"conditions":[]}})",
            R"({"metadata":{"name":"a"},"status":{"conditions":[5,{"type":"Ready","status":"False"},{"type":"Ready","status":"True"}]}})",
            R"({"metadata":{"name":"a"},"status":{"conditions":[{"type":["Ready"]}],"conditions":{}}})",
