@@ -1,11 +1,12 @@
 // Walks JSON text in place, for decoders that read a few fields of a big object straight
 // into their own records without building a tree (the scheduler's cache decodes every
-// pod of a watch stream this way). Every value passed over is still checked as JSON, so
-// a text the cursor walks to its end is one read_json (json_reader.h) accepts.
+// pod and node of its watch streams this way). Every value passed over is still checked
+// as JSON, so a text the cursor walks to its end is one read_json (json_reader.h) accepts.
 //
 //   JsonCursor c(text);
-//   c.enter_object();
-//   while (c.next_key(key)) { if (key == "name") c.string(name); else c.skip(); }
+//   Status s = c.members("metadata", [&](const std::string& key) {
+//     return key == "name" ? c.string_field("metadata.name", name) : c.pass_over();
+//   });
 //
 // Errors name the byte; the typed helpers name the field too ("spec.nodeName: 5 is not a
 // string"), as the tree decoders do.
