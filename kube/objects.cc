@@ -151,12 +151,22 @@ Result<ResourceList> node_allocatable(const nlohmann::json& node) {
 
 bool node_ready(const nlohmann::json& node) {
   const auto& conds = field(field(node, "status"), "conditions");
+  std::optional<std::string> ready;
+  if (conds.is_array())
+    for (const auto& c : conds)
+      if (string_at(c, "type") == "Ready") {
+        ready = string_at(c, "status");
+        break;
+      }
+  return node_ready(conds.is_array(), conds.is_array() ? conds.size() : 0, ready);
+}
+
+bool node_ready(bool conditions_listed, size_t conditions, const std::optional<std::string>& ready_status) {
   // A scenario node that states no conditions at all is taken as Ready; one that
   // states a Ready condition is Ready only when it is "True".
-  if (!conds.is_array()) return true;
-  for (const auto& c : conds)
-    if (string_at(c, "type") == "Ready") return string_at(c, "status") == "True";
-  return conds.empty();
+  if (!conditions_listed) return true;
+  if (ready_status) return *ready_status == "True";
+  return conditions == 0;
 }
 
 bool node_unschedulable(const nlohmann::json& node) {

@@ -58,6 +58,9 @@ Result<ResourceList> pod_requests(const nlohmann::json& pod);
 Result<ResourceList> node_allocatable(const nlohmann::json& node);
 // Ready condition True.
 bool node_ready(const nlohmann::json& node);
+// The same rule over what status.conditions says, for readers that do not hold a tree:
+// whether it is a list, its length, and the status of its first Ready condition.
+bool node_ready(bool conditions_listed, size_t conditions, const std::optional<std::string>& ready_status);
 bool node_unschedulable(const nlohmann::json& node);   // spec.unschedulable (cordon)
 // spec.priority, else 0.
 int32_t pod_priority(const nlohmann::json& pod);

@@ -4,6 +4,7 @@
 #include "kube/client/json_cursor.h"
 #include "kube/client/json_reader.h"
 #include "kube/objects.h"
+#include "scheduler/core/pod_fields.h"
 
 namespace weft::scheduler {
 
@@ -191,10 +192,7 @@ Result<NodeFields> read_node_text(std::string_view text, bool checked) {
 Result<NodeFields> node_fields_of_text(std::string_view text, bool checked) {
   auto f = read_node_text(text, checked);
   if (f) return f;
-  // Refused: the tree reader's verdict and words (as pod_fields_of_text).
-  auto tree = kube::read_json(text);
-  if (!tree) return tree.error();
-  return kube::refuse_type_errors("", [&] { return node_fields_of(*tree); });
+  return tree_verdict(text, node_fields_of);
 }
 
 }  // namespace weft::scheduler

@@ -337,12 +337,7 @@ Result<PodFields> read_pod_text(std::string_view text, bool checked) {
 Result<PodFields> pod_fields_of_text(std::string_view text, bool checked) {
   auto f = read_pod_text(text, checked);
   if (f) return f;
-  // Refused: the tree reader's verdict and words, so both refuse exactly alike (a field
-  // met twice whose first value is of the wrong type, say, which a tree drops). Only bad
-  // input pays for the tree.
-  auto tree = kube::read_json(text);
-  if (!tree) return tree.error();
-  return kube::refuse_type_errors("", [&] { return pod_fields_of(*tree); });
+  return tree_verdict(text, pod_fields_of);
 }
 
 Result<kube::ResourceList> resource_list_of_text(std::string_view text, const std::string& field) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "kube/client/json_reader.h"
 #include "kube/objects.h"
 
 namespace weft::scheduler {
@@ -47,6 +48,16 @@ Result<PodFields> pod_fields_of_text(std::string_view pod_text, bool checked = f
 // A resource list ("cpu": "4", ...) from its JSON text; "null" is an empty one. Errors
 // name `field` and the resource, as parse_resource_list's do.
 Result<kube::ResourceList> resource_list_of_text(std::string_view text, const std::string& field);
+
+// What a text reader returns for text it refused: the tree reader's verdict and words, so
+// both refuse exactly alike (a field met twice whose first value is of the wrong type,
+// say, which a tree drops). Only bad input pays for the tree.
+template <class Fields>
+Result<Fields> tree_verdict(std::string_view text, Result<Fields> (*read_tree)(const nlohmann::json&)) {
+  auto tree = kube::read_json(text);
+  if (!tree) return tree.error();
+  return kube::refuse_type_errors("", [&] { return read_tree(*tree); });
+}
 
 // The tree PodFields::constraints stands for, as kube::tolerations_of_pod and
 // kube::NodeAffinity::from_pod read it: {"spec": {...}}.

@@ -123,16 +123,20 @@ Status missing_name(const json& o, const std::string& where) {
   return make_error((where.empty() ? "" : where + ": ") + "metadata.name: missing");
 }
 
-Result<NodeInfo> decode_node(const json& o, const std::string& where, DecodePools* pools) {
-  auto fields = node_fields_of(o);
+// What a reader of fields (tree or text) read, through the rules; its error names `where`.
+template <class Info, class Fields>
+Result<Info> with_rules(Result<Fields>&& fields, const std::string& where, DecodePools* pools,
+                        Result<Info> (*rules)(Fields&&, const std::string&, DecodePools*)) {
   if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
-  return node_info_from(std::move(*fields), where, pools);
+  return rules(std::move(*fields), where, pools);
+}
+
+Result<NodeInfo> decode_node(const json& o, const std::string& where, DecodePools* pools) {
+  return with_rules(node_fields_of(o), where, pools, node_info_from);
 }
 
 Result<PodInfo> decode_pod(const json& o, const std::string& where, DecodePools* pools) {
-  auto fields = pod_fields_of(o);
-  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
-  return pod_info_from(std::move(*fields), where, pools);
+  return with_rules(pod_fields_of(o), where, pools, pod_info_from);
 }
 
 Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
@@ -316,16 +320,14 @@ Result<NodeInfo> node_info_from(NodeFields&& f, const std::string& where, Decode
     if (!taints) return make_error(prefix + taints.message());
     n.taints = std::move(*taints);
   }
-  n.ready = !f.conditions_listed ? true : f.ready ? *f.ready == "True" : f.conditions == 0;
+  n.ready = kube::node_ready(f.conditions_listed, f.conditions, f.ready);
   n.unschedulable = f.unschedulable;
   n.load = parse_load(f.load, &n.load_error);
   return n;
 }
 
 Result<NodeInfo> node_info_of_text(std::string_view text, const std::string& where, DecodePools* pools) {
-  auto fields = node_fields_of_text(text);
-  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
-  return node_info_from(std::move(*fields), where, pools);
+  return with_rules(node_fields_of_text(text), where, pools, node_info_from);
 }
 
 Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePools* pools) {
@@ -341,7 +343,6 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   for (const char* key : {keys::kGroupAnnotation, "scheduling.volcano.sh/group-name"})
     if (const std::string* v = value_of(f.annotations, key); v && group.empty()) group = *v;
   if (!group.empty()) p.group = shared_text(pool, namespace_name + "/" + group);
-  std::string field;
   p.request = kube::effective_request(f.resources);
   p.constraints = pools ? pools->constraints(f.constraints) : nullptr;
   if (!p.constraints) {
@@ -369,7 +370,7 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   p.phase = text_of(f.phase);
   p.set_node(text_of(f.node_name));
   p.terminating = f.deleting;
-  field.clear();
+  std::string field;
   auto preemptable = preemptable_from(annotation_or_label(f, "volcano.sh/preemptable", &field), field, where);
   if (!preemptable) return preemptable.error();
   p.preemptable = *preemptable;
@@ -382,9 +383,7 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
 }
 
 Result<PodInfo> pod_info_of_text(std::string_view text, const std::string& where, DecodePools* pools) {
-  auto fields = pod_fields_of_text(text);
-  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
-  return pod_info_from(std::move(*fields), where, pools);
+  return with_rules(pod_fields_of_text(text), where, pools, pod_info_from);
 }
 
 bool PodInfo::terminal() const {
