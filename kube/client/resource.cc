@@ -28,6 +28,10 @@ ResourceRef poddisruptionbudgets() { return {"policy", "v1", "poddisruptionbudge
 ResourceRef podgroups() { return {"scheduling.volcano.sh", "v1beta1", "podgroups", true}; }
 ResourceRef queues() { return {"scheduling.volcano.sh", "v1beta1", "queues", false}; }
 ResourceRef hypernodes() { return {"topology.volcano.sh", "v1alpha1", "hypernodes", false}; }
+ResourceRef persistentvolumes() { return {"", "v1", "persistentvolumes", false}; }
+ResourceRef persistentvolumeclaims() { return {"", "v1", "persistentvolumeclaims", true}; }
+ResourceRef storageclasses() { return {"storage.k8s.io", "v1", "storageclasses", false}; }
+ResourceRef csinodes() { return {"storage.k8s.io", "v1", "csinodes", false}; }
 }  // namespace resources
 
 std::string url_encode(const std::string& text) {

@@ -36,6 +36,10 @@ ResourceRef poddisruptionbudgets();
 ResourceRef podgroups();        // scheduling.volcano.sh/v1beta1
 ResourceRef queues();           // scheduling.volcano.sh/v1beta1, cluster-scoped
 ResourceRef hypernodes();       // topology.volcano.sh/v1alpha1, cluster-scoped
+ResourceRef persistentvolumes();        // cluster-scoped
+ResourceRef persistentvolumeclaims();
+ResourceRef storageclasses();           // storage.k8s.io/v1, cluster-scoped
+ResourceRef csinodes();                 // storage.k8s.io/v1, cluster-scoped
 }  // namespace resources
 
 // RFC 3986 percent-encoding of a query component: everything but unreserved characters.

@@ -10,6 +10,7 @@
 #include "common/result.h"
 #include "kube/client/client.h"
 #include "kube/client/events.h"
+#include "scheduler/core/storage.h"
 
 namespace weft::scheduler {
 
@@ -28,6 +29,11 @@ class SchedulerApi {
                                        const nlohmann::json& status) = 0;
   virtual Status record_event(const nlohmann::json& involved, const std::string& type, const std::string& reason,
                               const std::string& message) = 0;
+  // kube-scheduler's PreBind of a claim (storage.h): the PV's claimRef, or the claim's
+  // selected node. An API that cannot write claims refuses.
+  virtual Status write_claim(const ClaimWrite& write) {
+    return make_error("cannot write claim " + write.claim + ": this API has no claim writer");
+  }
 };
 
 // Bindings and evictions go through `client`; PodGroup status through `best_effort`, a
@@ -44,6 +50,7 @@ class KubeSchedulerApi : public SchedulerApi {
   Status write_podgroup_status(const std::string& ns, const std::string& name, const nlohmann::json& status) override;
   Status record_event(const nlohmann::json& involved, const std::string& type, const std::string& reason,
                       const std::string& message) override;
+  Status write_claim(const ClaimWrite& write) override;
 
  private:
   kube::Client& client_;

@@ -167,6 +167,18 @@ Status DecisionApplier::bind_with_retry(const Binding& b, const std::string& uid
   return result;
 }
 
+Status DecisionApplier::prebind(const std::vector<const ClaimWrite*>& writes) {
+  for (const ClaimWrite* w : writes) {
+    Status result;
+    retry_rounds("write claim " + w->claim + " for " + w->pod, [&] {
+      result = api_.write_claim(*w);
+      return !result && transient(result.error()) ? result.message() : std::string();
+    });
+    if (!result) return wrap(result.error(), "PreBind of claim " + w->claim);
+  }
+  return {};
+}
+
 namespace {
 
 // One gang's bindings of this cycle while they are in flight.
@@ -210,6 +222,8 @@ void DecisionApplier::apply_bindings(const Decisions& d, const Snapshot& snap, c
     }
     gangs[it->second].members.push_back(b);
   }
+  std::map<std::string, std::vector<const ClaimWrite*>> claims_of;   // pod -> its PreBind writes
+  for (const auto& w : d.claim_writes) claims_of[w.pod].push_back(&w);
   std::vector<std::pair<size_t, size_t>> calls;   // (gang, member) in the core's order
   for (size_t g = 0; g < gangs.size(); ++g) {
     gangs[g].bound.assign(gangs[g].members.size(), 0);
@@ -230,7 +244,9 @@ void DecisionApplier::apply_bindings(const Decisions& d, const Snapshot& snap, c
       --g.outstanding;
       return;
     }
-    auto s = bind_with_retry(b, uid_in(objects, "Pod", b.pod));
+    auto claims = claims_of.find(b.pod);
+    auto s = claims == claims_of.end() ? Status{} : prebind(claims->second);
+    if (s) s = bind_with_retry(b, uid_in(objects, "Pod", b.pod));
     std::lock_guard lock(mu_);
     --g.outstanding;
     if (s) {

@@ -25,6 +25,11 @@ std::vector<WatchedKind> watched_kinds() {
       {res::hypernodes(), "topology.volcano.sh/v1alpha1", "HyperNode", false},
       {kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, "scheduling.k8s.io/v1",
        "PriorityClass", false},
+      // What the volume filters read (scheduler/core/storage.h).
+      {res::persistentvolumes(), "v1", "PersistentVolume", false},
+      {res::persistentvolumeclaims(), "v1", "PersistentVolumeClaim", false},
+      {res::storageclasses(), "storage.k8s.io/v1", "StorageClass", false},
+      {res::csinodes(), "storage.k8s.io/v1", "CSINode", false},
   };
 }
 
@@ -47,7 +52,8 @@ json scheduler_projection(const std::string& kind) {
     const json container = {{"resources", {{"requests", true}, {"limits", true}}}};
     return {{"metadata", pod_meta},
             {"spec",
-             {{"nodeName", true},
+             {{"volumes", true},
+              {"nodeName", true},
               {"schedulerName", true},
               {"priority", true},
               {"priorityClassName", true},

@@ -183,6 +183,12 @@ Status span_into(JsonCursor& c, std::string_view& into) {
 Status read_spec(JsonCursor& c, PodFields& f) {
   std::string_view tolerations = "null", node_selector = "null", node_affinity = "null";
   auto s = c.members("spec", [&](const std::string& key) -> Status {
+    if (key == "volumes") {
+      std::string_view volumes;
+      if (auto st = span_into(c, volumes); !st) return st;
+      f.volumes = volumes;
+      return {};
+    }
     std::string* text = key == "nodeName"            ? &f.node_name
                         : key == "schedulerName"     ? &f.scheduler_name
                         : key == "priorityClassName" ? &f.priority_class
@@ -259,6 +265,7 @@ PodFields& reset_metadata(PodFields& f) {
 }
 
 PodFields& reset_spec(PodFields& f) {
+  f.volumes.clear();
   f.resources = {};
   f.priority = nullptr;
   for (auto* text : {&f.priority_class, &f.scheduler_name, &f.node_name, &f.constraints}) text->clear();
@@ -302,6 +309,7 @@ Result<PodFields> pod_fields_of(const json& o) {
   }
   f.constraints = constraints_text(at(spec, "tolerations").dump(), at(spec, "nodeSelector").dump(),
                                    at(at(spec, "affinity"), "nodeAffinity").dump());
+  f.volumes = at(spec, "volumes").dump();
   const json& status = at(o, "status");
   auto phase = kube::optional_string(status, "phase", "status");
   if (!phase) return phase.error();

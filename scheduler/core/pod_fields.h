@@ -32,6 +32,7 @@ struct PodFields {
   std::string constraints;
   std::string scheduled_time;   // lastTransitionTime of the PodScheduled condition when True
   std::string start_time;       // status.startTime
+  std::string volumes;          // spec.volumes as JSON text ("" or "null": none); storage.h decodes it
 };
 
 // The annotation and label keys PodFields keeps.

@@ -2,6 +2,7 @@
 
 #include "scheduler/core/actions/actions.h"
 #include "scheduler/core/framework/session.h"
+#include "scheduler/core/plugins/volumes/binding.h"
 
 namespace weft::scheduler {
 
@@ -13,6 +14,7 @@ Decisions run_session(const Snapshot& snapshot, const Config& config, const Sess
       if (j.blocked.empty()) j.enqueued = true;
   for (Action a : config.actions) run_action(a, ssn);
   write_statuses(ssn);
+  ssn.out.claim_writes = prebind_writes(snapshot, ssn.out.bindings);
   for (const auto& [name, q] : ssn.queues) {
     QueueShare share{.name = name, .weight = q.info->weight};
     Quantities allocated = q.allocated;

@@ -76,6 +76,7 @@ struct Decisions {
   // The same pods -> the reason word of their PodGroup's Unschedulable condition
   // (NotEnoughResources, NotEnoughPods, NotEnqueued, QueueClosed, ...), for metrics.
   std::map<std::string, std::string> unschedulable_reasons;
+  std::vector<ClaimWrite> claim_writes;    // PreBind: claims to write before their pods' bindings (storage.h)
 };
 
 struct SessionOptions {

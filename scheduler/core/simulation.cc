@@ -49,6 +49,38 @@ json resources_json(const std::map<std::string, double>& milli) {
   return out;
 }
 
+// kube-scheduler's PreBind, then what the PV controller does with it: a static volume is
+// bound to its claim at once; a claim to provision gets the selected node (no
+// provisioner runs here, so it stays pending, as its pod may run only once it is bound).
+json apply_claim_writes(std::vector<SimObject>& objects, const std::vector<ClaimWrite>& writes, int cycle) {
+  json out = json::array();
+  for (const auto& w : writes) {
+    const auto slash = w.claim.find('/');
+    const std::string ns = w.claim.substr(0, slash), name = w.claim.substr(slash + 1);
+    for (auto& o : objects) {
+      const std::string kind = kube::kind_of(o.object);
+      std::string o_ns = kube::namespace_of(o.object);
+      if (kind == "PersistentVolumeClaim" && (o_ns.empty() ? "default" : o_ns) == ns && kube::name_of(o.object) == name) {
+        if (!w.selected_node.empty()) {
+          o.object["metadata"]["annotations"][kSelectedNodeAnnotation] = w.selected_node;
+        } else {
+          o.object["spec"]["volumeName"] = w.volume;
+          o.object["metadata"]["annotations"][kBindCompletedAnnotation] = "yes";
+          o.object["status"]["phase"] = "Bound";
+        }
+      } else if (kind == "PersistentVolume" && !w.volume.empty() && kube::name_of(o.object) == w.volume) {
+        o.object["spec"]["claimRef"] = {{"kind", "PersistentVolumeClaim"}, {"namespace", ns}, {"name", name}, {"uid", w.claim_uid}};
+        o.object["status"]["phase"] = "Bound";
+      }
+    }
+    json record = {{"claim", w.claim}, {"cycle", cycle}};
+    if (w.volume.empty()) record["selected_node"] = w.selected_node;
+    else record["volume"] = w.volume;
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input, const Config& config,
@@ -76,7 +108,7 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
                         "' is not in the scenario");
   }
 
-  json bindings = json::array(), evictions = json::array();
+  json bindings = json::array(), evictions = json::array(), volume_bindings = json::array();
   std::map<std::string, int> writes;
   std::map<std::string, size_t> pod_object;   // pod key -> index in objects
   for (size_t i = 0; i < objects.size(); ++i)
@@ -101,6 +133,7 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
         if (auto st = builder.add(o.object, o.where); !st) return st.error();
     Snapshot snap = builder.build(options.now);
     last = run_session(snap, config);
+    for (auto& w : apply_claim_writes(objects, last.claim_writes, cycle)) volume_bindings.push_back(w);
     for (const auto& b : last.bindings) {
       bindings.push_back({{"pod", b.pod}, {"node", b.node}, {"cycle", cycle}});
       json& pod = objects[pod_object.at(b.pod)].object;
@@ -161,6 +194,7 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
                           {"allocated", resources_json(q.allocated_units)}});
   result.report = {{"cycles", cycles}, {"bindings", bindings}, {"evictions", evictions},
                    {"pods", pods},     {"podgroups", groups},  {"queues", queue_list}};
+  if (!volume_bindings.empty()) result.report["volume_bindings"] = std::move(volume_bindings);
   return result;
 }
 

@@ -131,6 +131,20 @@ Result<Info> with_rules(Result<Fields>&& fields, const std::string& where, Decod
   return rules(std::move(*fields), where, pools);
 }
 
+// The pod's claims and inline CSI volumes. Pods using claims are filtered by them (the
+// volume filters read the claims), so their signature names the claims.
+Status add_volumes(PodInfo& p, const PodFields& f, StringPool* pool) {
+  auto volumes = pod_volumes_of(f.volumes, p.name, f.uid);
+  if (!volumes) return volumes.error();
+  p.volumes = std::move(*volumes);
+  if (!p.volumes || !p.volumes->uses_claims()) return {};
+  std::string signature = std::string(p.filter_signature) + "|claims:";
+  for (const auto& v : p.volumes->volumes)
+    if (!v.claim.empty()) signature += std::string(p.namespace_name) + "/" + v.claim + ",";
+  p.filter_signature = shared_text(pool, signature);
+  return {};
+}
+
 Result<NodeInfo> decode_node(const json& o, const std::string& where, DecodePools* pools) {
   return with_rules(node_fields_of(o), where, pools, node_info_from);
 }
@@ -273,6 +287,7 @@ Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, cons
                   const std::string& where) {
   std::string prefix = where.empty() ? "" : where + ": ";
   if (auto s = missing_name(o, where); !s) return s;
+  if (StorageObjects::reads(kind)) return snap.storage.add(kind, o, where);
   if (kind == "PodGroup") return add_podgroup(snap, o, where);
   if (kind == "Queue") return add_queue(snap, o, where);
   if (kind == "HyperNode") return add_hypernode(snap, o, where);
@@ -283,7 +298,8 @@ Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, cons
     if (at(o, "globalDefault").is_boolean() && at(o, "globalDefault").get<bool>()) default_priority = *v;
     return {};
   }
-  return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass)");
+  return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass, "
+                    "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver)");
 }
 
 }  // namespace
@@ -375,6 +391,7 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   if (!preemptable) return preemptable.error();
   p.preemptable = *preemptable;
   p.task_role = shared_text(pool, annotation_or_label(f, "volcano.sh/task-spec", &field).value_or(""));
+  if (auto s = add_volumes(p, f, pool); !s) return make_error(prefix + s.message());
   if (!f.scheduled_time.empty())
     if (auto t = kube::parse_rfc3339(f.scheduled_time)) p.scheduled_at = *t;
   if (!p.scheduled_at && !f.start_time.empty())
@@ -439,7 +456,7 @@ std::string PodGroupInfo::phase() const {
 
 bool known_kind(const std::string& kind) {
   static const std::set<std::string> kinds{"Node", "Pod", "PodGroup", "Queue", "HyperNode", "PriorityClass"};
-  return kinds.count(kind) > 0;
+  return kinds.count(kind) > 0 || StorageObjects::reads(kind);
 }
 
 Status SnapshotBuilder::add(const json& o, const std::string& where) {

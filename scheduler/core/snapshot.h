@@ -19,6 +19,7 @@
 #include "common/keys.h"
 #include "common/result.h"
 #include "common/shared_string.h"
+#include "scheduler/core/storage.h"
 #include "kube/quantity.h"
 #include "kube/reservation.h"
 #include "kube/selector.h"
@@ -89,6 +90,7 @@ struct PodInfo {
   bool running_member() const { return bound() && !terminating; }
   // Sets spec.nodeName as a binding would: a Pending pod with a node counts as Running.
   void set_node(SharedString node_name);
+  std::shared_ptr<const PodVolumes> volumes;   // claims and inline CSI volumes of spec.volumes; null: none
 };
 
 struct NetworkTopology {
@@ -149,6 +151,7 @@ struct Snapshot {
   std::vector<HyperNodeInfo> hypernodes;             // empty: derived from node labels
   std::map<std::string, int32_t> priority_classes;
   TimePoint now = Clock::now();                      // for the age of load annotations
+  StorageObjects storage;                            // PVs, claims, classes, CSINodes (storage.h)
 };
 
 class DecodePools;

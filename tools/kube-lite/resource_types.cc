@@ -49,6 +49,13 @@ ResourceTypes::ResourceTypes() {
        "ValidatingAdmissionPolicyBinding", false, false, false, {}, {"api-extensions"}});
   add({0, "monitoring.coreos.com", "v1", "podmonitors", "podmonitor", "PodMonitor", true, false, true, {"pmon"},
        {"prometheus-operator"}});
+  // Storage, as kube-scheduler's volume filters read it (storage.h).
+  add({0, "", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", false, true, false, {"pv"}, {}});
+  add({0, "", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, true, false,
+       {"pvc"}, {}});
+  add({0, "storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", false, false, false, {"sc"}, {}});
+  add({0, "storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", false, false, false, {}, {}});
+  add({0, "storage.k8s.io", "v1", "csidrivers", "csidriver", "CSIDriver", false, false, false, {}, {}});
 }
 
 const ResourceType* ResourceTypes::find(const std::string& group, const std::string& version,
