@@ -28,6 +28,8 @@ class SchedulerApi {
                                        const nlohmann::json& status) = 0;
   virtual Status record_event(const nlohmann::json& involved, const std::string& type, const std::string& reason,
                               const std::string& message) = 0;
+  // status.nominatedNodeName of a preemptor (merge patch of pods/status).
+  virtual Status nominate(const std::string& ns, const std::string& pod, const std::string& node) = 0;
 };
 
 // Bindings and evictions go through `client`; PodGroup status through `best_effort`, a
@@ -44,6 +46,7 @@ class KubeSchedulerApi : public SchedulerApi {
   Status write_podgroup_status(const std::string& ns, const std::string& name, const nlohmann::json& status) override;
   Status record_event(const nlohmann::json& involved, const std::string& type, const std::string& reason,
                       const std::string& message) override;
+  Status nominate(const std::string& ns, const std::string& pod, const std::string& node) override;
 
  private:
   kube::Client& client_;
