@@ -109,6 +109,11 @@ Result<PodResources> pod_resources(const nlohmann::json& pod) {
   auto overhead = parse_resource_list(field(spec, "overhead"));
   if (!overhead) return wrap(overhead.error(), "spec.overhead");
   out.overhead = std::move(*overhead);
+  if (present(spec, "resources")) {
+    auto level = container_resources(spec, "spec");
+    if (!level) return level.error();
+    out.pod_level = std::move(*level);
+  }
   return out;
 }
 
@@ -130,6 +135,8 @@ ResourceList effective_request(const PodResources& pod) {
     }
   }
   sum = max_of(sum, init_peak);
+  for (const auto& [k, v] : request_of(pod.pod_level))
+    if (k == "cpu" || k == "memory" || k.rfind("hugepages-", 0) == 0) sum[k] = v;
   add_to(sum, pod.overhead);
   return sum;
 }

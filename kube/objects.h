@@ -45,12 +45,14 @@ struct ContainerResources {
 struct PodResources {
   std::vector<ContainerResources> containers, init_containers;
   ResourceList overhead;
+  ContainerResources pod_level;   // spec.resources (pod-level requests and limits)
 };
 Result<PodResources> pod_resources(const nlohmann::json& pod);
 // A pod's effective request, as Kubernetes and Volcano compute it: each container's
 // requests (a limit standing in for a missing request, as the API server defaults them);
 // the containers and the sidecars summed, at least each other init container plus the
-// sidecars started before it, plus spec.overhead.
+// sidecars started before it, plus spec.overhead. Pod-level spec.resources, where set,
+// stands for the containers' sum on the resources it may name (cpu, memory, hugepages-*).
 ResourceList effective_request(const PodResources& pod);
 // Both. Errors name the container and resource.
 Result<ResourceList> pod_requests(const nlohmann::json& pod);

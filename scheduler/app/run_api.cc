@@ -41,6 +41,13 @@ Status KubeSchedulerApi::write_podgroup_status(const std::string& ns, const std:
   return {};
 }
 
+Status KubeSchedulerApi::nominate(const std::string& ns, const std::string& pod, const std::string& node) {
+  auto patched = best_effort_.patch(kube::resources::pods(), ns, pod, json{{"status", {{"nominatedNodeName", node}}}},
+                                    kube::PatchType::Merge, "status");
+  if (!patched) return patched.error();
+  return {};
+}
+
 Status KubeSchedulerApi::record_event(const json& involved, const std::string& type, const std::string& reason,
                                       const std::string& message) {
   if (!events_.record(involved, type, reason, message))

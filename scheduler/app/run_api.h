@@ -34,6 +34,8 @@ class SchedulerApi {
   virtual Status write_claim(const ClaimWrite& write) {
     return make_error("cannot write claim " + write.claim + ": this API has no claim writer");
   }
+  // status.nominatedNodeName of a preemptor (merge patch of pods/status).
+  virtual Status nominate(const std::string& ns, const std::string& pod, const std::string& node) = 0;
 };
 
 // Bindings and evictions go through `client`; PodGroup status through `best_effort`, a
@@ -51,6 +53,7 @@ class KubeSchedulerApi : public SchedulerApi {
   Status record_event(const nlohmann::json& involved, const std::string& type, const std::string& reason,
                       const std::string& message) override;
   Status write_claim(const ClaimWrite& write) override;
+  Status nominate(const std::string& ns, const std::string& pod, const std::string& node) override;
 
  private:
   kube::Client& client_;

@@ -97,6 +97,11 @@ ApplyReport DecisionApplier::apply(const Decisions& d, const Snapshot& snap, con
   // Rolled back or refused before any member was accepted: its status is not written.
   std::set<std::string> not_whole(report.not_whole.begin(), report.not_whole.end());
   apply_status(d, not_whole, report);
+  for (const auto& [pod, node] : d.nominations) {   // best effort: the binding follows in a later cycle
+    auto [ns, name] = split_key(pod);
+    if (!writable(report)) break;
+    if (auto s = api_.nominate(ns, name, node); !s) spdlog::warn("pod {}: nominatedNodeName: {}", pod, s.message());
+  }
   apply_events(d, objects, report);
   for (auto it = last_event_.begin(); it != last_event_.end();) {
     it = objects.count(it->first) ? std::next(it) : last_event_.erase(it);

@@ -8,6 +8,7 @@
 #include "kube/client/json_reader.h"
 #include "kube/objects.h"
 #include "kube/quantity.h"
+#include "scheduler/core/pod_contract.h"
 
 namespace weft::scheduler {
 
@@ -34,15 +35,24 @@ const json& at(const json& obj, const char* name) {
   return it == obj.end() ? null_value : *it;
 }
 
-std::string constraints_text(std::string_view tolerations, std::string_view node_selector,
-                             std::string_view node_affinity) {
+struct ConstraintTexts {
+  std::string_view tolerations = "null", node_selector = "null", affinity = "null", spread = "null";
+};
+
+std::string constraints_text(const ConstraintTexts& t, const std::vector<HostPort>& host_ports) {
+  std::string ports = host_ports.empty() ? "null" : host_ports_json(host_ports).dump();
   std::string out;
-  out.reserve(48 + tolerations.size() + node_selector.size() + node_affinity.size());
-  out.append("{\"tolerations\":").append(tolerations);
-  out.append(",\"nodeSelector\":").append(node_selector);
-  out.append(",\"nodeAffinity\":").append(node_affinity).append("}");
+  out.reserve(96 + t.tolerations.size() + t.node_selector.size() + t.affinity.size() + t.spread.size() + ports.size());
+  out.append("{\"tolerations\":").append(t.tolerations);
+  out.append(",\"nodeSelector\":").append(t.node_selector);
+  out.append(",\"affinity\":").append(t.affinity);
+  out.append(",\"topologySpreadConstraints\":").append(t.spread);
+  out.append(",\"hostPorts\":").append(ports).append("}");
   return out;
 }
+
+// A list that is there and not empty (spec.schedulingGates, spec.resourceClaims).
+bool non_empty_list(const json& v) { return v.is_array() && !v.empty(); }
 
 // ---- from a tree ----
 
@@ -51,12 +61,31 @@ Status string_map_of(const json& metadata, const char* part, std::vector<std::pa
   if (m.is_null()) return {};
   const std::string field = std::string("metadata.") + part;
   if (!m.is_object()) return make_error(field + ": " + m.dump() + " is not an object");
-  for (const auto& key : pod_keys_read()) {
+  const bool every_key = std::string_view(part) == "labels";
+  for (const auto& [key, v] : m.items()) {
+    if (!every_key && !read_key(key)) continue;
     auto value = kube::optional_string(m, key.c_str(), field);
     if (!value) return value.error();
-    if (m.contains(key) && !m[key].is_null()) into.emplace_back(key, std::move(*value));
+    if (!v.is_null()) into.emplace_back(key, std::move(*value));
   }
   return {};
+}
+
+// Host ports of the containers, then of the restartable init containers (as the text reader).
+Result<std::vector<HostPort>> tree_host_ports(const json& spec) {
+  std::vector<HostPort> out;
+  for (const char* list : {"containers", "initContainers"}) {
+    const json& containers = at(spec, list);
+    if (!containers.is_array()) continue;
+    for (size_t i = 0; i < containers.size(); ++i) {
+      const json& c = containers[i];
+      if (std::string_view(list) == "initContainers" && at(c, "restartPolicy") != "Always") continue;
+      auto ports = host_ports_of_json(at(c, "ports"));
+      if (!ports) return make_error("spec." + std::string(list) + "[" + std::to_string(i) + "]." + ports.message());
+      out.insert(out.end(), ports->begin(), ports->end());
+    }
+  }
+  return out;
 }
 
 // ---- from text ----
@@ -102,20 +131,38 @@ Result<kube::ResourceList> read_resource_list(JsonCursor& c, const std::string& 
   return out;
 }
 
-Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string& where, bool init) {
+// The host ports of a container's `ports` list (parsed as a small tree: few containers have one).
+Status read_ports(JsonCursor& c, const std::string& where, std::vector<HostPort>& into) {
+  auto span = c.skip();
+  if (!span) return span.error();
+  auto tree = kube::read_json(*span);
+  if (!tree) return tree.error();
+  auto ports = host_ports_of_json(*tree);
+  if (!ports) return make_error(where + "." + ports.message());
+  into = std::move(*ports);
+  return {};
+}
+
+// {requests, limits} of a container's (or the pod's) `resources`.
+Status read_requests_limits(JsonCursor& c, const std::string& field, kube::ContainerResources& out) {
+  out.requests.clear();
+  out.limits.clear();
+  return c.members(field, [&](const std::string& part) -> Status {
+    if (part != "requests" && part != "limits") return c.pass_over();
+    auto list = read_resource_list(c, field + "." + part);
+    if (!list) return list.error();
+    (part == "requests" ? out.requests : out.limits) = std::move(*list);
+    return {};
+  });
+}
+
+Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string& where, bool init,
+                                                std::vector<HostPort>& host_ports) {
   kube::ContainerResources out;
+  std::vector<HostPort> ports;
   auto s = c.members(where, [&](const std::string& key) -> Status {
-    if (key == "resources") {
-      out.requests.clear();
-      out.limits.clear();
-      return c.members(where + ".resources", [&](const std::string& part) -> Status {
-        if (part != "requests" && part != "limits") return c.pass_over();
-        auto list = read_resource_list(c, where + ".resources." + part);
-        if (!list) return list.error();
-        (part == "requests" ? out.requests : out.limits) = std::move(*list);
-        return {};
-      });
-    }
+    if (key == "ports") return read_ports(c, where, ports);
+    if (key == "resources") return read_requests_limits(c, where + ".resources", out);
     if (init && key == "restartPolicy") {
       std::string policy;
       if (auto st = c.string_field(where + ".restartPolicy", policy); !st) return st;
@@ -125,24 +172,28 @@ Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string
     return c.pass_over();
   });
   if (!s) return s.error();
+  // Restartable init containers (sidecars) keep their ports while the pod runs.
+  if (!init || out.sidecar) host_ports.insert(host_ports.end(), ports.begin(), ports.end());
   return out;
 }
 
-Status read_containers(JsonCursor& c, const std::string& key, std::vector<kube::ContainerResources>& into) {
+Status read_containers(JsonCursor& c, const std::string& key, std::vector<kube::ContainerResources>& into,
+                       std::vector<HostPort>& host_ports) {
   into.clear();
   const std::string field = "spec." + key;
   return c.elements(field, [&](size_t i) -> Status {
-    auto container = read_container(c, field + "[" + std::to_string(i) + "]", key == "initContainers");
+    auto container = read_container(c, field + "[" + std::to_string(i) + "]", key == "initContainers", host_ports);
     if (!container) return container.error();
     into.push_back(std::move(*container));
     return {};
   });
 }
 
-Status read_string_map(JsonCursor& c, const std::string& field, std::vector<std::pair<std::string, std::string>>& into) {
+Status read_string_map(JsonCursor& c, const std::string& field, bool every_key,
+                       std::vector<std::pair<std::string, std::string>>& into) {
   into.clear();
   return c.members(field, [&](const std::string& key) -> Status {
-    if (!read_key(key)) return c.pass_over();
+    if (!every_key && !read_key(key)) return c.pass_over();
     // A key met twice keeps its last value, as a tree would; null is no value.
     const bool present = c.peek() != 'n';
     std::string value;
@@ -167,7 +218,7 @@ Status read_metadata(JsonCursor& c, PodFields& f) {
       return c.pass_over();
     }
     if (key == "annotations" || key == "labels")
-      return read_string_map(c, "metadata." + key, key == "labels" ? f.labels : f.annotations);
+      return read_string_map(c, "metadata." + key, key == "labels", key == "labels" ? f.labels : f.annotations);
     return c.pass_over();
   });
 }
@@ -180,8 +231,19 @@ Status span_into(JsonCursor& c, std::string_view& into) {
   return {};
 }
 
+// Whether the next value is a non-empty list, as non_empty_list reads a tree.
+Status list_given(JsonCursor& c, bool& into) {
+  auto span = c.skip();
+  if (!span) return span.error();
+  auto tree = kube::read_json(*span);
+  if (!tree) return tree.error();
+  into = non_empty_list(*tree);
+  return {};
+}
+
 Status read_spec(JsonCursor& c, PodFields& f) {
-  std::string_view tolerations = "null", node_selector = "null", node_affinity = "null";
+  ConstraintTexts t;
+  std::vector<HostPort> containers_ports, init_ports;
   auto s = c.members("spec", [&](const std::string& key) -> Status {
     if (key == "volumes") {
       std::string_view volumes;
@@ -194,17 +256,25 @@ Status read_spec(JsonCursor& c, PodFields& f) {
                         : key == "priorityClassName" ? &f.priority_class
                                                      : nullptr;
     if (text) return c.string_field("spec." + key, *text);
-    if (key == "tolerations") return span_into(c, tolerations);
-    if (key == "nodeSelector") return span_into(c, node_selector);
+    if (key == "tolerations") return span_into(c, t.tolerations);
+    if (key == "nodeSelector") return span_into(c, t.node_selector);
+    if (key == "topologySpreadConstraints") return span_into(c, t.spread);
     if (key == "affinity") {
-      node_affinity = "null";
-      if (c.peek() != '{') return c.pass_over();   // not an object: no node affinity, as the tree readers take it
-      return c.members("spec.affinity", [&](const std::string& part) {
-        return part == "nodeAffinity" ? span_into(c, node_affinity) : c.pass_over();
-      });
+      t.affinity = "null";
+      if (c.peek() != '{') return c.pass_over();   // not an object: no affinity, as the tree readers take it
+      return span_into(c, t.affinity);
     }
-    if (key == "containers") return read_containers(c, key, f.resources.containers);
-    if (key == "initContainers") return read_containers(c, key, f.resources.init_containers);
+    if (key == "schedulingGates") return list_given(c, f.scheduling_gated);
+    if (key == "resourceClaims") return list_given(c, f.resource_claims);
+    if (key == "resources") return read_requests_limits(c, "spec.resources", f.resources.pod_level);
+    if (key == "containers") {
+      containers_ports.clear();
+      return read_containers(c, key, f.resources.containers, containers_ports);
+    }
+    if (key == "initContainers") {
+      init_ports.clear();
+      return read_containers(c, key, f.resources.init_containers, init_ports);
+    }
     if (key == "overhead") {
       auto list = read_resource_list(c, "spec.overhead");
       if (!list) return list.error();
@@ -221,7 +291,8 @@ Status read_spec(JsonCursor& c, PodFields& f) {
     }
     return c.pass_over();
   });
-  f.constraints = constraints_text(tolerations, node_selector, node_affinity);
+  containers_ports.insert(containers_ports.end(), init_ports.begin(), init_ports.end());
+  f.constraints = constraints_text(t, containers_ports);
   return s;
 }
 
@@ -268,6 +339,7 @@ PodFields& reset_spec(PodFields& f) {
   f.volumes.clear();
   f.resources = {};
   f.priority = nullptr;
+  f.scheduling_gated = f.resource_claims = false;
   for (auto* text : {&f.priority_class, &f.scheduler_name, &f.node_name, &f.constraints}) text->clear();
   return f;
 }
@@ -307,8 +379,15 @@ Result<PodFields> pod_fields_of(const json& o) {
     if (!v) return v.error();
     *into = std::move(*v);
   }
-  f.constraints = constraints_text(at(spec, "tolerations").dump(), at(spec, "nodeSelector").dump(),
-                                   at(at(spec, "affinity"), "nodeAffinity").dump());
+  auto ports = tree_host_ports(spec);
+  if (!ports) return ports.error();
+  const json& affinity = at(spec, "affinity");
+  const std::string tolerations = at(spec, "tolerations").dump(), node_selector = at(spec, "nodeSelector").dump(),
+                    affinity_text = affinity.is_object() ? affinity.dump() : "null",
+                    spread = at(spec, "topologySpreadConstraints").dump();
+  f.constraints = constraints_text({tolerations, node_selector, affinity_text, spread}, *ports);
+  f.scheduling_gated = non_empty_list(at(spec, "schedulingGates"));
+  f.resource_claims = non_empty_list(at(spec, "resourceClaims"));
   f.volumes = at(spec, "volumes").dump();
   const json& status = at(o, "status");
   auto phase = kube::optional_string(status, "phase", "status");
@@ -336,7 +415,7 @@ Result<PodFields> read_pod_text(std::string_view text, bool checked) {
     return c.pass_over();
   });
   if (!s) return s.error();
-  if (f.constraints.empty()) f.constraints = constraints_text("null", "null", "null");
+  if (f.constraints.empty()) f.constraints = constraints_text({}, {});
   if (auto end = c.end(); !end) return end.error();
   return f;
 }
@@ -362,8 +441,9 @@ Result<json> constraints_pod(const std::string& constraints) {
   json spec = json::object();
   for (const char* key : {"tolerations", "nodeSelector"})
     if (!(*c)[key].is_null()) spec[key] = std::move((*c)[key]);
-  if (!(*c)["nodeAffinity"].is_null()) spec["affinity"] = {{"nodeAffinity", std::move((*c)["nodeAffinity"])}};
-  return json{{"spec", std::move(spec)}};
+  for (const char* key : {"affinity", "topologySpreadConstraints"})
+    if (!(*c)[key].is_null()) spec[key] = std::move((*c)[key]);
+  return json{{"spec", std::move(spec)}, {"hostPorts", std::move((*c)["hostPorts"])}};
 }
 
 }  // namespace weft::scheduler

@@ -20,16 +20,19 @@ namespace weft::scheduler {
 struct PodFields {
   std::string name, namespace_name, uid, resource_version, created;
   bool deleting = false;   // metadata.deletionTimestamp is set
-  // Of metadata.annotations and metadata.labels, only the keys the core reads
-  // (pod_keys_read()), in the order met.
+  // Of metadata.annotations only the keys the core reads (pod_keys_read()); every label
+  // (inter-pod affinity and spread select pods by them); in the order met.
   std::vector<std::pair<std::string, std::string>> annotations, labels;
   kube::PodResources resources;
   nlohmann::json priority;   // spec.priority as given (a number, or a string the rules parse); null: absent
   std::string priority_class, scheduler_name, node_name, phase;
-  // spec.tolerations, spec.nodeSelector and spec.affinity.nodeAffinity as one JSON text
-  // {"tolerations":…,"nodeSelector":…,"nodeAffinity":…}: pods with equal texts are
-  // filtered alike, so it is decoded only for the first pod of a template.
+  // spec.tolerations, spec.nodeSelector, spec.affinity, spec.topologySpreadConstraints
+  // and the containers' host ports as one JSON text {"tolerations":…,"nodeSelector":…,
+  // "affinity":…,"topologySpreadConstraints":…,"hostPorts":[…]}: pods with equal texts
+  // are filtered alike, so it is decoded only for the first pod of a template.
   std::string constraints;
+  bool scheduling_gated = false;   // spec.schedulingGates is a non-empty list
+  bool resource_claims = false;    // spec.resourceClaims is a non-empty list (DRA)
   std::string scheduled_time;   // lastTransitionTime of the PodScheduled condition when True
   std::string start_time;       // status.startTime
   std::string volumes;          // spec.volumes as JSON text ("" or "null": none); storage.h decodes it
@@ -60,8 +63,8 @@ Result<Fields> tree_verdict(std::string_view text, Result<Fields> (*read_tree)(c
   return kube::refuse_type_errors("", [&] { return read_tree(*tree); });
 }
 
-// The tree PodFields::constraints stands for, as kube::tolerations_of_pod and
-// kube::NodeAffinity::from_pod read it: {"spec": {...}}.
+// The tree PodFields::constraints stands for, as kube::tolerations_of_pod,
+// kube::NodeAffinity::from_pod and pod_contract_of read it: {"spec": {...}, "hostPorts": […]}.
 Result<nlohmann::json> constraints_pod(const std::string& constraints);
 
 }  // namespace weft::scheduler

@@ -73,6 +73,9 @@ struct Decisions {
   std::vector<QueueShare> queues;          // proportion's shares after this cycle
   // Pending pods that could not be placed: pod key -> reason naming the filter.
   std::map<std::string, std::string> unschedulable;
+  // Preemptors whose room was freed by evictions this cycle -> that node: their
+  // status.nominatedNodeName, as kube-scheduler sets it (they bind in a later cycle).
+  std::map<std::string, std::string> nominations;
   // The same pods -> the reason word of their PodGroup's Unschedulable condition
   // (NotEnoughResources, NotEnoughPods, NotEnqueued, QueueClosed, ...), for metrics.
   std::map<std::string, std::string> unschedulable_reasons;

@@ -312,19 +312,25 @@ Result<PodInfo> pod_info_of(const json& o, const std::string& where, DecodePools
   return kube::refuse_type_errors(where, [&] { return decode_pod(o, where, pools); });
 }
 
+namespace {
+// Sorted by key, each key once (its last value), as a JSON object keeps them.
+kube::InternedLabels interned_labels(std::vector<std::pair<std::string, std::string>>& read, StringPool* pool) {
+  std::stable_sort(read.begin(), read.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<SharedString, SharedString>> labels;
+  for (size_t i = 0; i < read.size(); ++i)
+    if (i + 1 == read.size() || read[i + 1].first != read[i].first)
+      labels.emplace_back(shared_text(pool, read[i].first), shared_text(pool, read[i].second));
+  return kube::InternedLabels::from_sorted(std::move(labels));
+}
+}  // namespace
+
 Result<NodeInfo> node_info_from(NodeFields&& f, const std::string& where, DecodePools* pools) {
   const std::string prefix = where.empty() ? "" : where + ": ";
   if (f.name.empty()) return make_error(prefix + "metadata.name: missing");
   StringPool* pool = pools ? &pools->strings : nullptr;
   NodeInfo n;
   n.name = std::move(f.name);
-  // Sorted by key, each key once (its last value), as a JSON object keeps them.
-  std::stable_sort(f.labels.begin(), f.labels.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::pair<SharedString, SharedString>> labels;
-  for (size_t i = 0; i < f.labels.size(); ++i)
-    if (i + 1 == f.labels.size() || f.labels[i + 1].first != f.labels[i].first)
-      labels.emplace_back(shared_text(pool, f.labels[i].first), shared_text(pool, f.labels[i].second));
-  n.labels = kube::InternedLabels::from_sorted(std::move(labels));
+  n.labels = interned_labels(f.labels, pool);
   const char* field = f.allocatable_given ? "status.allocatable" : "status.capacity";
   auto alloc = resource_list_of_text(f.allocatable_given ? f.allocatable : f.capacity, field);
   if (!alloc) return make_error(prefix + alloc.message());
@@ -371,10 +377,19 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
     auto aff = kube::NodeAffinity::from_pod(*pod);
     if (!aff) return make_error(prefix + aff.message());
     c.affinity = std::move(*aff);
+    auto ports = host_ports_of_json((*pod)["hostPorts"]);
+    if (!ports) return make_error(prefix + "spec.containers: " + ports.message());
+    auto contract = pod_contract_of(*pod, std::move(*ports));
+    if (!contract) return make_error(prefix + contract.message());
+    c.contract = std::move(*contract);
     if (pools) p.constraints = pools->keep(f.constraints, std::move(c));
-    else if (!c.tolerations.empty() || !c.affinity.empty()) p.constraints = std::make_shared<const PodConstraints>(std::move(c));
+    else if (!c.tolerations.empty() || !c.affinity.empty() || !c.contract.empty())
+      p.constraints = std::make_shared<const PodConstraints>(std::move(c));
   }
   p.filter_signature = shared_text(pool, f.constraints);
+  p.labels = interned_labels(f.labels, pool);
+  p.scheduling_gated = f.scheduling_gated;
+  p.resource_claims = f.resource_claims;
   if (!f.priority.is_null()) {
     auto pr = int_field(f.priority, where, "spec.priority", 0);
     if (!pr) return pr.error();
@@ -422,6 +437,17 @@ const std::vector<kube::Toleration>& PodInfo::tolerations() const {
 const kube::NodeAffinity& PodInfo::affinity() const {
   static const kube::NodeAffinity none;
   return constraints ? constraints->affinity : none;
+}
+
+std::pair<std::string, std::string> PodInfo::held_back_reason() const {
+  if (scheduling_gated) return {"SchedulingGated", "pod has spec.schedulingGates; it is not scheduled until they are removed"};
+  return {"DRANotSupported", "pod has spec.resourceClaims: dynamic resource allocation is not built in weft-scheduler, "
+                             "so its claims could not be allocated; it is never bound"};
+}
+
+const PodContract& PodInfo::contract() const {
+  static const PodContract none;
+  return constraints ? constraints->contract : none;
 }
 
 std::shared_ptr<const PodConstraints> DecodePools::constraints(const std::string& signature) const {

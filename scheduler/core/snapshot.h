@@ -24,6 +24,7 @@
 #include "kube/reservation.h"
 #include "kube/selector.h"
 #include "kube/taints.h"
+#include "scheduler/core/pod_contract.h"
 
 namespace weft::scheduler {
 
@@ -51,10 +52,12 @@ struct NodeInfo {
 };
 
 // Where a pod may go by its own spec: spec.tolerations, and spec.nodeSelector with the
-// required node affinity. Pods of one template share one (see DecodePools).
+// required node affinity; then what kube-scheduler's default profile reads beside them
+// (pod_contract.h). Pods of one template share one (see DecodePools).
 struct PodConstraints {
   std::vector<kube::Toleration> tolerations;
   kube::NodeAffinity affinity;
+  PodContract contract;
 };
 
 // Fields that repeat across pods are shared: decoded through DecodePools (the run cache
@@ -80,8 +83,16 @@ struct PodInfo {
   std::optional<TimePoint> scheduled_at;
   // Equal for pods that the static filters (taints, selector, affinity) treat alike.
   SharedString filter_signature;
+  kube::InternedLabels labels;      // metadata.labels (what inter-pod affinity and spread select by)
+  bool scheduling_gated = false;    // spec.schedulingGates not empty: no candidate until the gates are removed
+  bool resource_claims = false;     // spec.resourceClaims not empty (DRA, not built: never bound)
   const std::vector<kube::Toleration>& tolerations() const;
   const kube::NodeAffinity& affinity() const;
+  const PodContract& contract() const;
+  // Not a candidate whatever the nodes: gated, or asking for DRA claims weft cannot allocate.
+  bool held_back() const { return scheduling_gated || resource_claims; }
+  // {reason, message} for a held-back pod.
+  std::pair<std::string, std::string> held_back_reason() const;
   bool best_effort() const;         // requests nothing
   bool terminal() const;             // Succeeded or Failed
   bool bound() const { return !node.empty() && !terminal(); }

@@ -74,6 +74,11 @@ struct FakeApi : SchedulerApi {
                     involved["metadata"].value("name", ""));
     return {};
   }
+  Status nominate(const std::string& ns, const std::string& pod, const std::string& node) override {
+    std::lock_guard lock(mu);
+    calls.push_back("nominate " + ns + "/" + pod + " " + node);
+    return {};
+  }
   size_t count(const std::string& prefix) {
     std::lock_guard lock(mu);
     size_t n = 0;

@@ -71,16 +71,16 @@ TEST(SchedulerConfig, UnknownNamesAreErrorsThatNameThem) {
        "(predicates): argument 'predicate.MagicEnable' is unknown"},
       {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.GPUSharingEnable: true}\n",
        "argument 'predicate.GPUSharingEnable': weft does not implement this predicate"},
-      {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.PodAffinityEnable: true}\n",
-       "argument 'predicate.PodAffinityEnable': weft does not implement this predicate"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.DynamicResourceAllocationEnable: true}\n",
+       "argument 'predicate.DynamicResourceAllocationEnable': weft does not implement this predicate"},
       {"actions: allocate\ntiers:\n- plugins:\n  - name: tdm\n", "plugin 'tdm' is a Volcano plugin weft does not implement"},
       {"actions: enqueue, shuffle\n", "action 'shuffle' is a Volcano action weft does not implement"},
       {"actions: allocate\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n", "hierarchical DRF"},
       {"actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n  - name: capacity\n", "enable one of them"},
       {"actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    enableClusterOrder: true\n",
        "option 'enableClusterOrder' is unknown"},
-      {"actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.TaintTolerationEnable: false}\n",
-       "argument 'predicate.TaintTolerationEnable': weft always applies this filter"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: nodeorder\n    arguments: {imagelocality.weight: 1}\n",
+       "argument 'imagelocality.weight': weft does not score image locality"},
   };
   for (const auto& c : cases) {
     auto r = parse_config(c.text, "sched.conf");

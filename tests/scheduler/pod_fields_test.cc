@@ -31,7 +31,13 @@ std::string describe(const PodInfo& p, const std::string& constraints) {
               {"task_role", std::string(p.task_role)},
               {"scheduled_at", p.scheduled_at ? json(p.scheduled_at->time_since_epoch().count()) : json()},
               {"tolerations", p.tolerations().size()},
-              {"affinity_empty", p.affinity().empty()}};
+              {"affinity_empty", p.affinity().empty()},
+              {"labels", p.labels.size()},
+              {"gated", p.scheduling_gated},
+              {"claims", p.resource_claims},
+              {"host_ports", p.contract().host_ports.size()},
+              {"spread", p.contract().spread.size()},
+              {"pod_affinity", p.contract().affinity.size() + p.contract().anti_affinity.size()}};
   auto c = constraints_pod(constraints);
   out["constraints"] = c ? *c : json(c.message());
   return out.dump();
@@ -153,6 +159,12 @@ TEST(SchedulerPodFields, DuplicatesEscapesAndWrongTypesAsTheTreeReadsThem) {
       R"({"metadata":{"name":"a","annotations":{"scheduling.k8s.io/group-name":7}}})",
       R"({"metadata":{"name":"a","annotations":[]}})",
       R"({"metadata":{"name":"a"},"spec":{"nodeName":["x"]}})",
+      // The pod contract: every label, gates, claims, pod-level resources, host ports of
+      // containers and sidecars (not of plain init containers), spread, pod affinity.
+      R"({"metadata":{"name":"a","labels":{"app":"x","tier":"y"}},"spec":{"schedulingGates":[{"name":"g"}],"resourceClaims":[],"resources":{"requests":{"cpu":"2"}},"containers":[{"ports":[{"containerPort":80,"hostPort":9000,"protocol":"UDP"}],"resources":{"requests":{"cpu":"1"}}}],"initContainers":[{"restartPolicy":"Always","ports":[{"hostPort":81}]},{"ports":[{"hostPort":82}]}],"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule","labelSelector":{}}],"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"x"}},"topologyKey":"zone"}]}}}})",
+      R"({"metadata":{"name":"a"},"spec":{"topologySpreadConstraints":[{"maxSkew":0,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}]}})",
+      R"({"metadata":{"name":"a"},"spec":{"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{}}]}}}})",
+      R"({"metadata":{"name":"a"},"spec":{"containers":[{"ports":[{"hostPort":"x"}]}]}})",
       R"({"metadata":{"name":"a"},"spec":{"containers":{}}})",
       R"({"metadata":{"name":"a"},"spec":{"containers":[{"resources":{"requests":{"cpu":"lots"}}}]}})",
       R"({"metadata":{"name":"a"},"spec":{"containers":[{"resources":{"limits":[1]}}]}})",

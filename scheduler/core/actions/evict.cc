@@ -104,15 +104,25 @@ std::vector<int> VictimFinder::victims_for(int task, int n) {
       if (req[d] > 0 && ssn_.cluster.free(n, d) + freed[d] < req[d]) return false;
     return kind_ == EvictKind::Reclaim || ssn_.allocatable(after, task);
   };
+  // Where placements constrain each other (anti-affinity, spread, ports) the victims are
+  // taken off the node for the check, so only a set that frees the constraint is chosen.
+  const bool dynamic = ssn_.cluster.has_dynamic_predicates();
   std::vector<int> victims;
+  bool ok = false;
   for (int v : ordered) {
     victims.push_back(v);
-    const auto& vr = ssn_.cluster.request(v);
-    for (int d = 0; d < ssn_.cluster.dims(); ++d) freed[d] += vr[d];
+    if (dynamic) {
+      ssn_.cluster.release(v, n);
+    } else {
+      const auto& vr = ssn_.cluster.request(v);
+      for (int d = 0; d < ssn_.cluster.dims(); ++d) freed[d] += vr[d];
+    }
     if (kind_ == EvictKind::Preempt) subtract(after.allocated, ssn_.snap.pods[v].request);
-    if (fits()) return victims;
+    if ((ok = fits() && (!dynamic || ssn_.cluster.dynamic_reject(task, n).empty()))) break;
   }
-  return {};
+  if (dynamic)
+    for (auto it = victims.rbegin(); it != victims.rend(); ++it) ssn_.cluster.assume(*it, n);
+  return ok ? victims : std::vector<int>{};
 }
 
 int VictimFinder::make_room(int task, const std::vector<int>* nodes, Statement& stmt) {
@@ -123,7 +133,7 @@ int VictimFinder::make_room(int task, const std::vector<int>* nodes, Statement& 
   QueueAccount* q = ssn_.queue_of(job_);
   for (int n : nodes ? *nodes : f.feasible) {
     if (f.reject[n]) continue;
-    if (ssn_.cluster.fits(task, n) && (kind_ == EvictKind::Reclaim || !q || ssn_.allocatable(*q, task))) {
+    if (ssn_.cluster.fits_now(task, n) && (kind_ == EvictKind::Reclaim || !q || ssn_.allocatable(*q, task))) {
       best = n;
       best_victims.clear();
       break;
@@ -187,7 +197,7 @@ namespace {
 void evict_for(Session& ssn, Job& job, EvictKind kind) {
   std::vector<int> tasks;
   for (int p : job.pending)
-    if (ssn.node_of_pod[p] < 0 && !ssn.pipelined_pod[p]) tasks.push_back(p);
+    if (ssn.node_of_pod[p] < 0 && !ssn.pipelined_pod[p] && !ssn.snap.pods[p].held_back()) tasks.push_back(p);
   size_t need = std::max<size_t>(1, static_cast<size_t>(ssn.need_of(job)));
   if (tasks.size() < need) return;
   tasks.resize(need);

@@ -22,9 +22,13 @@ struct Attempt {
   int failed = 0;
 };
 
-std::string template_key(const PodInfo& p) {
+// Pods with equal keys fare alike on every node. Where placements constrain each other
+// (inter-pod affinity, spread, ports) the labels take part: they decide who repels whom.
+std::string template_key(const Session& ssn, const PodInfo& p) {
   std::string k = p.filter_signature + "#" + p.task_role + "#";
   for (const auto& [r, v] : p.request) k += r + "=" + std::to_string(v) + ";";
+  if (ssn.cluster.has_dynamic_predicates())
+    for (const auto& [key, value] : p.labels) k += "#" + key + "=" + value;
   return k;
 }
 
@@ -46,7 +50,7 @@ bool place_on(Session& ssn, Job& job, const std::vector<int>& tasks, const std::
   QueueAccount* q = ssn.queue_of(job);
   for (int t : tasks) {
     const PodInfo& pod = ssn.snap.pods[t];
-    std::string tk = template_key(pod);
+    std::string tk = template_key(ssn, pod);
     if (failed_templates.count(tk)) {
       ++a.failed;
       continue;
@@ -61,7 +65,7 @@ bool place_on(Session& ssn, Job& job, const std::vector<int>& tasks, const std::
     if (ordered) {
       const StaticFilter& f = ssn.cluster.filter_for(t);
       for (int n : *candidates)
-        if (!f.reject[n] && ssn.cluster.fits(t, n)) {
+        if (!f.reject[n] && ssn.cluster.fits_now(t, n)) {
           node = n;
           break;
         }
@@ -109,21 +113,53 @@ std::vector<int> dominant_order(Session& ssn, const std::vector<int>& tasks) {
   return out;
 }
 
+// Per node, how many more pods like `pod` it holds now: static filters, the dynamic ones
+// (at most one where the pod's host ports would meet its twin's), resources.
+std::vector<int64_t> template_slots(Session& ssn, int pod) {
+  const StaticFilter& f = ssn.cluster.filter_for(pod);
+  std::vector<int64_t> slots(ssn.cluster.node_count(), 0);
+  const bool dynamic = ssn.cluster.has_dynamic_predicates();
+  const bool one_per_node = dynamic && !ssn.snap.pods[pod].contract().host_ports.empty();
+  for (int n : f.feasible) {
+    if (dynamic && !ssn.cluster.dynamic_reject(pod, n).empty()) continue;
+    slots[n] = ssn.cluster.slots(pod, n);
+    if (one_per_node) slots[n] = std::min<int64_t>(slots[n], 1);
+  }
+  return slots;
+}
+
+// Pods that repel their own kind on topology key `key` fit once per domain of it (and
+// freely on nodes without the label).
+int64_t repelled_room(Session& ssn, int key, const std::vector<int>& nodes, const std::vector<int64_t>& slots) {
+  PlacedPods& placed = ssn.cluster.placed();
+  std::vector<char> seen(placed.domain_count(key), 0);
+  int64_t room = 0;
+  for (int n : nodes) {
+    if (slots[n] <= 0) continue;
+    int d = placed.domain(key, n);
+    if (d < 0) room += slots[n];
+    else if (!seen[d]) seen[d] = 1, ++room;
+  }
+  return room;
+}
+
 std::vector<Candidate> candidates_for(Session& ssn, const Job& job, const std::vector<int>& tasks, size_t need) {
   std::vector<Candidate> cands;
   for (const auto& d : allowed_domains(ssn, job)) cands.push_back({.domain = d});
   // Per job shape: how many of its pods each node still holds.
   std::map<std::string, std::pair<int, int>> templates;   // key -> (representative, count)
   for (int t : tasks) {
-    auto [it, inserted] = templates.try_emplace(template_key(ssn.snap.pods[t]), t, 0);
+    auto [it, inserted] = templates.try_emplace(template_key(ssn, ssn.snap.pods[t]), t, 0);
     ++it->second.second;
   }
   std::vector<std::vector<int64_t>> node_slots;
+  std::vector<std::vector<int>> repelling_keys;   // per template: at most one pod per domain of each
   for (const auto& [key, rep] : templates) {
-    const StaticFilter& f = ssn.cluster.filter_for(rep.first);
-    std::vector<int64_t> slots(ssn.cluster.node_count(), 0);
-    for (int n : f.feasible) slots[n] = ssn.cluster.slots(rep.first, n);
-    node_slots.push_back(std::move(slots));
+    node_slots.push_back(template_slots(ssn, rep.first));
+    repelling_keys.emplace_back();
+    if (ssn.cluster.has_dynamic_predicates())
+      for (const auto& k : self_repelling_keys(ssn.snap, ssn.snap.pods[rep.first]))
+        repelling_keys.back().push_back(ssn.cluster.placed().topology_key(k));
   }
   std::vector<int> dims = dominant_order(ssn, tasks);
   const bool scored = ssn.has_hypernode_order();
@@ -133,6 +169,7 @@ std::vector<Candidate> candidates_for(Session& ssn, const Job& job, const std::v
     for (const auto& [key, rep] : templates) {
       int64_t sum = 0;
       for (int n : *c.domain.nodes) sum += node_slots[i][n];
+      for (int k : repelling_keys[i]) sum = std::min(sum, repelled_room(ssn, k, *c.domain.nodes, node_slots[i]));
       c.fit_all = c.fit_all && sum >= rep.second;
       c.room += std::min<int64_t>(sum, rep.second);
       ++i;
@@ -241,8 +278,16 @@ bool place_in_domains(Session& ssn, Job& job, const std::vector<int>& tasks, siz
 
 bool place_job(Session& ssn, Job& job, const std::vector<int>& in) {
   std::vector<int> tasks;
+  int held_back = -1;   // a pending pod that is no candidate (gated, DRA), which the gang cannot count
   for (int t : in)
-    if (ssn.node_of_pod[t] < 0 && !ssn.pipelined_pod[t]) tasks.push_back(t);
+    if (ssn.node_of_pod[t] < 0 && !ssn.pipelined_pod[t]) {
+      if (ssn.snap.pods[t].held_back()) held_back = t;
+      else tasks.push_back(t);
+    }
+  if (tasks.empty() && held_back >= 0) {
+    job.unschedulable = ssn.snap.pods[held_back].held_back_reason();
+    return false;
+  }
   if (tasks.empty()) return true;
   size_t need = static_cast<size_t>(ssn.need_of(job));
   if (need > tasks.size()) {

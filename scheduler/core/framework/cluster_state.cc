@@ -13,7 +13,8 @@ constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max() / 4;
 
 }  // namespace
 
-ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks) : snap_(snap), callbacks_(callbacks) {
+ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks)
+    : snap_(snap), callbacks_(callbacks), placed_(snap) {
   std::set<std::string> names{"cpu", "memory", "pods"};
   for (const auto& n : snap.nodes)
     for (const auto& [k, v] : n.allocatable) names.insert(k);
@@ -92,11 +93,19 @@ int64_t ClusterState::slots(int pod, int node) const {
 int ClusterState::best_node(int pod, const std::vector<int>* candidates, std::map<std::string, int>* reasons) {
   const StaticFilter& f = filter_for(pod);
   fitting_.clear();
+  const bool dynamic = !callbacks_.dynamic_predicates.empty();
   auto consider = [&](int n) {
-    if (fits(pod, n)) fitting_.push_back(n);
-    else if (reasons) ++(*reasons)[resources_message(pod, n)];
+    if (!fits(pod, n)) {
+      if (reasons) ++(*reasons)[resources_message(pod, n)];
+    } else if (!dynamic) {
+      fitting_.push_back(n);
+    } else if (std::string why = dynamic_reject(pod, n); why.empty()) {
+      fitting_.push_back(n);
+    } else if (reasons) {
+      ++(*reasons)[why];
+    }
   };
-  if (!candidates && !reasons) {
+  if (!candidates && !reasons && !dynamic) {
     fitting_.reserve(f.feasible.size());
     for (int n : f.feasible)
       if (fits(pod, n)) fitting_.push_back(n);
@@ -127,11 +136,13 @@ int ClusterState::best_node(int pod, const std::vector<int>* candidates, std::ma
 void ClusterState::assume(int pod, int node) {
   int64_t* fr = &free_[static_cast<size_t>(node) * dim_names_.size()];
   for (const auto& [d, v] : sparse_[pod]) fr[d] -= v;
+  placed_.add(pod, node);
 }
 
 void ClusterState::release(int pod, int node) {
   int64_t* fr = &free_[static_cast<size_t>(node) * dim_names_.size()];
   for (const auto& [d, v] : sparse_[pod]) fr[d] += v;
+  placed_.remove(pod, node);
 }
 
 std::string ClusterState::resources_message(int pod, int node) const {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scheduler/core/framework/placed_pods.h"
 #include "scheduler/core/snapshot.h"
 
 namespace weft::scheduler {
@@ -23,6 +24,10 @@ using BatchScoreFn = std::function<void(int pod, const std::vector<int>& nodes, 
 
 struct NodeCallbacks {
   std::vector<PredicateFn> predicates;
+  // Checks that depend on where other pods are, tentative placements of this cycle
+  // included (inter-pod affinity, topology spread, host ports): run after the resource
+  // fit, on every check. Registered only when some pod of the snapshot needs them.
+  std::vector<PredicateFn> dynamic_predicates;
   std::vector<StaticScoreFn> static_scores;
   std::vector<BatchScoreFn> batch_scores;
 };
@@ -54,6 +59,17 @@ class ClusterState {
       if (fr[d] < v) return false;
     return true;
   }
+  // Whether the dynamic predicates pass; the first one's reason when not ("" passes).
+  std::string dynamic_reject(int pod, int node) const {
+    for (const auto& predicate : callbacks_.dynamic_predicates)
+      if (std::string why = predicate(pod, node); !why.empty()) return why;
+    return "";
+  }
+  bool has_dynamic_predicates() const { return !callbacks_.dynamic_predicates.empty(); }
+  // Resources and the dynamic predicates.
+  bool fits_now(int pod, int node) const {
+    return fits(pod, node) && (callbacks_.dynamic_predicates.empty() || dynamic_reject(pod, node).empty());
+  }
   // How many pods like `pod` still fit on `node` by resources (ignores static filters).
   int64_t slots(int pod, int node) const;
   // Used fraction of a resource on the node were the pod placed there (1 when the node has none).
@@ -73,6 +89,7 @@ class ClusterState {
   void release(int pod, int node);  // give it back
 
   const Snapshot& snapshot() const { return snap_; }
+  PlacedPods& placed() { return placed_; }
   const std::string& reason(uint16_t r) const { return reasons_[r]; }
   std::string resources_message(int pod, int node) const;
 
@@ -81,6 +98,7 @@ class ClusterState {
 
   const Snapshot& snap_;
   const NodeCallbacks& callbacks_;
+  PlacedPods placed_;
   std::vector<std::string> dim_names_;
   int pods_ = -1;
   std::vector<int64_t> free_, alloc_;

@@ -166,6 +166,9 @@ void Session::add_job_domains(const PluginOption& p, JobDomainsFn fn) { job_doma
 void Session::add_predicate(const PluginOption& p, PredicateFn fn) {
   if (p.enabled(Switch::Predicate)) node_callbacks.predicates.push_back(std::move(fn));
 }
+void Session::add_dynamic_predicate(const PluginOption& p, PredicateFn fn) {
+  if (p.enabled(Switch::Predicate)) node_callbacks.dynamic_predicates.push_back(std::move(fn));
+}
 void Session::add_static_node_order(const PluginOption& p, StaticScoreFn fn) {
   if (p.enabled(Switch::NodeOrder)) node_callbacks.static_scores.push_back(std::move(fn));
 }

@@ -87,6 +87,7 @@ class Session {
   void add_victim_queue_order(const PluginOption& p, QueueCompareFn fn);
   void add_task_order(const PluginOption& p, TaskCompareFn fn);
   void add_predicate(const PluginOption& p, PredicateFn fn);
+  void add_dynamic_predicate(const PluginOption& p, PredicateFn fn);   // sees this cycle's placements
   void add_static_node_order(const PluginOption& p, StaticScoreFn fn);
   void add_batch_node_order(const PluginOption& p, BatchScoreFn fn);
   void add_preemptable(const PluginOption& p, VictimsFn fn);

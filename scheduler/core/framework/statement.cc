@@ -39,6 +39,7 @@ void Statement::commit() {
         ssn_.cluster.assume(e.pod, e.node);
         ++ssn_.jobs[ssn_.job_of_pod[e.pod]].pipelined;
         ssn_.pipelined_pod[e.pod] = 1;
+        if (has_evictions()) ssn_.out.nominations[pod] = node;
         break;
       case Op::Evict:
         ssn_.out.evictions.push_back({pod, node, e.reason});

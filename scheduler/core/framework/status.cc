@@ -30,12 +30,13 @@ void write_statuses(Session& s) {
   for (const Job& j : s.jobs) {
     std::optional<std::pair<std::string, std::string>> why = j.unschedulable;
     if (!j.blocked.empty()) why = {j.blocked_reason, j.blocked};
-    if (why) {
-      for (int p : j.pending)
-        if (s.node_of_pod[p] < 0) {
-          s.out.unschedulable[s.snap.pods[p].key] = why->second;
-          s.out.unschedulable_reasons[s.snap.pods[p].key] = why->first;
-        }
+    for (int p : j.pending) {
+      if (s.node_of_pod[p] >= 0) continue;
+      const PodInfo& pod = s.snap.pods[p];
+      auto pod_why = pod.held_back() ? std::optional(pod.held_back_reason()) : why;
+      if (!pod_why) continue;
+      s.out.unschedulable[pod.key] = pod_why->second;
+      s.out.unschedulable_reasons[pod.key] = pod_why->first;
     }
     if (!j.group) {
       if (why && !j.pending.empty())

@@ -1,0 +1,173 @@
+#include "scheduler/core/plugins/interpodaffinity/inter_pod_affinity.h"
+
+#include <algorithm>
+#include <memory>
+#include <unordered_map>
+
+namespace weft::scheduler {
+namespace {
+
+bool any_pod(const Snapshot& snap, bool (*has)(const PodContract&)) {
+  return std::any_of(snap.pods.begin(), snap.pods.end(), [&](const PodInfo& p) { return p.constraints && has(p.contract()); });
+}
+
+std::string identity(const PodInfo& p, const char* kind, size_t index, const PodAffinityTerm& t) {
+  return term_identity(p, std::string(kind) + "." + std::to_string(index), t.match_label_keys, t.mismatch_label_keys);
+}
+
+struct KeyedTerm {
+  int term, key;
+  int32_t weight;
+};
+
+// The incoming pod's terms as counted placements.
+struct IncomingTerms {
+  std::vector<KeyedTerm> anti;            // required anti-affinity, one per term
+  int affinity = -1;                      // every required affinity term at once
+  std::vector<int> affinity_keys;
+  bool self_affine = false;               // the pod matches all its own affinity terms
+  std::vector<KeyedTerm> preferred;       // weight < 0: anti-affinity
+};
+
+class State {
+ public:
+  explicit State(Session& ssn) : ssn_(ssn), placed_(ssn.cluster.placed()) {}
+
+  // In kube-scheduler's order: the pod's affinity, its anti-affinity, then the placed
+  // pods' anti-affinity toward it.
+  std::string filter(int pod, int node) {
+    const PodContract& c = ssn_.snap.pods[pod].contract();
+    if (!c.affinity.empty() || !c.anti_affinity.empty()) {
+      const IncomingTerms& t = terms_of(pod);
+      if (!affinity_holds(t, node)) return kAffinityReason;
+      for (const auto& a : t.anti)
+        if (placed_.count_in_domain(a.term, a.key, node) > 0) return kAntiAffinityReason;
+    }
+    for (int g : matching_owners(pod)) {
+      const auto& group = placed_.owner_groups()[g];
+      if (group.kind != OwnerTerm::RequiredAnti || group.total <= 0) continue;
+      if (int d = placed_.domain(group.key, node); d >= 0 && group.per_domain[d] > 0) return kExistingAntiAffinityReason;
+    }
+    return "";
+  }
+
+  void score(int pod, const std::vector<int>& nodes, std::vector<double>& scores, double weight) {
+    const IncomingTerms& t = terms_of(pod);
+    std::vector<int> owners;
+    for (int g : matching_owners(pod))
+      if (placed_.owner_groups()[g].kind != OwnerTerm::RequiredAnti) owners.push_back(g);
+    if (t.preferred.empty() && owners.empty()) return;
+    raw_.assign(nodes.size(), 0);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      double s = 0;
+      for (const auto& k : t.preferred) s += k.weight * placed_.count_in_domain(k.term, k.key, nodes[i]);
+      for (int g : owners) {
+        const auto& group = placed_.owner_groups()[g];
+        int d = placed_.domain(group.key, nodes[i]);
+        if (d < 0 || group.per_domain[d] == 0) continue;
+        double w = group.kind == OwnerTerm::RequiredAffinity ? 1
+                   : group.kind == OwnerTerm::PreferredAnti  ? -group.weight
+                                                             : group.weight;
+        s += w * group.per_domain[d];
+      }
+      raw_[i] = s;
+    }
+    auto [lo, hi] = std::minmax_element(raw_.begin(), raw_.end());
+    if (*hi - *lo <= 0) return;
+    for (size_t i = 0; i < nodes.size(); ++i) scores[i] += weight * 100.0 * (raw_[i] - *lo) / (*hi - *lo);
+  }
+
+ private:
+  bool affinity_holds(const IncomingTerms& t, int node) {
+    if (t.affinity < 0) return true;
+    bool found = true;
+    for (int key : t.affinity_keys) {
+      if (placed_.domain(key, node) < 0) return false;
+      if (placed_.count_in_domain(t.affinity, key, node) <= 0) found = false;
+    }
+    if (found) return true;
+    // The first of a group affine to itself: no pod anywhere matches yet.
+    if (!t.self_affine) return false;
+    for (int key : t.affinity_keys)
+      if (placed_.total_with_key(t.affinity, key) > 0) return false;
+    return true;
+  }
+
+  const IncomingTerms& terms_of(int pod) {
+    auto [it, inserted] = incoming_.try_emplace(pod);
+    if (!inserted) return it->second;
+    const PodInfo& p = ssn_.snap.pods[pod];
+    const PodContract& c = p.contract();
+    IncomingTerms& t = it->second;
+    for (size_t i = 0; i < c.anti_affinity.size(); ++i) {
+      const auto& term = c.anti_affinity[i];
+      t.anti.push_back({placed_.term({selection_of(term, p)}, false, identity(p, "anti", i, term)),
+                        placed_.topology_key(term.topology_key), 0});
+    }
+    if (!c.affinity.empty()) {
+      std::vector<PodSelection> parts;
+      std::string id;
+      t.self_affine = true;
+      for (size_t i = 0; i < c.affinity.size(); ++i) {
+        parts.push_back(selection_of(c.affinity[i], p));
+        t.self_affine = t.self_affine && parts.back().matches(ssn_.snap, p);
+        id += identity(p, "affinity", i, c.affinity[i]) + "|";
+        int key = placed_.topology_key(c.affinity[i].topology_key);
+        if (std::find(t.affinity_keys.begin(), t.affinity_keys.end(), key) == t.affinity_keys.end())
+          t.affinity_keys.push_back(key);
+      }
+      t.affinity = placed_.term(parts, false, id);
+    }
+    for (auto [kind, list, sign] : {std::tuple{"preferred", &c.preferred_affinity, 1},
+                                    std::tuple{"preferred-anti", &c.preferred_anti_affinity, -1}})
+      for (size_t i = 0; i < list->size(); ++i) {
+        const auto& term = (*list)[i];
+        t.preferred.push_back({placed_.term({selection_of(term, p)}, false, identity(p, kind, i, term)),
+                               placed_.topology_key(term.topology_key), sign * term.weight});
+      }
+    return t;
+  }
+
+  // Owner groups whose term selects the pod (recomputed when new groups appear).
+  const std::vector<int>& matching_owners(int pod) {
+    const auto& groups = placed_.owner_groups();
+    if (pod != owners_pod_ || groups.size() != owners_seen_) {
+      owners_pod_ = pod;
+      owners_seen_ = groups.size();
+      owners_match_.clear();
+      for (size_t g = 0; g < groups.size(); ++g)
+        if (groups[g].selection.matches(ssn_.snap, ssn_.snap.pods[pod])) owners_match_.push_back(static_cast<int>(g));
+    }
+    return owners_match_;
+  }
+
+  Session& ssn_;
+  PlacedPods& placed_;
+  std::unordered_map<int, IncomingTerms> incoming_;
+  int owners_pod_ = -1;
+  size_t owners_seen_ = 0;
+  std::vector<int> owners_match_;
+  std::vector<double> raw_;
+};
+
+}  // namespace
+
+void add_inter_pod_affinity_filter(Session& ssn, const PluginOption& option) {
+  if (!any_pod(ssn.snap, [](const PodContract& c) { return !c.affinity.empty() || !c.anti_affinity.empty(); })) return;
+  auto state = std::make_shared<State>(ssn);
+  ssn.add_dynamic_predicate(option, [state](int pod, int node) { return state->filter(pod, node); });
+}
+
+void add_inter_pod_affinity_score(Session& ssn, const PluginOption& option, double weight) {
+  if (weight == 0) return;
+  if (!any_pod(ssn.snap, [](const PodContract& c) {
+        return !c.preferred_affinity.empty() || !c.preferred_anti_affinity.empty() || !c.affinity.empty();
+      }))
+    return;
+  auto state = std::make_shared<State>(ssn);
+  ssn.add_batch_node_order(option, [state, weight](int pod, const std::vector<int>& nodes, std::vector<double>& scores) {
+    state->score(pod, nodes, scores, weight);
+  });
+}
+
+}  // namespace weft::scheduler
