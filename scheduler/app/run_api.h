@@ -28,6 +28,12 @@ class SchedulerApi {
                                        const nlohmann::json& status) = 0;
   virtual Status record_event(const nlohmann::json& involved, const std::string& type, const std::string& reason,
                               const std::string& message) = 0;
+  // The same for a scheduling.k8s.io PodGroup (kube-scheduler's conditions).
+  virtual Status write_native_group_status(const std::string& ns, const std::string& name,
+                                           const nlohmann::json& status) {
+    (void)ns, (void)name, (void)status;
+    return make_error("scheduling.k8s.io PodGroup status is not written by this API");
+  }
 };
 
 // Bindings and evictions go through `client`; PodGroup status through `best_effort`, a
@@ -44,6 +50,7 @@ class KubeSchedulerApi : public SchedulerApi {
   Status write_podgroup_status(const std::string& ns, const std::string& name, const nlohmann::json& status) override;
   Status record_event(const nlohmann::json& involved, const std::string& type, const std::string& reason,
                       const std::string& message) override;
+  Status write_native_group_status(const std::string& ns, const std::string& name, const nlohmann::json& status) override;
 
  private:
   kube::Client& client_;

@@ -51,10 +51,12 @@ Status string_map_of(const json& metadata, const char* part, std::vector<std::pa
   if (m.is_null()) return {};
   const std::string field = std::string("metadata.") + part;
   if (!m.is_object()) return make_error(field + ": " + m.dump() + " is not an object");
-  for (const auto& key : pod_keys_read()) {
+  const bool every_key = std::string_view(part) == "labels";
+  for (const auto& [key, v] : m.items()) {
+    if (!every_key && !read_key(key)) continue;
     auto value = kube::optional_string(m, key.c_str(), field);
     if (!value) return value.error();
-    if (m.contains(key) && !m[key].is_null()) into.emplace_back(key, std::move(*value));
+    if (!v.is_null()) into.emplace_back(key, std::move(*value));
   }
   return {};
 }
@@ -139,10 +141,11 @@ Status read_containers(JsonCursor& c, const std::string& key, std::vector<kube::
   });
 }
 
-Status read_string_map(JsonCursor& c, const std::string& field, std::vector<std::pair<std::string, std::string>>& into) {
+Status read_string_map(JsonCursor& c, const std::string& field, bool every_key,
+                       std::vector<std::pair<std::string, std::string>>& into) {
   into.clear();
   return c.members(field, [&](const std::string& key) -> Status {
-    if (!read_key(key)) return c.pass_over();
+    if (!every_key && !read_key(key)) return c.pass_over();
     // A key met twice keeps its last value, as a tree would; null is no value.
     const bool present = c.peek() != 'n';
     std::string value;
@@ -167,7 +170,7 @@ Status read_metadata(JsonCursor& c, PodFields& f) {
       return c.pass_over();
     }
     if (key == "annotations" || key == "labels")
-      return read_string_map(c, "metadata." + key, key == "labels" ? f.labels : f.annotations);
+      return read_string_map(c, "metadata." + key, key == "labels", key == "labels" ? f.labels : f.annotations);
     return c.pass_over();
   });
 }
@@ -195,6 +198,14 @@ Status read_spec(JsonCursor& c, PodFields& f) {
       if (c.peek() != '{') return c.pass_over();   // not an object: no node affinity, as the tree readers take it
       return c.members("spec.affinity", [&](const std::string& part) {
         return part == "nodeAffinity" ? span_into(c, node_affinity) : c.pass_over();
+      });
+    }
+    if (key == "schedulingGroup") {
+      f.scheduling_group.clear();
+      if (c.peek() != '{') return c.pass_over();   // null: no group, as the tree reader takes it
+      return c.members("spec.schedulingGroup", [&](const std::string& part) {
+        return part == "podGroupName" ? c.string_field("spec.schedulingGroup.podGroupName", f.scheduling_group)
+                                      : c.pass_over();
       });
     }
     if (key == "containers") return read_containers(c, key, f.resources.containers);
@@ -261,7 +272,8 @@ PodFields& reset_metadata(PodFields& f) {
 PodFields& reset_spec(PodFields& f) {
   f.resources = {};
   f.priority = nullptr;
-  for (auto* text : {&f.priority_class, &f.scheduler_name, &f.node_name, &f.constraints}) text->clear();
+  for (auto* text : {&f.priority_class, &f.scheduler_name, &f.node_name, &f.constraints, &f.scheduling_group})
+    text->clear();
   return f;
 }
 
@@ -299,6 +311,11 @@ Result<PodFields> pod_fields_of(const json& o) {
     auto v = kube::optional_string(spec, key, "spec");
     if (!v) return v.error();
     *into = std::move(*v);
+  }
+  if (const json& g = at(spec, "schedulingGroup"); g.is_object()) {
+    auto name = kube::optional_string(g, "podGroupName", "spec.schedulingGroup");
+    if (!name) return name.error();
+    f.scheduling_group = std::move(*name);
   }
   f.constraints = constraints_text(at(spec, "tolerations").dump(), at(spec, "nodeSelector").dump(),
                                    at(at(spec, "affinity"), "nodeAffinity").dump());

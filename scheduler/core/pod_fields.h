@@ -20,8 +20,8 @@ namespace weft::scheduler {
 struct PodFields {
   std::string name, namespace_name, uid, resource_version, created;
   bool deleting = false;   // metadata.deletionTimestamp is set
-  // Of metadata.annotations and metadata.labels, only the keys the core reads
-  // (pod_keys_read()), in the order met.
+  // Of metadata.annotations only the keys the core reads (pod_keys_read()); every label
+  // (inter-pod affinity and spread select pods by them); in the order met.
   std::vector<std::pair<std::string, std::string>> annotations, labels;
   kube::PodResources resources;
   nlohmann::json priority;   // spec.priority as given (a number, or a string the rules parse); null: absent
@@ -32,6 +32,7 @@ struct PodFields {
   std::string constraints;
   std::string scheduled_time;   // lastTransitionTime of the PodScheduled condition when True
   std::string start_time;       // status.startTime
+  std::string scheduling_group; // spec.schedulingGroup.podGroupName (a scheduling.k8s.io PodGroup)
 };
 
 // The annotation and label keys PodFields keeps.
