@@ -48,6 +48,15 @@ Status KubeSchedulerApi::nominate(const std::string& ns, const std::string& pod,
   return {};
 }
 
+Status KubeSchedulerApi::write_native_group_status(const std::string& ns, const std::string& name, const json& status) {
+  auto written = best_effort_.update_status_with_retry(kube::resources::native_podgroups(), ns, name, [&](json& object) -> Status {
+    object["status"] = status;
+    return {};
+  });
+  if (!written) return written.error();
+  return {};
+}
+
 Status KubeSchedulerApi::record_event(const json& involved, const std::string& type, const std::string& reason,
                                       const std::string& message) {
   if (!events_.record(involved, type, reason, message))

@@ -36,6 +36,12 @@ class SchedulerApi {
   }
   // status.nominatedNodeName of a preemptor (merge patch of pods/status).
   virtual Status nominate(const std::string& ns, const std::string& pod, const std::string& node) = 0;
+  // The same for a scheduling.k8s.io PodGroup (kube-scheduler's conditions).
+  virtual Status write_native_group_status(const std::string& ns, const std::string& name,
+                                           const nlohmann::json& status) {
+    (void)ns, (void)name, (void)status;
+    return make_error("scheduling.k8s.io PodGroup status is not written by this API");
+  }
 };
 
 // Bindings and evictions go through `client`; PodGroup status through `best_effort`, a
@@ -54,6 +60,7 @@ class KubeSchedulerApi : public SchedulerApi {
                       const std::string& message) override;
   Status write_claim(const ClaimWrite& write) override;
   Status nominate(const std::string& ns, const std::string& pod, const std::string& node) override;
+  Status write_native_group_status(const std::string& ns, const std::string& name, const nlohmann::json& status) override;
 
  private:
   kube::Client& client_;

@@ -6,6 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "kube/workload.h"
+
 namespace weft::scheduler {
 
 using nlohmann::json;
@@ -331,7 +333,10 @@ void DecisionApplier::apply_status(const Decisions& d, const std::set<std::strin
     if (skip.count(w.podgroup)) return;
     if (!writable(report)) return;
     auto [ns, name] = split_key(w.podgroup);
-    if (auto s = api_.write_podgroup_status(ns, name, w.status); !s) {
+    const auto native = kube::split_native_group_key(w.podgroup);
+    if (auto s = native ? api_.write_native_group_status(native->namespace_name, native->name, w.status)
+                        : api_.write_podgroup_status(ns, name, w.status);
+        !s) {
       std::lock_guard lock(mu_);
       ++report.errors;
       ++report.status_failed;

@@ -9,6 +9,8 @@
 #include "kube/objects.h"
 #include "kube/podgroup.h"
 #include "kube/time.h"
+#include "kube/workload.h"
+#include "scheduler/core/native_groups.h"
 #include "kube/client/json_reader.h"
 #include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
@@ -153,6 +155,14 @@ Result<PodInfo> decode_pod(const json& o, const std::string& where, DecodePools*
   return with_rules(pod_fields_of(o), where, pools, pod_info_from);
 }
 
+NetworkTopology topology_of(const kube::PodGroupNetworkTopology& nt) {
+  NetworkTopology t;
+  t.mode = nt.mode == kube::PodGroupNetworkTopology::Mode::Hard ? NetworkTopology::Mode::Hard : NetworkTopology::Mode::Soft;
+  t.highest_tier = nt.highest_tier_allowed.value_or(0);
+  t.highest_tier_name = nt.highest_tier_name;
+  return t;
+}
+
 Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
   auto spec = kube::parse_podgroup(o);
   if (!spec) return make_error((where.empty() ? "" : where + ": ") + spec.message());
@@ -166,13 +176,19 @@ Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
     g.has_min_resources = true;
   }
   g.priority_class = spec->priority_class_name;
-  if (const auto& nt = spec->network_topology) {
-    g.topology.mode = nt->mode == kube::PodGroupNetworkTopology::Mode::Hard ? NetworkTopology::Mode::Hard
-                                                                             : NetworkTopology::Mode::Soft;
-    g.topology.highest_tier = nt->highest_tier_allowed.value_or(0);
-    g.topology.highest_tier_name = nt->highest_tier_name;
+  if (const auto& nt = spec->network_topology) g.topology = topology_of(*nt);
+  for (const auto& p : spec->sub_group_policy) {
+    SubGroupRule r;
+    r.name = p.name;
+    if (p.network_topology) r.topology = topology_of(*p.network_topology);
+    r.size = p.sub_group_size;
+    r.min_groups = p.min_sub_groups;
+    r.selector = p.label_selector;
+    r.match_label_keys = p.match_label_keys;
+    g.sub_groups.push_back(std::move(r));
   }
   g.same_ib_cluster = spec->same_ib_cluster;
+  g.pod_index_label = kube::annotation(o, kube::kPodIndexLabelAnnotation);
   auto preemptable = preemptable_of(o, where);
   if (!preemptable) return preemptable.error();
   g.preemptable = *preemptable;
@@ -288,6 +304,8 @@ Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, cons
   std::string prefix = where.empty() ? "" : where + ": ";
   if (auto s = missing_name(o, where); !s) return s;
   if (StorageObjects::reads(kind)) return snap.storage.add(kind, o, where);
+  if (auto native = add_native_object(snap, o, where)) return *native;
+  if (auto s = check_api_group(kind, o, where); !s) return s;
   if (kind == "PodGroup") return add_podgroup(snap, o, where);
   if (kind == "Queue") return add_queue(snap, o, where);
   if (kind == "HyperNode") return add_hypernode(snap, o, where);
@@ -299,7 +317,7 @@ Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, cons
     return {};
   }
   return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass, "
-                    "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver)");
+                    "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CompositePodGroup, Workload)");
 }
 
 }  // namespace
@@ -365,6 +383,13 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   for (const char* key : {keys::kGroupAnnotation, "scheduling.volcano.sh/group-name"})
     if (const std::string* v = value_of(f.annotations, key); v && group.empty()) group = *v;
   if (!group.empty()) p.group = shared_text(pool, namespace_name + "/" + group);
+  if (!f.scheduling_group.empty()) {
+    if (!group.empty())
+      return make_error(prefix + "spec.schedulingGroup: the pod also names Volcano PodGroup '" + group +
+                        "' in an annotation; a pod belongs to one group");
+    p.group = shared_text(pool, kube::native_group_key("PodGroup", namespace_name, f.scheduling_group));
+  }
+  p.labels = kube::InternedLabels(kube::Labels(f.labels.begin(), f.labels.end()), pool);
   p.request = kube::effective_request(f.resources);
   p.constraints = pools ? pools->constraints(f.constraints) : nullptr;
   if (!p.constraints) {
@@ -481,7 +506,8 @@ std::string PodGroupInfo::phase() const {
 }
 
 bool known_kind(const std::string& kind) {
-  static const std::set<std::string> kinds{"Node", "Pod", "PodGroup", "Queue", "HyperNode", "PriorityClass"};
+  static const std::set<std::string> kinds{"Node",          "Pod",      "PodGroup",         "Queue",
+                                           "HyperNode",     "PriorityClass", "CompositePodGroup", "Workload"};
   return kinds.count(kind) > 0 || StorageObjects::reads(kind);
 }
 
@@ -520,8 +546,9 @@ Snapshot SnapshotBuilder::build(TimePoint now) {
     if (p.priority == 0) p.priority = class_value(p.priority_class, 0);
   for (auto& [k, g] : s.podgroups) {
     (void)k;
-    g.priority = class_value(g.priority_class, 0);
+    g.priority = g.explicit_priority.value_or(class_value(g.priority_class, 0));
   }
+  link_composite_groups(s);
   if (!s.queues.count(kDefaultQueue)) s.queues[kDefaultQueue] = QueueInfo{.name = kDefaultQueue};
   // A gang holding a reserved room passes the reserved-room filter where others do not.
   for (auto& p : s.pods)
