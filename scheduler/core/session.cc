@@ -1,6 +1,7 @@
 #include "scheduler/core/session.h"
 
 #include "scheduler/core/actions/actions.h"
+#include "scheduler/core/actions/gang-repair/gang_repair.h"
 #include "scheduler/core/framework/session.h"
 
 namespace weft::scheduler {
@@ -11,6 +12,9 @@ Decisions run_session(const Snapshot& snapshot, const Config& config, const Sess
   if (!config.has(Action::Enqueue))
     for (auto& j : ssn.jobs)
       if (j.blocked.empty()) j.enqueued = true;
+  // Half-bound gangs first, before any action gives their room away (it allocates: only
+  // with allocate configured).
+  if (config.has(Action::Allocate)) repair_gangs(ssn);
   for (Action a : config.actions) run_action(a, ssn);
   write_statuses(ssn);
   for (const auto& [name, q] : ssn.queues) {
