@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "kube/scenario.h"
+#include "scheduler/core/config_metrics.h"
 #include "scheduler/core/plugins/registry.h"
 
 namespace weft::scheduler {
@@ -170,6 +171,7 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& nam
     if (k != "actions" && k != "tiers" && k != "configurations" && k != "metrics")
       return make_error(name + ": key '" + k + "' is unknown (supported: actions, tiers, configurations, metrics)");
   }
+  if (auto m = check_metrics_section(doc->value("metrics", json()), name); !m) return m.error();
   if (!doc->contains("actions") || !(*doc)["actions"].is_string())
     return make_error(name + ": actions: missing (a string such as \"enqueue, allocate, backfill\")");
   std::string actions = (*doc)["actions"].get<std::string>();
