@@ -6,6 +6,7 @@
 #include "kube/load_annotation.h"
 #include "kube/objects.h"
 #include "kube/podgroup.h"
+#include "scheduler/core/query/group_name.h"
 
 namespace weft::descheduler {
 namespace {
@@ -99,7 +100,11 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& 
       have_controller = controller;
     }
   }
-  p.group = pool.intern(kube::annotation(obj, keys::kGroupAnnotation));
+  const json& annotations = at_path(obj, {"metadata", "annotations"});
+  p.group = pool.intern(scheduler::group_name([&](const char* key) -> const std::string* {
+    auto it = annotations.is_object() ? annotations.find(key) : annotations.end();
+    return it != annotations.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+  }));
   const json& phase = at_path(obj, {"status", "phase"});
   if (phase.is_string()) p.phase = pool.intern(phase.get_ref<const std::string&>());
   const json& started = at_path(obj, {"status", "startTime"});
@@ -111,7 +116,6 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& 
   std::string config_source = kube::annotation(obj, "kubernetes.io/config.source");
   p.mirror = kube::pod_is_mirror(obj) || (!config_source.empty() && config_source != "api");
   p.terminating = !at_path(obj, {"metadata", "deletionTimestamp"}).is_null();
-  const json& annotations = at_path(obj, {"metadata", "annotations"});
   p.evict_annotation = annotations.is_object() && annotations.contains(kEvictAnnotation);
   p.prefer_no_eviction = annotations.is_object() && annotations.contains(kPreferNoEvictionAnnotation);
   const json& volumes = at_path(obj, {"spec", "volumes"});
