@@ -122,5 +122,28 @@ TEST(Evictor, GangNamedByVolcanoKeyIsKeptAtMinMember) {
   EXPECT_EQ(reason_of(p, "default/train-0"), "gang-min-member");
 }
 
+// A hard-topology gang stays in the scheduler's domain of its tier: here HyperNodes group
+// nodes the agents did not label with a leaf, and the least loaded node is in another one.
+TEST(Evictor, HardTopologyGangStaysInItsHyperNode) {
+  auto hypernode = [](const std::string& name, std::vector<std::string> nodes) {
+    json members = json::array();
+    for (const auto& n : nodes) members.push_back({{"type", "Node"}, {"selector", {{"exactMatch", {{"name", n}}}}}});
+    return json{{"apiVersion", "topology.volcano.sh/v1alpha1"},
+                {"kind", "HyperNode"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"tier", 1}, {"members", members}}}};
+  };
+  std::vector<json> objs = {node("hot"), node("cool-same"), node("cool-other")};
+  objs.push_back(hypernode("leaf-a", {"hot", "cool-same"}));
+  objs.push_back(hypernode("leaf-b", {"cool-other"}));
+  objs.push_back(podgroup("t1", 1, "default", {}, {{"mode", "hard"}, {"highestTierAllowed", 1}}));
+  for (int i = 0; i < 2; ++i)
+    objs.push_back(pod("t1-" + std::to_string(i), "hot", {.cpu = "4", .owner_kind = "Job", .owner = "t1", .group = "t1"}));
+  Plan p = plan(build(objs), load({{"hot", {0.95, 0.3}}, {"cool-same", {0.2, 0.2}}, {"cool-other", {0.05, 0.05}}}),
+                seed_policy());
+  ASSERT_FALSE(p.evictions.empty()) << plan_to_json(p).dump(2);
+  for (const auto& e : p.evictions) EXPECT_EQ(e.to, "cool-same") << e.pod();
+}
+
 }  // namespace
 }  // namespace weft::descheduler::test

@@ -7,6 +7,7 @@
 #include "descheduler/core/defragment/capacity.h"
 #include "descheduler/core/defragment/domain_search.h"
 #include "descheduler/core/framework/default_evictor.h"
+#include "scheduler/core/query/domain.h"
 #include "scheduler/core/topology.h"
 
 namespace weft::descheduler::defragment {
@@ -176,12 +177,8 @@ class Defragmenter {
     std::vector<DomainRef> out;
     const auto& pg = *g.group;
     if (pg.topology.mode == NetworkTopology::Mode::Hard) {
-      int highest = pg.topology.highest_tier > 0 ? pg.topology.highest_tier : topo_.max_tier;
-      if (!pg.topology.highest_tier_name.empty()) {   // a HyperNode tierName; unknown: no domain
-        highest = 0;
-        for (const auto& h : s_.hypernodes)
-          if (h.tier_name == pg.topology.highest_tier_name) highest = h.tier;
-      }
+      auto tier = scheduler::query::highest_tier(topo_, pg.topology);   // an unknown tierName: no domain
+      const int highest = tier ? *tier : 0;
       for (const auto& d : topo_.domains)
         if (d.tier <= highest && (!pg.same_ib_cluster || !d.fabric.empty()) && !d.nodes.empty())
           out.push_back({d.name, d.tier, &d.nodes});

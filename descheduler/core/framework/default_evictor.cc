@@ -137,7 +137,7 @@ std::string DefaultEvictor::pre_eviction_filter(int index, int target) const {
 const DomainRule& DefaultEvictor::domain_of(int index) const {
   if (domain_pod_ != index) {
     const PodInfo& pod = cluster_.pods[static_cast<size_t>(index)];
-    domain_ = domain_rule(pod, cluster_.nodes[static_cast<size_t>(pod.node)], cluster_);
+    domain_ = domain_rule(pod, cluster_);
     domain_pod_ = index;
   }
   return domain_;
@@ -162,7 +162,7 @@ bool DefaultEvictor::fits(const PodInfo& pod, int index) const {
 }
 
 std::string DefaultEvictor::target_blocker(int pod, int node) const {
-  if (!domain_of(pod).allows(cluster_.nodes[static_cast<size_t>(node)])) return "topology";
+  if (!domain_of(pod).allows(node, cluster_)) return "topology";
   if (options_.node_fit && !fits(cluster_.pods[static_cast<size_t>(pod)], node)) return "node-fit";
   return "";
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scheduler/core/query/domain.h"
+
 namespace weft::scheduler {
 namespace {
 
@@ -33,19 +35,8 @@ std::vector<DomainRef> hypernodes(Session& ssn, const Job& job) {
 }  // namespace
 
 Result<int> highest_tier(Session& ssn, const Job& job) {
-  const Topology& topo = ssn.topo();
-  if (!job.group) return topo.max_tier;
-  const NetworkTopology& nt = job.group->topology;
-  if (!nt.highest_tier_name.empty()) {
-    std::optional<int> tier;
-    for (const auto& d : topo.domains)
-      if (d.tier_name == nt.highest_tier_name) tier = std::max(tier.value_or(0), d.tier);
-    if (!tier)
-      return make_error("networkTopology.highestTierName '" + nt.highest_tier_name +
-                        "' matches no HyperNode spec.tierName");
-    return *tier;
-  }
-  return nt.highest_tier > 0 ? nt.highest_tier : topo.max_tier;
+  if (!job.group) return ssn.topo().max_tier;
+  return query::highest_tier(ssn.topo(), job.group->topology);
 }
 
 bool constrained(Session& ssn, const Job& job) {
