@@ -29,6 +29,7 @@
 
 #include "descheduler/app/cluster_source.h"
 #include "descheduler/core/planner.h"
+#include "descheduler/core/profiles.h"
 #include "descheduler/core/policy.h"
 #include "kube/client/client.h"
 #include "kube/scenario.h"

@@ -56,7 +56,7 @@ Status fill_from_file(Builder& builder, const std::string& path) {
 }
 
 // Lists each kind into `builder`. With `scheduling` (GangDefragment): pending pods too,
-// and the Queues and HyperNodes the scheduler places by.
+// and the Queues the scheduler places by.
 template <class Builder>
 Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::string>& warnings, bool scheduling) {
   Status failed;
@@ -86,11 +86,9 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
       {"PodGroup", kube::resources::podgroups(), true, paged},
       {"PriorityClass", kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, true, paged},
       {"PodDisruptionBudget", kube::ResourceRef{"policy", "v1", "poddisruptionbudgets", true}, true, paged},
+      {"HyperNode", kube::resources::hypernodes(), true, paged},
   };
-  if (scheduling) {
-    kinds.push_back({"Queue", kube::resources::queues(), true, paged});
-    kinds.push_back({"HyperNode", kube::resources::hypernodes(), true, paged});
-  }
+  if (scheduling) kinds.push_back({"Queue", kube::resources::queues(), true, paged});
   for (const Kind& k : kinds) {
     // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.
     if (std::string(k.kind) == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));

@@ -19,13 +19,13 @@ Result<Cluster> cluster_from_file(const std::string& path);
 inline constexpr int64_t kListPageLimit = 200000;
 
 // One list per kind (one request each up to kListPageLimit items): nodes, bound live
-// pods, PodGroups, PriorityClasses, PodDisruptionBudgets. Items are added as they are
-// decoded. Kinds the server does not serve (no Volcano CRDs) or the service account may
-// not list are noted in warnings, not errors.
+// pods, PodGroups, PriorityClasses, PodDisruptionBudgets, HyperNodes. Items are added as
+// they are decoded. Kinds the server does not serve (no Volcano CRDs) or the service
+// account may not list are noted in warnings, not errors.
 Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings);
 
 // GangDefragment's world (its cluster is what the two above build): the same lists plus
-// pending pods, Queues and HyperNodes.
+// pending pods and Queues.
 Result<defragment::World> world_from_file(const std::string& path, TimePoint now);
 Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now);
 

@@ -19,7 +19,9 @@
 #include "descheduler/app/cycle.h"
 #include "descheduler/app/load_source.h"
 #include "descheduler/app/state_store.h"
+#include "descheduler/core/framework/runner.h"
 #include "descheduler/core/plan_output.h"
+#include "descheduler/core/profiles.h"
 #include "kube/client/config.h"
 #include "kube/client/leader_election.h"
 
@@ -275,26 +277,24 @@ int plan_command(const PlanFlags& f) {
     if (!listed) return fail(listed.message());
   }
   const Cluster& cluster = world ? world->cluster : *listed;
-  Result<Plan> plan = Plan{};
+  LoadReport load;
   if (policy->load_aware_enabled) {
     if (f.load.empty() && !policy->load_aware.requests_only)
       return fail("--load is required (prometheus=URL, file=F or annotations) for a LoadAware policy");
     auto spec = f.load.empty() ? load_spec_from_policy(*policy) : parse_load_spec(f.load);
     if (!spec) return fail(spec.message());
-    auto load = fetch_load(*spec, *policy, cluster, options.now);
-    if (!load) return fail(load.message());
-    if (!load->source_error.empty())
-      spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted", load->source_name,
-                    load->source_error);
-    plan = make_plan(cluster, *load, *policy, DeschedulerState{}, options);
-    if (!plan) return fail(plan.message());
+    auto fetched = fetch_load(*spec, *policy, cluster, options.now);
+    if (!fetched) return fail(fetched.message());
+    if (!fetched->source_error.empty())
+      spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted", fetched->source_name,
+                    fetched->source_error);
+    load = std::move(*fetched);
   }
-  if (world) {
-    auto outcome = defragment::plan_defragment(*world, *policy, *policy->gang_defragment, DeschedulerState{},
-                                               {options.now, options.cooldown});
-    if (!outcome) return fail(outcome.message());
-    defragment::add_to_plan(*outcome, *plan);
-  }
+  auto profile = profile_from_policy(*policy, {options, world ? &*world : nullptr});
+  if (!profile) return fail(profile.message());
+  const DeschedulerState no_state;
+  auto plan = framework::run_profile(*profile, *policy, {cluster, load, no_state, options.now, options.cooldown});
+  if (!plan) return fail(plan.message());
   for (const auto& note : plan->notes) spdlog::info("plan: {}", note);
   if (auto s = print_plan(*plan, f.output); !s) return fail(s.message());
   return 0;

@@ -7,6 +7,9 @@
 
 #include "descheduler/app/cluster_source.h"
 #include "descheduler/app/defragment_step.h"
+#include "descheduler/core/defragment/plugin.h"
+#include "descheduler/core/framework/runner.h"
+#include "descheduler/core/profiles.h"
 
 namespace weft::descheduler {
 
@@ -77,51 +80,47 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   const double listed_s = seconds();
   spdlog::info("listed {} nodes and {} bound pods in {:.3f}s", cluster->nodes.size(), cluster->pods.size(), listed_s);
   PlanOptions options{now, config_.max_metric_age, config_.cooldown};
-  Result<Plan> plan = Plan{};
-  double loaded_s = seconds();
+  LoadReport load;
   if (config_.policy.load_aware_enabled) {
-    auto load = fetch_load(config_.load, config_.policy, *cluster, now);
-    if (!load) {
+    auto fetched = fetch_load(config_.load, config_.policy, *cluster, now);
+    if (!fetched) {
       metrics_.cycle_failed(seconds());
-      return load.error();
+      return fetched.error();
     }
-    if (!load->source_error.empty())
+    if (!fetched->source_error.empty())
       spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted this cycle",
-                    load->source_name, load->source_error);
-    loaded_s = seconds();
-    plan = make_plan(*cluster, *load, config_.policy, state, options);
-    if (!plan) {
-      metrics_.cycle_failed(seconds());
-      return plan.error();
-    }
+                    fetched->source_name, fetched->source_error);
+    load = std::move(*fetched);
+  }
+  const double loaded_s = seconds();
+  auto profile = profile_from_policy(config_.policy, {options, world ? &*world : nullptr});
+  Result<Plan> plan = profile ? framework::run_profile(*profile, config_.policy, {*cluster, load, state, now, config_.cooldown})
+                              : Result<Plan>(profile.error());
+  if (!plan) {
+    metrics_.cycle_failed(seconds());
+    return plan.error();
   }
   const double planned_s = seconds();
   for (const auto& note : plan->notes) spdlog::info("plan: {}", note);
   for (const auto& n : plan->nodes)
     if (n.cls == NodeClass::Unknown) spdlog::debug("node {} is unknown: {}", n.name, n.why);
-  EvictFn evict = [&](const std::string& ns, const std::string& name) { return client_.evict(ns, name); };
-  if (!config_.dry_run) execute_evictions(*plan, evict);
-  if (world) {
-    // After LoadAware's moves are carried out, so its evictions cannot take a room's victims' targets.
-    auto outcome = defragment::plan_defragment(*world, config_.policy, *config_.policy.gang_defragment, state,
-                                               {now, config_.cooldown});
-    if (!outcome) {
-      metrics_.cycle_failed(seconds());
-      return outcome.error();
-    }
-    if (config_.dry_run) {
-      defragment::add_to_plan(*outcome, *plan);
-    } else {
-      carry_out_rooms(*outcome, *plan, [&](const std::string& ns, const std::string& name, const nlohmann::json& p) -> Status {
+  const defragment::Outcome* rooms = nullptr;
+  for (const auto& p : profile->balance)
+    if (const auto* g = dynamic_cast<const defragment::GangDefragment*>(p.get())) rooms = &g->outcome();
+  if (!config_.dry_run) {
+    // A room's victims go only after its reservation is written (carry_out_rooms); the
+    // other plugins' evictions first.
+    std::erase_if(plan->evictions, [](const PlannedEviction& e) { return e.plugin == defragment::kPluginName; });
+    EvictFn evict = [&](const std::string& ns, const std::string& name) { return client_.evict(ns, name); };
+    execute_evictions(*plan, evict);
+    if (rooms)
+      carry_out_rooms(*rooms, *plan, [&](const std::string& ns, const std::string& name, const nlohmann::json& p) -> Status {
         auto r = client_.patch(kube::resources::podgroups(), ns, name, p, kube::PatchType::Merge);
         if (!r) return r.error();
         return {};
       }, evict, [] { std::this_thread::sleep_for(kReservationLead); });
-    }
-    for (const auto& note : plan->notes)
-      if (note.rfind("defragment:", 0) == 0) spdlog::info("plan: {}", note);
-    metrics_.observe_defragment(*outcome);
   }
+  if (rooms) metrics_.observe_defragment(*rooms);
   if (!config_.dry_run) {
     record_evictions(state, plan->evictions, now, config_.policy.load_aware.metrics.window);
     state.prune(now, std::max(config_.cooldown, config_.policy.load_aware.metrics.window));

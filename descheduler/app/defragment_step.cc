@@ -6,9 +6,6 @@ namespace weft::descheduler {
 
 void carry_out_rooms(const defragment::Outcome& outcome, Plan& plan, const PatchPodGroupFn& patch,
                      const EvictFn& evict, const std::function<void()>& settle) {
-  defragment::Outcome notes_only;
-  notes_only.unhelped = outcome.unhelped;
-  defragment::add_to_plan(notes_only, plan);
   std::vector<const defragment::GangRoom*> held;
   for (const auto& room : outcome.rooms) {
     std::string ns = room.gang.substr(0, room.gang.find('/')), name = room.gang.substr(room.gang.find('/') + 1);

@@ -18,7 +18,7 @@ namespace weft::descheduler {
 using PatchPodGroupFn = std::function<Status(const std::string& ns, const std::string& name, const nlohmann::json& patch)>;
 
 // Appends what was evicted to plan.evictions and what was not to plan.skipped (reasons
-// "reservation-not-written: ...", or execute_evictions' own); the unhelped gangs become notes.
+// "reservation-not-written: ...", or execute_evictions' own), one note per room carried out.
 void carry_out_rooms(const defragment::Outcome& outcome, Plan& plan, const PatchPodGroupFn& patch,
                      const EvictFn& evict, const std::function<void()>& settle);
 

@@ -6,6 +6,7 @@
 #include "kube/load_annotation.h"
 #include "kube/objects.h"
 #include "kube/podgroup.h"
+#include "scheduler/core/query/group_name.h"
 
 namespace weft::descheduler {
 namespace {
@@ -99,7 +100,11 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& 
       have_controller = controller;
     }
   }
-  p.group = pool.intern(kube::annotation(obj, keys::kGroupAnnotation));
+  const json& annotations = at_path(obj, {"metadata", "annotations"});
+  p.group = pool.intern(scheduler::group_name([&](const char* key) -> const std::string* {
+    auto it = annotations.is_object() ? annotations.find(key) : annotations.end();
+    return it != annotations.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+  }));
   const json& phase = at_path(obj, {"status", "phase"});
   if (phase.is_string()) p.phase = pool.intern(phase.get_ref<const std::string&>());
   const json& started = at_path(obj, {"status", "startTime"});
@@ -111,7 +116,6 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& 
   std::string config_source = kube::annotation(obj, "kubernetes.io/config.source");
   p.mirror = kube::pod_is_mirror(obj) || (!config_source.empty() && config_source != "api");
   p.terminating = !at_path(obj, {"metadata", "deletionTimestamp"}).is_null();
-  const json& annotations = at_path(obj, {"metadata", "annotations"});
   p.evict_annotation = annotations.is_object() && annotations.contains(kEvictAnnotation);
   p.prefer_no_eviction = annotations.is_object() && annotations.contains(kPreferNoEvictionAnnotation);
   const json& volumes = at_path(obj, {"spec", "volumes"});
@@ -134,22 +138,28 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& 
   return p;
 }
 
-Status add_podgroup(Cluster& c, const json& obj, const std::string& where) {
-  auto spec = kube::parse_podgroup(obj);
-  if (!spec) return wrap(spec.error(), where);
-  PodGroupInfo g;
-  g.min_member = spec->min_member;
-  g.same_ib_cluster = spec->same_ib_cluster;
-  const auto& nt = spec->network_topology;
-  if (nt && nt->mode == kube::PodGroupNetworkTopology::Mode::Hard) {
-    // A tier given by name (a HyperNode tier weft cannot map to its labels) or tier 0
-    // keeps the pod in its leaf: the strictest reading never leaves the domain.
-    g.hard_tier = nt->highest_tier_allowed && *nt->highest_tier_allowed >= 1 && nt->highest_tier_name.empty()
-                      ? *nt->highest_tier_allowed
-                      : 1;
+// The scheduler's topology over the cluster's nodes: its domains are computed on a
+// snapshot holding the nodes' names and labels (sorted by name, as a snapshot keeps them).
+void resolve_topology(Cluster& c, std::vector<scheduler::HyperNodeInfo> hypernodes) {
+  std::vector<int> order(c.nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return c.nodes[static_cast<size_t>(a)].name < c.nodes[static_cast<size_t>(b)].name;
+  });
+  scheduler::Snapshot s;
+  s.nodes.reserve(c.nodes.size());
+  c.topology_node.assign(c.nodes.size(), -1);
+  StringPool pool;
+  for (int i : order) {
+    const NodeInfo& n = c.nodes[static_cast<size_t>(i)];
+    scheduler::NodeInfo projected;
+    projected.name = n.name;
+    projected.labels = kube::InternedLabels(n.labels, &pool);
+    c.topology_node[static_cast<size_t>(i)] = static_cast<int>(s.nodes.size());
+    s.nodes.push_back(std::move(projected));
   }
-  c.groups[spec->key()] = g;
-  return {};
+  s.hypernodes = std::move(hypernodes);
+  c.topology = scheduler::build_topology(s);
 }
 
 // Which budgets cover each pod (same namespace, selector matches), and each budget's
@@ -204,18 +214,24 @@ Status ClusterBuilder::add(const json& obj, const std::string& where) {
   return kube::refuse_type_errors(where, [&] { return add_checked(obj, where); });
 }
 
-Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
+Result<bool> arrives_later(const json& obj, const std::string& where) {
   std::string arrival = kube::annotation(obj, keys::kArrivalAnnotation, "0");
-  if (arrival != "0" && !arrival.empty()) {
-    try {
-      if (std::stoi(arrival) > 0) return {};
-    } catch (const std::exception&) {
-      return make_error(where + ": annotation " + std::string(keys::kArrivalAnnotation) + " '" + arrival + "' is not a number");
-    }
+  if (arrival == "0" || arrival.empty()) return false;
+  try {
+    return std::stoi(arrival) > 0;
+  } catch (const std::exception&) {
+    return make_error(where + ": annotation " + std::string(keys::kArrivalAnnotation) + " '" + arrival +
+                      "' is not a number");
   }
+}
+
+Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
+  auto later = arrives_later(obj, where);
+  if (!later) return later.error();
+  if (*later) return {};
   std::string kind = kube::kind_of(obj);
   if (kind == "Node") return add_node(cluster_, obj, where);
-  if (kind == "PodGroup") return add_podgroup(cluster_, obj, where);
+  if (kind == "PodGroup" || kind == "HyperNode") return scheduling_.add(obj, where);
   if (kind == "PriorityClass") {
     const json& v = obj.contains("value") ? obj["value"] : json();
     if (!v.is_number_integer()) return make_error(where + ": value must be an integer");
@@ -252,8 +268,15 @@ size_t ClusterBuilder::pod_capacity() const {
   return total;
 }
 
-Cluster ClusterBuilder::finish() {
+Cluster ClusterBuilder::finish(const scheduler::Snapshot* scheduling) {
   Cluster c = std::move(cluster_);
+  scheduler::Snapshot own;
+  if (!scheduling) {
+    own = scheduling_.build();
+    scheduling = &own;
+  }
+  c.groups = scheduling->podgroups;
+  resolve_topology(c, scheduling->hypernodes);
   // Kept pods are compacted in place: a second vector of 100,000 pods would double the peak.
   size_t kept = 0;
   for (size_t i = 0; i < c.pods.size(); ++i) {

@@ -21,6 +21,8 @@
 #include "kube/quantity.h"
 #include "kube/selector.h"
 #include "kube/taints.h"
+#include "scheduler/core/snapshot.h"
+#include "scheduler/core/topology.h"
 
 namespace weft::descheduler {
 
@@ -84,21 +86,20 @@ struct PodInfo {
   std::string owner_key() const;
 };
 
-struct PodGroupInfo {
-  int min_member = 1;
-  bool same_ib_cluster = false;            // annotation weft.dev/ib-cluster: same
-  std::optional<int> hard_tier;            // networkTopology mode hard: highestTierAllowed
-};
-
 struct Cluster {
   std::vector<NodeInfo> nodes;
   std::unordered_map<std::string, int> node_index;
   std::vector<PodInfo> pods;
-  std::map<std::string, PodGroupInfo> groups;          // "ns/name"
+  // "ns/name"; as the scheduler decodes them (minMember, weft.dev/ib-cluster, networkTopology).
+  std::map<std::string, scheduler::PodGroupInfo> groups;
   std::map<std::string, int32_t> priority_classes;
   std::unordered_map<std::string, int> running_in_group;   // "ns/name" -> bound, live pods
   std::unordered_map<std::string, int> pods_of_owner;      // owner key (PodInfo::owner_key) -> live pods
   std::vector<PdbInfo> pdbs;
+  // The scheduler's network domains over these nodes (its HyperNodes, else derived from
+  // the agents' labels), and per node its index in the topology's node order.
+  scheduler::Topology topology;
+  std::vector<int> topology_node;
 
   const NodeInfo* node(const std::string& name) const;
 };
@@ -106,10 +107,15 @@ struct Cluster {
 // The load the nodes' weft.dev/load annotations report (--load annotations).
 LoadReport load_from_annotations(const Cluster& cluster);
 
+// Whether the object arrives in a later cycle of a scenario (weft.dev/arrival-cycle > 0);
+// errors name `where` and the annotation.
+Result<bool> arrives_later(const nlohmann::json& object, const std::string& where);
+
 class ClusterBuilder {
  public:
-  // Adds one object; kinds other than Node, Pod, PodGroup, PriorityClass and
-  // PodDisruptionBudget are ignored,
+  // Adds one object; kinds other than Node, Pod, PodGroup, HyperNode, PriorityClass and
+  // PodDisruptionBudget are ignored (PodGroups and HyperNodes are decoded by the scheduler's
+  // SnapshotBuilder, the one reader of them),
   // as are objects that arrive later (weft.dev/arrival-cycle > 0) and finished pods.
   // Errors name `where` and the field; a failed add changes nothing.
   Status add(const nlohmann::json& object, const std::string& where);
@@ -119,9 +125,11 @@ class ClusterBuilder {
   // a bound on the bound pods still to come.
   size_t pod_capacity() const;
   // Binds pods to nodes, sums requests, counts gangs and owners, matches PodDisruptionBudgets
-  // (a budget without status gets disruptionsAllowed computed from its spec). Pods on
-  // unknown nodes are dropped.
-  Cluster finish();
+  // (a budget without status gets disruptionsAllowed computed from its spec), resolves the
+  // network topology. Pods on unknown nodes are dropped. `scheduling`: take PodGroups and
+  // HyperNodes from this snapshot (GangDefragment's, built from the same objects) instead
+  // of those added.
+  Cluster finish(const scheduler::Snapshot* scheduling = nullptr);
 
  private:
   Status add_checked(const nlohmann::json& object, const std::string& where);   // add() without the type net
@@ -129,6 +137,7 @@ class ClusterBuilder {
   Cluster cluster_;
   std::vector<std::string> pod_nodes_;
   StringPool pool_;
+  scheduler::SnapshotBuilder scheduling_;   // PodGroups and HyperNodes
 };
 
 }  // namespace weft::descheduler

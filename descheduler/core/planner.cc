@@ -8,8 +8,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "descheduler/core/evictability.h"
-#include "descheduler/core/topology.h"
+#include "descheduler/core/framework/default_evictor.h"
+#include "descheduler/core/framework/plugin.h"
 
 namespace weft::descheduler {
 namespace {
@@ -63,8 +63,6 @@ struct NodeState {
   NodeClass cls = NodeClass::Unknown;
   bool target_ok = false;      // low, ready and schedulable
   bool selected = false;       // passes the node selectors
-  kube::ResourceList requested;   // requests plus reservations made by this plan
-  int evicted = 0;
 };
 
 double percent(const NodeState& n, int r) {
@@ -91,17 +89,18 @@ std::string fmt_pct(double v) {
 class Planner {
  public:
   Planner(const Cluster& c, const LoadReport& load, const Policy& p, const DeschedulerState& s,
-          const PlanOptions& o, Evictability e, Limits limits)
-      : cluster_(c), load_(load), policy_(p), state_(s), opt_(o), evict_(std::move(e)), limits_(std::move(limits)) {
-    for (const auto& pdb : c.pdbs) budget_left_.push_back(pdb.disruptions_allowed);
+          const PlanOptions& o, framework::Evictor& e, Limits limits, Plan& plan, const std::vector<int>& nodes)
+      : cluster_(c), load_(load), policy_(p), state_(s), opt_(o), evict_(e), limits_(std::move(limits)), plan_(plan) {
+    in_profile_.assign(c.nodes.size(), 0);
+    for (int n : nodes) in_profile_[static_cast<size_t>(n)] = 1;
   }
 
-  Plan run() {
+  void run() {
     classify();
     if (!load_.source_error.empty() && !policy_.load_aware.requests_only) {
       plan_.notes.push_back("load source " + load_.source_name + " is down (" + load_.source_error +
                             "): every node is unknown, nothing is evicted");
-      return std::move(plan_);
+      return;
     }
     if (!load_.pods_error.empty())
       plan_.notes.push_back("per-pod usage unavailable (" + load_.pods_error + "): victims are sized by their requests");
@@ -110,27 +109,26 @@ class Planner {
     for (size_t i = 0; i < nodes_.size(); ++i)
       if (nodes_[i].selected && nodes_[i].cls == NodeClass::High && cluster_.nodes[i].ready)
         high.push_back(static_cast<int>(i));
-    if (high.empty()) return std::move(plan_);
+    if (high.empty()) return;
     if (targets_.empty()) {
       plan_.notes.push_back("no low node can take pods; nothing is evicted");
-      return std::move(plan_);
+      return;
     }
     if (static_cast<int>(targets_.size()) <= policy_.load_aware.number_of_nodes) {
       plan_.notes.push_back("only " + std::to_string(targets_.size()) + " low nodes, numberOfNodes is " +
                             std::to_string(policy_.load_aware.number_of_nodes) + "; nothing is evicted");
-      return std::move(plan_);
+      return;
     }
     std::sort(high.begin(), high.end(), [&](int a, int b) {
       double oa = overload(nodes_[static_cast<size_t>(a)]), ob = overload(nodes_[static_cast<size_t>(b)]);
       if (oa != ob) return oa > ob;
       return cluster_.nodes[static_cast<size_t>(a)].name < cluster_.nodes[static_cast<size_t>(b)].name;
     });
-    running_ = cluster_.running_in_group;
     for (int n : high) {
       if (stop_all_) break;
       balance_node(n);
     }
-    return std::move(plan_);
+    return;
   }
 
  private:
@@ -198,7 +196,7 @@ class Planner {
     for (size_t i = 0; i < cluster_.nodes.size(); ++i) {
       const NodeInfo& info = cluster_.nodes[i];
       NodeState& n = nodes_[i];
-      n.selected = (!policy_.node_selector || policy_.node_selector->matches(info.labels)) &&
+      n.selected = in_profile_[i] &&
                    (!policy_.load_aware.node_selector || policy_.load_aware.node_selector->matches(info.labels));
       n.alloc[kCpu] = value_of(info.allocatable, "cpu");
       n.alloc[kMemory] = value_of(info.allocatable, "memory");
@@ -206,7 +204,6 @@ class Planner {
       n.alloc[kPods] = pods == info.allocatable.end() ? 110.0 : static_cast<double>(pods->second) / 1000.0;
       for (int r = 3; r < limits_.count; ++r)
         n.alloc[static_cast<size_t>(r)] = value_of(info.allocatable, limits_.names[static_cast<size_t>(r)]);
-      n.requested = info.requested;
       n.used[kPods] = static_cast<double>(info.pods.size());
       if (!n.selected) continue;
       NodeVerdict v;
@@ -332,12 +329,6 @@ class Planner {
     plan_.skipped.push_back({pod.ns, pod.name, cluster_.nodes[static_cast<size_t>(pod.node)].name, reason});
   }
 
-  bool cooling_down(const PodInfo& pod) const {
-    auto it = state_.workload_moved_at.find(pod.workload());
-    return it != state_.workload_moved_at.end() &&
-           opt_.now - it->second < std::chrono::duration_cast<TimePoint::duration>(opt_.cooldown);
-  }
-
   TimePoint::duration window() const {
     return std::chrono::duration_cast<TimePoint::duration>(policy_.load_aware.metrics.window);
   }
@@ -347,45 +338,18 @@ class Planner {
     return it != state_.source_evicted_at.end() && opt_.now - it->second < window();
   }
 
-  // The gang keeps minMember running pods after this eviction and every earlier one.
-  std::string gang_blocker(const PodInfo& pod) const {
-    if (pod.group.empty()) return "";
-    std::string key = pod.ns + "/" + pod.group;
-    auto g = cluster_.groups.find(key);
-    if (g == cluster_.groups.end()) return "gang-podgroup-missing";
-    auto r = running_.find(key);
-    int running = r == running_.end() ? 0 : r->second;
-    return running - 1 >= g->second.min_member ? "" : "gang-min-member";
-  }
-
-  // The Eviction API refuses a pod covered by more than one budget, and any eviction past
-  // a budget's disruptionsAllowed: the plan does not count on either.
-  std::string budget_blocker(const PodInfo& pod) const {
-    if (pod.pdbs.size() > 1) return "pdb-multiple";
-    for (int b : pod.pdbs)
-      if (budget_left_[static_cast<size_t>(b)] <= 0) return "pdb";
-    return "";
-  }
-
   // Finds the least loaded low node the pod may move to. Else why not, by the furthest
   // any target got: "topology" (none in the pod's domain), "node-fit", or
   // "target-would-be-high"; "no-target" when the source was the only low node.
-  int pick_target(const PodInfo& pod, int source, const Vec& usage, std::string& why) const {
-    const NodeInfo& src = cluster_.nodes[static_cast<size_t>(source)];
-    DomainRule domain = domain_rule(pod, src, cluster_);
-    bool fit = policy_.node_fit();
+  int pick_target(int pod, int source, const Vec& usage, std::string& why) const {
     enum Stage { kNone, kOutsideDomain, kDoesNotFit, kWouldBeHigh };
     Stage furthest = kNone;
     for (const auto& [score, t] : targets_) {
       if (t == source) continue;
-      const NodeInfo& info = cluster_.nodes[static_cast<size_t>(t)];
       const NodeState& n = nodes_[static_cast<size_t>(t)];
-      if (!domain.allows(info)) {
-        furthest = std::max(furthest, kOutsideDomain);
-        continue;
-      }
-      if (fit && !fits(pod, info, n)) {
-        furthest = std::max(furthest, kDoesNotFit);
+      std::string blocker = evict_.target_blocker(pod, t);
+      if (!blocker.empty()) {
+        furthest = std::max(furthest, blocker == "topology" ? kOutsideDomain : kDoesNotFit);
         continue;
       }
       bool stays_below = true;
@@ -405,20 +369,6 @@ class Planner {
     static const char* const reasons[] = {"no-target", "topology", "node-fit", "target-would-be-high"};
     why = reasons[furthest];
     return -1;
-  }
-
-  bool fits(const PodInfo& pod, const NodeInfo& info, const NodeState& n) const {
-    if (kube::first_untolerated_hard_taint(info.taints, pod.tolerations)) return false;
-    if (!pod.affinity.empty() && !pod.affinity.matches(info.name, info.labels)) return false;
-    if (n.used[kPods] + 1 > n.alloc[kPods]) return false;
-    for (const auto& [res, amount] : pod.requests) {
-      if (amount <= 0) continue;
-      auto a = info.allocatable.find(res);
-      auto q = n.requested.find(res);
-      int64_t free = (a == info.allocatable.end() ? 0 : a->second) - (q == n.requested.end() ? 0 : q->second);
-      if (amount > free) return false;
-    }
-    return true;
   }
 
   std::string eviction_reason(const NodeState& n) const {
@@ -444,7 +394,11 @@ class Planner {
     std::vector<Candidate> candidates;
     for (int p : info.pods) {
       const PodInfo& pod = cluster_.pods[static_cast<size_t>(p)];
-      std::string blocker = evict_.blocker(pod);
+      if (evict_.evicted(p)) continue;   // another plugin of the profile moved it already
+      std::string blocker = framework::namespace_allowed(policy_.load_aware.include_namespaces,
+                                                         policy_.load_aware.exclude_namespaces, pod.ns)
+                                ? evict_.filter(p)
+                                : "namespace-excluded";
       if (!blocker.empty()) {
         skip(pod, blocker);
         continue;
@@ -486,47 +440,33 @@ class Planner {
         stop_all_ = true;
         return;
       }
-      if (policy_.max_total && static_cast<int>(plan_.evictions.size()) >= *policy_.max_total) {
-        skip(pod, "limit-total");
+      // The evictor's cycle rules: the limits (upstream stops the node, or the whole
+      // cycle, on them), cooldown, the gang, the budgets.
+      std::string why = evict_.pre_eviction_filter(c.pod, framework::kTargetChosenLater);
+      if (!why.empty()) skip(pod, why);
+      if (why == "limit-total") {
         plan_.notes.push_back("maxNoOfPodsToEvictTotal reached");
         stop_all_ = true;
         return;
       }
-      if (policy_.max_per_node && node.evicted >= *policy_.max_per_node) {
-        skip(pod, "limit-per-node");
-        return;
-      }
-      if (policy_.max_per_namespace && per_namespace_[pod.ns] >= *policy_.max_per_namespace) {
-        skip(pod, "limit-per-namespace");
-        continue;
-      }
-      if (cooling_down(pod)) {
-        skip(pod, "cooldown");
-        continue;
-      }
-      if (std::string g = gang_blocker(pod); !g.empty()) {
-        skip(pod, g);
-        continue;
-      }
-      if (std::string b = budget_blocker(pod); !b.empty()) {
-        skip(pod, b);
-        continue;
-      }
-      std::string why;
-      int target = pick_target(pod, index, c.usage, why);
+      if (why == "limit-per-node") return;
+      if (!why.empty()) continue;
+      int target = pick_target(c.pod, index, c.usage, why);
       if (target < 0) {
         skip(pod, why);
         continue;
       }
-      move(pod, node, target, c.usage);
-      plan_.evictions.push_back({pod.ns, pod.name, info.name, cluster_.nodes[static_cast<size_t>(target)].name,
-                                 reason, pod.workload(), c.usage[kCpu], c.usage[kMemory],
-                                 c.by_usage ? "usage" : "requests"});
+      if (!evict_.evict({c.pod, target, reason, load_plugin_name(policy_), c.usage[kCpu], c.usage[kMemory],
+                         c.by_usage ? "usage" : "requests"})
+               .empty())
+        continue;
+      move(node, target, c.usage);
     }
   }
 
-  // Applies a planned move to the projection and reserves the pod's requests on the target.
-  void move(const PodInfo& pod, NodeState& source, int target, const Vec& usage) {
+  // Applies an eviction the evictor allowed to the projected load (the evictor counts the
+  // rest: requests reserved on the target, budgets, limits, the gang).
+  void move(NodeState& source, int target, const Vec& usage) {
     NodeState& t = nodes_[static_cast<size_t>(target)];
     targets_.erase({overload(t), target});
     for (int r = 0; r < limits_.count; ++r) {
@@ -535,13 +475,7 @@ class Planner {
       t.used[k] += usage[k];
       room_[k] -= usage[k];
     }
-    for (int b : pod.pdbs) budget_left_[static_cast<size_t>(b)]--;
-    kube::add_to(t.requested, pod.requests);
-    kube::subtract_from(source.requested, pod.requests);
     targets_.insert({overload(t), target});
-    source.evicted++;
-    per_namespace_[pod.ns]++;
-    if (!pod.group.empty()) running_[pod.ns + "/" + pod.group]--;
   }
 
   const Cluster& cluster_;
@@ -549,16 +483,14 @@ class Planner {
   const Policy& policy_;
   const DeschedulerState& state_;
   const PlanOptions& opt_;
-  Evictability evict_;
+  framework::Evictor& evict_;
   Limits limits_;
   std::vector<NodeState> nodes_;
   std::set<std::pair<double, int>> targets_;
   Vec room_{};
-  std::unordered_map<std::string, int> running_;
-  std::vector<int> budget_left_;   // per Cluster::pdbs
-  std::map<std::string, int> per_namespace_;
+  Plan& plan_;
+  std::vector<char> in_profile_;   // per node: one of the nodes the profile runs on
   bool stop_all_ = false;
-  Plan plan_;
 };
 
 }  // namespace
@@ -573,13 +505,17 @@ const char* to_string(NodeClass c) {
   return "unknown";
 }
 
-Result<Plan> make_plan(const Cluster& cluster, const LoadReport& load, const Policy& policy,
-                       const DeschedulerState& state, const PlanOptions& options) {
-  auto evict = Evictability::create(policy, cluster, options.now);
-  if (!evict) return evict.error();
+const char* load_plugin_name(const Policy& policy) {
+  return policy.load_aware.requests_only ? "LowNodeUtilization" : "LoadAware";
+}
+
+Status balance_load(const Cluster& cluster, const std::vector<int>& nodes, const LoadReport& load,
+                    const Policy& policy, const DeschedulerState& state, const PlanOptions& options,
+                    framework::Evictor& evictor, Plan& plan) {
   auto limits = limits_of(policy, options.max_metric_age);
   if (!limits) return limits.error();
-  return Planner(cluster, load, policy, state, options, std::move(*evict), std::move(*limits)).run();
+  Planner(cluster, load, policy, state, options, evictor, std::move(*limits), plan, nodes).run();
+  return {};
 }
 
 void record_evictions(DeschedulerState& state, const std::vector<PlannedEviction>& done, TimePoint now,

@@ -35,6 +35,7 @@ struct PlannedEviction {
   std::string ns, name, from, to, reason, workload;
   double cpu = 0, memory = 0;   // the usage the plan moved (millicores, milli-bytes)
   std::string sized_by;         // "usage" (a fresh per-pod reading) or "requests"
+  std::string plugin;           // the plugin that asked for it
   std::string pod() const { return ns + "/" + name; }
 };
 
@@ -53,9 +54,19 @@ struct Plan {
   std::map<std::string, std::string> reservations;
 };
 
-// Errors only for a policy that cannot be applied to this cluster (unknown PriorityClass).
-Result<Plan> make_plan(const Cluster& cluster, const LoadReport& load, const Policy& policy,
-                       const DeschedulerState& state, const PlanOptions& options);
+namespace framework {
+class Evictor;
+}
+
+// "LowNodeUtilization" for a requests-only policy, else "LoadAware".
+const char* load_plugin_name(const Policy& policy);
+
+// LoadAware's (and LowNodeUtilization's) balance over `nodes` (Cluster::nodes indices the
+// profile runs on) under the cycle's evictor: node verdicts, skips and notes go to `plan`,
+// evictions through the evictor. Errors: a policy that cannot be applied (too many resources).
+Status balance_load(const Cluster& cluster, const std::vector<int>& nodes, const LoadReport& load,
+                    const Policy& policy, const DeschedulerState& state, const PlanOptions& options,
+                    framework::Evictor& evictor, Plan& plan);
 
 // Remembers evictions that were carried out: their sources rest a window, their
 // workloads cool down, and their targets carry the moved load until a window has passed

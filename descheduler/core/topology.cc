@@ -1,5 +1,9 @@
 #include "descheduler/core/topology.h"
 
+#include <algorithm>
+
+#include "scheduler/core/query/domain.h"
+
 namespace weft::descheduler {
 namespace {
 
@@ -16,29 +20,33 @@ void require(DomainRule& rule, const NodeInfo& source, const char* key) {
 
 }  // namespace
 
-bool DomainRule::allows(const NodeInfo& target) const {
+bool DomainRule::allows(int target, const Cluster& cluster) const {
+  const NodeInfo& node = cluster.nodes[static_cast<size_t>(target)];
   for (const auto& [key, value] : required) {
     if (value.empty()) return false;
-    auto it = target.labels.find(key);
-    if (it == target.labels.end() || it->second != value) return false;
+    auto it = node.labels.find(key);
+    if (it == node.labels.end() || it->second != value) return false;
   }
-  return true;
+  if (!confined) return true;
+  return nodes && std::binary_search(nodes->begin(), nodes->end(), cluster.topology_node[static_cast<size_t>(target)]);
 }
 
-DomainRule domain_rule(const PodInfo& pod, const NodeInfo& source, const Cluster& cluster) {
+DomainRule domain_rule(const PodInfo& pod, const Cluster& cluster) {
   DomainRule rule;
+  const NodeInfo& source = cluster.nodes[static_cast<size_t>(pod.node)];
   bool source_on_ib = label_or_empty(source, keys::kRdma) == "ib" || !label_or_empty(source, keys::kFabric).empty();
   if (pod.requests_rdma && source_on_ib) require(rule, source, keys::kFabric);
   if (pod.group.empty()) return rule;
   auto g = cluster.groups.find(pod.ns + "/" + pod.group);
   if (g == cluster.groups.end()) return rule;
   if (g->second.same_ib_cluster) require(rule, source, keys::kFabric);
-  if (g->second.hard_tier) {
-    int tier = *g->second.hard_tier;
-    if (tier <= 1) require(rule, source, keys::kLeaf);
-    else if (tier == 2) require(rule, source, keys::kSpine);
-    else if (tier == 3) require(rule, source, keys::kFabric);
-    // Tiers above the fabric span the whole cluster.
+  if (g->second.topology.mode == scheduler::NetworkTopology::Mode::Hard) {
+    rule.confined = true;
+    // A tierName no domain has proves no target (the scheduler would not place the gang either).
+    auto tier = scheduler::query::highest_tier(cluster.topology, g->second.topology);
+    if (tier)
+      rule.nodes = scheduler::query::confining_nodes(cluster.topology,
+                                                     cluster.topology_node[static_cast<size_t>(pod.node)], *tier);
   }
   return rule;
 }

@@ -14,6 +14,7 @@
 #include "kube/client/json_reader.h"
 #include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
+#include "scheduler/core/query/group_name.h"
 
 namespace weft::scheduler {
 namespace {
@@ -379,9 +380,7 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   p.namespace_name = shared_text(pool, namespace_name);
   p.name = std::move(f.name);
   p.key = namespace_name + "/" + p.name;
-  std::string group;
-  for (const char* key : {keys::kGroupAnnotation, "scheduling.volcano.sh/group-name"})
-    if (const std::string* v = value_of(f.annotations, key); v && group.empty()) group = *v;
+  std::string group = group_name([&](const char* key) { return value_of(f.annotations, key); });
   if (!group.empty()) p.group = shared_text(pool, namespace_name + "/" + group);
   if (!f.scheduling_group.empty()) {
     if (!group.empty())

@@ -162,6 +162,24 @@ TEST(Defragment, VictimsKeepTheirOwnConstraints) {
   }
 }
 
+// The Eviction API refuses a pod that two PodDisruptionBudgets cover, however many
+// disruptions each allows: such a pod is never a victim (the evictor's rule, shared with
+// LoadAware), so the room goes to the leaf whose pods can move.
+TEST(Defragment, PodUnderTwoBudgetsIsNeverAVictim) {
+  std::vector<json> o;
+  for (auto& x : fragmented_fabric()) {
+    if (kube::name_of(x) == "fill-a-l1-n1-1") x["metadata"]["labels"]["app"] = "db";
+    o.push_back(x);
+  }
+  o.push_back(pdb("batch", "db-one", "db", 5));
+  o.push_back(pdb("batch", "db-two", "db", 5));
+  add_gang(o, "train", 4, 8, 1);
+  dd::Outcome out = plan(o);
+  ASSERT_EQ(out.rooms.size(), 1u);
+  EXPECT_EQ(out.rooms[0].reservation.domain, "leaf-a-l2");
+  for (const auto& e : out.rooms[0].evictions) EXPECT_NE(e.name, "fill-a-l1-n1-1");
+}
+
 TEST(Defragment, GangThatCannotBeHelpedEvictsNothing) {
   {
     // Five 8-GPU pods in one leaf of four nodes: impossible whatever moves.

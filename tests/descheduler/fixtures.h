@@ -12,6 +12,7 @@
 #include "descheduler/core/cluster.h"
 #include "descheduler/core/load.h"
 #include "descheduler/core/planner.h"
+#include "descheduler/core/profiles.h"
 #include "descheduler/core/policy.h"
 
 namespace weft::descheduler::test {

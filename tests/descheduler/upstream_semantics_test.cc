@@ -4,7 +4,7 @@
 // the start time, owner references, and PodDisruptionBudgets.
 #include <gtest/gtest.h>
 
-#include "descheduler/core/evictability.h"
+#include "descheduler/core/framework/default_evictor.h"
 #include "descheduler/core/plan_output.h"
 #include "tests/descheduler/fixtures.h"
 
@@ -151,10 +151,18 @@ TEST(UpstreamSemantics, EvictAnnotationLiftsWhatUpstreamLifts) {
   pol.evictor.ignore_pods_without_pdb = true;
   pol.evictor.min_pod_age = Seconds(3600);
   Cluster c = build(objs);
-  auto ev = Evictability::create(pol, c, t0());
+  Plan scratch;
+  auto ev = framework::DefaultEvictor::create(pol.evictor, c, {}, framework::evictor_options(pol, t0(), Seconds(600)),
+                                              scratch);
   ASSERT_TRUE(ev.ok());
   std::map<std::string, std::string> why;
-  for (const auto& p : c.pods) why[p.key()] = ev->blocker(p);
+  for (size_t i = 0; i < c.pods.size(); ++i) {
+    const PodInfo& p = c.pods[i];
+    // evictableNamespaces is the balance plugin's filter, applied before the evictor's.
+    why[p.key()] = framework::namespace_allowed(pol.load_aware.include_namespaces, pol.load_aware.exclude_namespaces, p.ns)
+                       ? (*ev)->filter(static_cast<int>(i))
+                       : "namespace-excluded";
+  }
   for (const char* lifted : {"default/ds", "default/critical", "default/important", "default/db", "default/bare"})
     EXPECT_EQ(why[lifted], "") << lifted;
   EXPECT_EQ(why["default/mirror"], "mirror-pod");

@@ -6,8 +6,8 @@
 
 #include "descheduler/core/defragment/capacity.h"
 #include "descheduler/core/defragment/domain_search.h"
-#include "descheduler/core/evictability.h"
-#include "descheduler/core/topology.h"
+#include "descheduler/core/framework/default_evictor.h"
+#include "scheduler/core/query/domain.h"
 #include "scheduler/core/topology.h"
 
 namespace weft::descheduler::defragment {
@@ -33,9 +33,8 @@ constexpr int kMaxRepairs = 32;
 
 class Defragmenter {
  public:
-  Defragmenter(const World& w, const Policy& policy, const Args& args, const DeschedulerState& state,
-               const Options& opt, Evictability ev)
-      : w_(w), s_(w.snapshot), policy_(policy), args_(args), state_(state), opt_(opt), ev_(std::move(ev)),
+  Defragmenter(const World& w, const Args& args, const Options& opt, framework::Evictor& ev, const Plan& evictor_plan)
+      : w_(w), s_(w.snapshot), args_(args), opt_(opt), ev_(ev), evictor_plan_(evictor_plan),
         topo_(scheduler::build_topology(w.snapshot)), cap_(w.snapshot) {}
 
   Outcome run() {
@@ -52,10 +51,11 @@ class Defragmenter {
   void index() {
     const size_t N = s_.nodes.size();
     node_pods_.resize(N);
-    desched_node_.resize(N, nullptr);
+    desched_node_.assign(N, -1);
     for (size_t n = 0; n < N; ++n) {
       node_of_[s_.nodes[n].name] = static_cast<int>(n);
-      desched_node_[n] = w_.cluster.node(s_.nodes[n].name);
+      if (auto it = w_.cluster.node_index.find(s_.nodes[n].name); it != w_.cluster.node_index.end())
+        desched_node_[n] = it->second;
     }
     std::unordered_map<std::string, int> desched_pod;
     for (size_t i = 0; i < w_.cluster.pods.size(); ++i) desched_pod[w_.cluster.pods[i].key()] = static_cast<int>(i);
@@ -76,8 +76,12 @@ class Defragmenter {
       if (d == desched_pod.end()) continue;
       desched_pod_[p] = d->second;
       const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(d->second)];
-      movable_[p] = !pod.terminating && ev_.blocker(dp).empty() && !cooling_down(dp);
+      movable_[p] = !pod.terminating &&
+                    framework::namespace_allowed(args_.include_namespaces, args_.exclude_namespaces, dp.ns) &&
+                    ev_.filter(d->second).empty() &&
+                    ev_.pre_eviction_filter(d->second, framework::kTargetChosenLater).empty();
     }
+    moved_earlier();
     kube::ReservedRooms reserved;
     for (const auto& [gang, r] : w_.reservations) {
       auto g = s_.podgroups.find(gang);
@@ -92,60 +96,27 @@ class Defragmenter {
       if (movable_[p]) priorities_.push_back(s_.pods[p].priority);
     std::sort(priorities_.begin(), priorities_.end());
     priorities_.erase(std::unique(priorities_.begin(), priorities_.end()), priorities_.end());
-    budgets();
   }
 
-  bool cooling_down(const PodInfo& pod) const {
-    auto it = state_.workload_moved_at.find(pod.workload());
-    return it != state_.workload_moved_at.end() &&
-           opt_.now - it->second < std::chrono::duration_cast<TimePoint::duration>(opt_.cooldown);
-  }
-
-  // Each movable pod draws on budgets: its PDBs, its gang (down to minMember) and the
-  // policy's eviction limits. A budget never goes below zero over the whole cycle.
-  void budgets() {
-    pod_budgets_.resize(s_.pods.size());
-    // PodDisruptionBudgets as the cluster matched them (status, else computed from the spec).
-    for (size_t p = 0; p < s_.pods.size(); ++p) {
-      if (!movable_[p]) continue;
-      for (int b : w_.cluster.pods[static_cast<size_t>(desched_pod_[p])].pdbs) {
-        const PdbInfo& pdb = w_.cluster.pdbs[static_cast<size_t>(b)];
-        std::string key = "pdb " + pdb.key();
-        left_.try_emplace(key, pdb.disruptions_allowed);
-        pod_budgets_[p].push_back(key);
-      }
+  // The evictor's budgets (PodDisruptionBudgets, the pod's own gang, the limits) still
+  // allow this pod to go.
+  // Pods the profile's earlier plugins evicted: gone from their nodes, their requests held
+  // on their targets.
+  void moved_earlier() {
+    for (const auto& e : evictor_plan_.evictions) {
+      auto pod = std::lower_bound(s_.pods.begin(), s_.pods.end(), e.pod(),
+                                  [](const scheduler::PodInfo& p, const std::string& key) { return p.key < key; });
+      if (pod == s_.pods.end() || pod->key != e.pod()) continue;
+      size_t p = static_cast<size_t>(pod - s_.pods.begin());
+      if (pod_node_[p] < 0 || evicted_[p]) continue;
+      evicted_[p] = true;
+      movable_[p] = false;
+      cap_.give(pod_node_[p], cap_.request(static_cast<int>(p)));
+      if (auto t = node_of_.find(e.to); t != node_of_.end()) cap_.take(t->second, cap_.request(static_cast<int>(p)));
     }
-    for (size_t p = 0; p < s_.pods.size(); ++p) {
-      if (!movable_[p]) continue;
-      const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(desched_pod_[p])];
-      auto& keys = pod_budgets_[p];
-      if (!dp.group.empty()) {
-        std::string g = dp.ns + "/" + dp.group;
-        auto info = w_.cluster.groups.find(g);
-        auto running = w_.cluster.running_in_group.find(g);
-        int spare = info == w_.cluster.groups.end() || running == w_.cluster.running_in_group.end()
-                        ? 0 : running->second - info->second.min_member;
-        left_.try_emplace("gang " + g, std::max(spare, 0));
-        keys.push_back("gang " + g);
-      }
-      if (policy_.max_per_namespace) {
-        left_.try_emplace("namespace " + dp.ns, *policy_.max_per_namespace);
-        keys.push_back("namespace " + dp.ns);
-      }
-      if (policy_.max_per_node) {
-        std::string k = "node " + s_.nodes[static_cast<size_t>(pod_node_[p])].name;
-        left_.try_emplace(k, *policy_.max_per_node);
-        keys.push_back(k);
-      }
-    }
-    if (policy_.max_total) total_left_ = *policy_.max_total;
   }
 
-  bool budget_left(int pod) const {
-    for (const auto& k : pod_budgets_[static_cast<size_t>(pod)])
-      if (left_.at(k) <= 0) return false;
-    return true;
-  }
+  bool budget_left(int pod) const { return ev_.overdrawn({desched_pod_[static_cast<size_t>(pod)]}).empty(); }
 
   // Nodes that could hold a pod of some pending gang once every movable pod left. Victims
   // go to the other nodes first, so a move for one gang does not block the next.
@@ -206,12 +177,8 @@ class Defragmenter {
     std::vector<DomainRef> out;
     const auto& pg = *g.group;
     if (pg.topology.mode == NetworkTopology::Mode::Hard) {
-      int highest = pg.topology.highest_tier > 0 ? pg.topology.highest_tier : topo_.max_tier;
-      if (!pg.topology.highest_tier_name.empty()) {   // a HyperNode tierName; unknown: no domain
-        highest = 0;
-        for (const auto& h : s_.hypernodes)
-          if (h.tier_name == pg.topology.highest_tier_name) highest = h.tier;
-      }
+      auto tier = scheduler::query::highest_tier(topo_, pg.topology);   // an unknown tierName: no domain
+      const int highest = tier ? *tier : 0;
       for (const auto& d : topo_.domains)
         if (d.tier <= highest && (!pg.same_ib_cluster || !d.fabric.empty()) && !d.nodes.empty())
           out.push_back({d.name, d.tier, &d.nodes});
@@ -361,9 +328,9 @@ class Defragmenter {
                                               std::to_string(args_.max_evictions_per_gang));
         return;
       }
-      if (total_left_ && best.cost.pods > *total_left_) {
+      if (auto total_left = ev_.total_left(); total_left && best.cost.pods > *total_left) {
         unhelped(g, "eviction-limit", where->name + " needs " + std::to_string(best.cost.pods) + " evictions, " +
-                                          std::to_string(*total_left_) + " left under maxNoOfPodsToEvictTotal");
+                                          std::to_string(*total_left) + " left under maxNoOfPodsToEvictTotal");
         return;
       }
       std::vector<int> victims;
@@ -385,13 +352,17 @@ class Defragmenter {
 
   // A victim whose budget the set overdraws (the costliest such), or -1.
   int over_budget(const std::vector<int>& victims) const {
-    std::map<std::string, int> use;
-    for (int v : victims)
-      for (const auto& k : pod_budgets_[static_cast<size_t>(v)]) ++use[k];
+    std::vector<int> evictor_pods;
+    std::unordered_map<int, int> snapshot_pod;
+    for (int v : victims) {
+      evictor_pods.push_back(desched_pod_[static_cast<size_t>(v)]);
+      snapshot_pod[evictor_pods.back()] = v;
+    }
     int worst = -1;
-    for (int v : victims)
-      for (const auto& k : pod_budgets_[static_cast<size_t>(v)])
-        if (use[k] > left_.at(k) && (worst < 0 || cost_of(worst) < cost_of(v))) worst = v;
+    for (int d : ev_.overdrawn(evictor_pods)) {
+      int v = snapshot_pod.at(d);
+      if (worst < 0 || cost_of(worst) < cost_of(v)) worst = v;
+    }
     return worst;
   }
 
@@ -426,9 +397,7 @@ class Defragmenter {
   int target_for(int victim, const std::vector<int>& domain) {
     const auto& pod = s_.pods[static_cast<size_t>(victim)];
     int source = pod_node_[static_cast<size_t>(victim)];
-    const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(desched_pod_[static_cast<size_t>(victim)])];
-    const NodeInfo* dsrc = desched_node_[static_cast<size_t>(source)];
-    DomainRule rule = dsrc ? domain_rule(dp, *dsrc, w_.cluster) : DomainRule{};
+    const int evictor_pod = desched_pod_[static_cast<size_t>(victim)];
     const Request& req = cap_.request(victim);
     const size_t N = s_.nodes.size();
     for (int pass = 0; pass < 2; ++pass)
@@ -436,21 +405,22 @@ class Defragmenter {
       for (size_t i = 0; i < N; ++i) {
         size_t n = (cursor_[pass] + i) % N;
         if (hosts_gang_[n] != (pass == 1)) continue;
-        if (!fits_victim(pod, static_cast<int>(n), source, domain, rule, req)) continue;
+        if (!fits_victim(pod, evictor_pod, static_cast<int>(n), source, domain, req)) continue;
         cursor_[pass] = n;
         return static_cast<int>(n);
       }
     return -1;
   }
 
-  bool fits_victim(const scheduler::PodInfo& pod, int ni, int source, const std::vector<int>& domain,
-                   const DomainRule& rule, const Request& req) const {
+  bool fits_victim(const scheduler::PodInfo& pod, int evictor_pod, int ni, int source, const std::vector<int>& domain,
+                   const Request& req) const {
     const size_t n = static_cast<size_t>(ni);
     const auto& node = s_.nodes[n];
     if (ni == source || std::binary_search(domain.begin(), domain.end(), ni)) return false;
     if (!node.ready || node.unschedulable || taken_[n] || reserved_holder_[n]) return false;
     if (!cap_.fits(ni, req)) return false;
-    if (!rule.unconstrained() && (!desched_node_[n] || !rule.allows(*desched_node_[n]))) return false;
+    // The evictor's target rules: the victim's own fabric or tier domain (and nodeFit).
+    if (desched_node_[n] < 0 || !ev_.target_blocker(evictor_pod, desched_node_[n]).empty()) return false;
     if (kube::first_untolerated_hard_taint(node.taints, pod.tolerations())) return false;
     if (!pod.affinity().empty() && !pod.affinity().matches(node.name, node.labels)) return false;
     return true;
@@ -481,21 +451,21 @@ class Defragmenter {
       size_t vi = static_cast<size_t>(v);
       int from = pod_node_[vi];
       const auto& pod = s_.pods[vi];
-      const PodInfo& dp = w_.cluster.pods[static_cast<size_t>(desched_pod_[vi])];
+      auto value = [&](const char* r) {
+        auto it = pod.request.find(r);
+        return it == pod.request.end() ? 0.0 : static_cast<double>(it->second);
+      };
+      if (!ev_.evict({desched_pod_[vi], desched_node_[static_cast<size_t>(t)], reason, kPluginName, value("cpu"),
+                      value("memory"), "requests"})
+               .empty())
+        continue;   // not expected: every rule was checked when the victims were chosen
       evicted_[vi] = true;
       cap_.give(from, cap_.request(v));
       cap_.take(t, cap_.request(v));
       changed(from);
       changed(t);
-      for (const auto& k : pod_budgets_[vi]) budget_ran_out |= --left_[k] == 0;
-      if (total_left_) --*total_left_;
-      auto value = [&](const char* r) {
-        auto it = pod.request.find(r);
-        return it == pod.request.end() ? 0.0 : static_cast<double>(it->second);
-      };
-      room.evictions.push_back({pod.namespace_name, pod.name, s_.nodes[static_cast<size_t>(from)].name,
-                                s_.nodes[static_cast<size_t>(t)].name, reason, dp.workload(), value("cpu"),
-                                value("memory"), "requests"});
+      budget_ran_out |= !budget_left(v);   // a budget this victim drew on is used up
+      room.evictions.push_back(evictor_plan_.evictions.back());
     }
     // Pods whose budget ran out are no longer movable anywhere.
     if (budget_ran_out)
@@ -506,15 +476,14 @@ class Defragmenter {
 
   const World& w_;
   const scheduler::Snapshot& s_;
-  const Policy& policy_;
   const Args& args_;
-  const DeschedulerState& state_;
   Options opt_;
-  Evictability ev_;
+  framework::Evictor& ev_;
+  const Plan& evictor_plan_;   // where the evictor records what it allowed
   scheduler::Topology topo_;
   Capacity cap_;
   std::unordered_map<std::string, int> node_of_;
-  std::vector<const NodeInfo*> desched_node_;
+  std::vector<int> desched_node_;                      // per snapshot node: its Cluster::nodes index, or -1
   std::vector<std::vector<int>> node_pods_;
   std::vector<int> desched_pod_, pod_node_;
   std::vector<bool> movable_, evicted_, hosts_gang_;
@@ -528,9 +497,6 @@ class Defragmenter {
   std::vector<Option> no_options_;
   DomainSearch search_;
   size_t cursor_[2] = {0, 0};
-  std::vector<std::vector<std::string>> pod_budgets_;
-  std::map<std::string, int> left_;
-  std::optional<int> total_left_;
   Outcome out_;
 };
 
@@ -538,13 +504,16 @@ class Defragmenter {
 
 Result<Outcome> plan_defragment(const World& world, const Policy& policy, const Args& args,
                                 const DeschedulerState& state, const Options& options) {
-  // The evictor's rules with this plugin's namespaces (LoadAware's are its own).
-  Policy scoped = policy;
-  scoped.load_aware.include_namespaces = args.include_namespaces;
-  scoped.load_aware.exclude_namespaces = args.exclude_namespaces;
-  auto ev = Evictability::create(scoped, world.cluster, options.now);
+  Plan plan;
+  auto ev = framework::DefaultEvictor::create(
+      policy.evictor, world.cluster, state, framework::evictor_options(policy, options.now, options.cooldown), plan);
   if (!ev) return ev.error();
-  return Defragmenter(world, scoped, args, state, options, std::move(*ev)).run();
+  return plan_defragment(world, args, **ev, plan, options);
+}
+
+Outcome plan_defragment(const World& world, const Args& args, framework::Evictor& evictor, const Plan& evictor_plan,
+                        const Options& options) {
+  return Defragmenter(world, args, options, evictor, evictor_plan).run();
 }
 
 nlohmann::json reservation_patch(const GangRoom& room) {
@@ -552,12 +521,16 @@ nlohmann::json reservation_patch(const GangRoom& room) {
 }
 
 void add_to_plan(const Outcome& outcome, Plan& plan) {
+  for (const auto& room : outcome.rooms) plan.evictions.insert(plan.evictions.end(), room.evictions.begin(), room.evictions.end());
+  note_outcome(outcome, plan);
+}
+
+void note_outcome(const Outcome& outcome, Plan& plan) {
   for (const auto& room : outcome.rooms) {
     plan.notes.push_back("defragment: gang " + room.gang + " gets room in " + room.reservation.domain + " on " +
                          std::to_string(room.reservation.nodes.size()) + " nodes, " +
                          std::to_string(room.evictions.size()) + " evictions, held until " +
                          kube::format_rfc3339(room.reservation.expires));
-    plan.evictions.insert(plan.evictions.end(), room.evictions.begin(), room.evictions.end());
     plan.reservations[room.gang] = kube::format_reservation(room.reservation);
   }
   for (const auto& u : outcome.unhelped)

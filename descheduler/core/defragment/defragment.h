@@ -16,6 +16,7 @@
 #include "common/result.h"
 #include "descheduler/core/defragment/args.h"
 #include "descheduler/core/defragment/world.h"
+#include "descheduler/core/framework/plugin.h"
 #include "descheduler/core/planner.h"
 #include "descheduler/core/policy.h"
 #include "descheduler/core/state.h"
@@ -50,11 +51,18 @@ struct Outcome {
 Result<Outcome> plan_defragment(const World& world, const Policy& policy, const Args& args,
                                 const DeschedulerState& state, const Options& options);
 
+// The same under a cycle's evictor (the profile runner's): every victim is allowed and
+// recorded by it (evictor_plan is where it records them).
+Outcome plan_defragment(const World& world, const Args& args, framework::Evictor& evictor, const Plan& evictor_plan,
+                        const Options& options);
+
 // The merge patch that writes a room's reservation on its PodGroup (before any eviction).
 nlohmann::json reservation_patch(const GangRoom& room);
 
-// Adds the rooms' evictions to the plan (after those already there) and one note per
-// gang not helped, so `plan` and `run` print them like any other move.
+// Adds the rooms' evictions to the plan (after those already there), then note_outcome.
 void add_to_plan(const Outcome& outcome, Plan& plan);
+// One note per room and per gang not helped, and the rooms' reservations, so `plan` and
+// `run` print them like any other move (the evictor recorded the evictions).
+void note_outcome(const Outcome& outcome, Plan& plan);
 
 }  // namespace weft::descheduler::defragment

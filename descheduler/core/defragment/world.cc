@@ -7,27 +7,22 @@ namespace weft::descheduler::defragment {
 using nlohmann::json;
 
 Status WorldBuilder::add(const json& o, const std::string& where) {
-  if (auto s = cluster_.add(o, where); !s) return s;
-  std::string arrival = kube::annotation(o, keys::kArrivalAnnotation, "0");
-  if (!arrival.empty() && std::stoi(arrival) > 0) return {};   // ClusterBuilder::add checked the number
   std::string kind = kube::kind_of(o);
-  if (!scheduler::known_kind(kind)) return {};
-  if (auto s = snapshot_.add(o, where); !s) return s;
-  if (kind != "PodGroup") return {};
-  std::string text = kube::annotation(o, kube::kReservationAnnotation);
-  if (text.empty()) return {};
-  auto r = kube::parse_reservation(text, where);
-  if (!r) return r.error();
-  std::string ns = kube::namespace_of(o);
-  world_.reservations[(ns.empty() ? "default" : ns) + "/" + kube::name_of(o)] = std::move(*r);
-  return {};
+  // PodGroups and HyperNodes: the snapshot's decode is the cluster's too (finish).
+  if (kind != "PodGroup" && kind != "HyperNode")
+    if (auto s = cluster_.add(o, where); !s) return s;
+  auto later = arrives_later(o, where);
+  if (!later) return later.error();
+  if (*later || !scheduler::known_kind(kind)) return {};
+  return snapshot_.add(o, where);
 }
 
 World WorldBuilder::finish(TimePoint now) {
-  World w = std::move(world_);
-  world_ = World{};
+  World w;
   w.snapshot = snapshot_.build(now);
-  w.cluster = cluster_.finish();
+  w.cluster = cluster_.finish(&w.snapshot);
+  for (const auto& [key, group] : w.snapshot.podgroups)
+    if (group.reservation) w.reservations[key] = *group.reservation;
   return w;
 }
 

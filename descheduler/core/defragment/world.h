@@ -35,7 +35,6 @@ class WorldBuilder {
   World finish(TimePoint now);
 
  private:
-  World world_;
   scheduler::SnapshotBuilder snapshot_;
   ClusterBuilder cluster_;
 };

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct EvictionRequest {
   std::string sized_by = "requests";
 };
 
+// pre_eviction_filter's target for a plugin that picks the target itself afterwards
+// (with target_blocker); evict() then checks the target it names.
+inline constexpr int kTargetChosenLater = -2;
+
 // The one evictor of a cycle (the DefaultEvictor). Reasons are the plan's skip reasons
 // (docs/descheduler.md): "" means yes.
 class Evictor {
@@ -52,7 +57,9 @@ class Evictor {
   // PreEvictionFilter: may it be evicted now, given the evictions already allowed this
   // cycle: the limits, cooldown, the gang kept at minMember (under either group key),
   // the PodDisruptionBudgets (a pod under two is refused, as the Eviction API does), and
-  // with target -1 and nodeFit, some other ready node in its domain takes it.
+  // then the target: a node index is checked with target_blocker; -1: some other ready,
+  // schedulable node in its domain takes it (fitting it, with nodeFit);
+  // kTargetChosenLater: not yet.
   virtual std::string pre_eviction_filter(int pod, int target = -1) const = 0;
 
   // Could `node` take the pod back: in the pod's fabric or tier domain ("topology") and,
@@ -64,9 +71,19 @@ class Evictor {
   // evicted, else the reason, which is recorded as the pod's skip.
   virtual std::string evict(const EvictionRequest& request) = 0;
 
+  // Already evicted this cycle (by any plugin): not a candidate again.
+  virtual bool evicted(int pod) const = 0;
+
   // Upstream's limit errors: a plugin stops on a node (or the whole cycle) when reached.
   virtual bool node_limit_reached(int node) const = 0;
   virtual bool total_limit_reached() const = 0;
+  // Evictions left under maxNoOfPodsToEvictTotal this cycle; none: no limit.
+  virtual std::optional<int> total_left() const = 0;
+
+  // For plugins that choose a set of victims at once (GangDefragment): the pods of `pods`
+  // that draw on a budget the whole set would overdraw (a PodDisruptionBudget, a gang's
+  // room above minMember, the per-node or per-namespace limit). Empty: the set may go.
+  virtual std::vector<int> overdrawn(const std::vector<int>& pods) const = 0;
 };
 
 // What a plugin gets for one cycle.

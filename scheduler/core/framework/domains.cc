@@ -5,6 +5,8 @@
 
 #include "common/keys.h"
 
+#include "scheduler/core/query/domain.h"
+
 namespace weft::scheduler {
 namespace {
 
@@ -74,17 +76,7 @@ Result<int> highest_tier(Session& ssn, const Job& job) {
 }
 
 Result<int> highest_tier_of(Session& ssn, const NetworkTopology& nt) {
-  const Topology& topo = ssn.topo();
-  if (!nt.highest_tier_name.empty()) {
-    std::optional<int> tier;
-    for (const auto& d : topo.domains)
-      if (d.tier_name == nt.highest_tier_name) tier = std::max(tier.value_or(0), d.tier);
-    if (!tier)
-      return make_error("networkTopology.highestTierName '" + nt.highest_tier_name +
-                        "' matches no HyperNode spec.tierName");
-    return *tier;
-  }
-  return nt.highest_tier > 0 ? nt.highest_tier : topo.max_tier;
+  return query::highest_tier(ssn.topo(), nt);
 }
 
 bool constrained(Session& ssn, const Job& job) {
