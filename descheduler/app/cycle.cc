@@ -7,6 +7,8 @@
 
 #include "descheduler/app/cluster_source.h"
 #include "descheduler/app/defragment_step.h"
+#include "descheduler/app/eviction_events.h"
+#include "descheduler/app/prometheus_token.h"
 
 namespace weft::descheduler {
 
@@ -80,7 +82,12 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   Result<Plan> plan = Plan{};
   double loaded_s = seconds();
   if (config_.policy.load_aware_enabled) {
-    auto load = fetch_load(config_.load, config_.policy, *cluster, now);
+    Policy policy = config_.policy;   // with the Prometheus token of this cycle
+    if (auto s = resolve_prometheus_token(client_, policy.load_aware.metrics.auth); !s) {
+      metrics_.cycle_failed(seconds());
+      return s.error();
+    }
+    auto load = fetch_load(config_.load, policy, *cluster, now);
     if (!load) {
       metrics_.cycle_failed(seconds());
       return load.error();
@@ -99,7 +106,10 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   for (const auto& note : plan->notes) spdlog::info("plan: {}", note);
   for (const auto& n : plan->nodes)
     if (n.cls == NodeClass::Unknown) spdlog::debug("node {} is unknown: {}", n.name, n.why);
-  EvictFn evict = [&](const std::string& ns, const std::string& name) { return client_.evict(ns, name); };
+  EvictFn evict = [&](const std::string& ns, const std::string& name) {
+    return evict_and_report(client_, ns, name, config_.policy.grace_period_seconds.value_or(-1),
+                            config_.policy.eviction_failure_events);
+  };
   if (!config_.dry_run) execute_evictions(*plan, evict);
   if (world) {
     // After LoadAware's moves are carried out, so its evictions cannot take a room's victims' targets.
