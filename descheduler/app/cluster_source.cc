@@ -78,8 +78,9 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
   kube::ListOptions paged;
   paged.limit = kListPageLimit;
   kube::ListOptions live_pods = paged;
-  live_pods.field_selector = scheduling ? "status.phase!=Succeeded,status.phase!=Failed"
-                                        : "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed";
+  // Bound pods of every phase: RemoveFailedPods and PodLifeTime act on finished ones too
+  // (they are kept as PodInfo::terminal and counted nowhere else).
+  live_pods.field_selector = scheduling ? "status.phase!=Succeeded,status.phase!=Failed" : "spec.nodeName!=";
   std::vector<Kind> kinds = {
       {"Node", kube::resources::nodes(), false, paged},
       {"Pod", kube::resources::pods(), false, live_pods},

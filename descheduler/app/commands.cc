@@ -42,7 +42,10 @@ Result<Policy> read_policy(const std::string& path, const PrometheusAuthFlags& f
   if (!policy) return policy;
   for (const auto& w : policy->warnings) spdlog::warn("policy {}: {}", path, w);
   PrometheusAuth& auth = policy->load_aware.metrics.auth;
-  if (!flags.bearer_token_file.empty()) auth.bearer_token_file = flags.bearer_token_file;
+  if (!flags.bearer_token_file.empty()) {
+    auth.bearer_token_file = flags.bearer_token_file;
+    auth.token_secret.reset();   // the flag overrides metricsProviders' authToken
+  }
   if (!flags.ca_file.empty()) auth.ca_file = flags.ca_file;
   if (!flags.username.empty()) auth.username = flags.username;
   if (!flags.password_file.empty()) auth.password_file = flags.password_file;

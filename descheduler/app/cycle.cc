@@ -10,6 +10,8 @@
 #include "descheduler/core/defragment/plugin.h"
 #include "descheduler/core/framework/runner.h"
 #include "descheduler/core/profiles.h"
+#include "descheduler/app/eviction_events.h"
+#include "descheduler/app/prometheus_token.h"
 
 namespace weft::descheduler {
 
@@ -82,7 +84,12 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   PlanOptions options{now, config_.max_metric_age, config_.cooldown};
   LoadReport load;
   if (config_.policy.load_aware_enabled) {
-    auto fetched = fetch_load(config_.load, config_.policy, *cluster, now);
+    Policy policy = config_.policy;   // with the Prometheus token of this cycle
+    if (auto s = resolve_prometheus_token(client_, policy.load_aware.metrics.auth); !s) {
+      metrics_.cycle_failed(seconds());
+      return s.error();
+    }
+    auto fetched = fetch_load(config_.load, policy, *cluster, now);
     if (!fetched) {
       metrics_.cycle_failed(seconds());
       return fetched.error();
@@ -111,7 +118,10 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
     // A room's victims go only after its reservation is written (carry_out_rooms); the
     // other plugins' evictions first.
     std::erase_if(plan->evictions, [](const PlannedEviction& e) { return e.plugin == defragment::kPluginName; });
-    EvictFn evict = [&](const std::string& ns, const std::string& name) { return client_.evict(ns, name); };
+    EvictFn evict = [&](const std::string& ns, const std::string& name) {
+      return evict_and_report(client_, ns, name, config_.policy.grace_period_seconds.value_or(-1),
+                              config_.policy.eviction_failure_events);
+    };
     execute_evictions(*plan, evict);
     if (rooms)
       carry_out_rooms(*rooms, *plan, [&](const std::string& ns, const std::string& name, const nlohmann::json& p) -> Status {

@@ -85,6 +85,7 @@ Result<PromVector> PrometheusLoad::query(const std::string& promql, const std::v
     if (!token) return make_error(what + ": " + token.message());
     cli.set_bearer_token_auth(*token);
   }
+  if (!auth.bearer_token.empty()) cli.set_bearer_token_auth(auth.bearer_token);
   if (!auth.username.empty()) {
     auto password = read_secret(auth.password_file, "Prometheus password file");
     if (!password) return make_error(what + ": " + password.message());

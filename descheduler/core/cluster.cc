@@ -135,6 +135,10 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& 
     if (!aff) return wrap(aff.error(), where);
     p.affinity = std::move(*aff);
   }
+  auto detail = decode_pod_status(obj, pool);
+  if (!detail) return wrap(detail.error(), where);
+  p.detail = std::move(*detail);
+  p.terminal = kube::pod_terminal(obj);
   return p;
 }
 
@@ -170,6 +174,7 @@ void match_pdbs(Cluster& c) {
   for (size_t i = 0; i < c.pdbs.size(); ++i) by_ns[c.pdbs[i].ns].push_back(static_cast<int>(i));
   for (size_t i = 0; i < c.pods.size(); ++i) {
     PodInfo& p = c.pods[i];
+    if (p.terminal) continue;
     auto it = by_ns.find(p.ns);
     if (it == by_ns.end()) continue;
     for (int b : it->second) {
@@ -246,7 +251,7 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
   }
   if (kind != "Pod") return {};
   const json& node = at_path(obj, {"spec", "nodeName"});
-  if (!node.is_string() || node.get<std::string>().empty() || kube::pod_terminal(obj)) return {};
+  if (!node.is_string() || node.get<std::string>().empty()) return {};
   auto pod = make_pod(obj, where, pool_);
   if (!pod) return pod.error();
   cluster_.pods.push_back(std::move(*pod));
@@ -295,6 +300,10 @@ Cluster ClusterBuilder::finish(const scheduler::Snapshot* scheduling) {
       else p.has_priority = false;
     }
     NodeInfo& n = c.nodes[static_cast<size_t>(it->second)];
+    if (p.terminal) {
+      n.terminal_pods.push_back(static_cast<int>(kept++));
+      continue;
+    }
     kube::add_to(n.requested, p.requests);
     n.pods.push_back(static_cast<int>(kept));
     if (!p.terminating && !p.group.empty()) c.running_in_group[p.ns + "/" + p.group]++;

@@ -17,6 +17,7 @@
 #include "common/shared_string.h"
 #include "descheduler/core/load.h"
 #include "descheduler/core/pdb.h"
+#include "descheduler/core/plugins/common/pod_status.h"
 #include "descheduler/core/qos.h"
 #include "kube/quantity.h"
 #include "kube/selector.h"
@@ -44,6 +45,7 @@ struct NodeInfo {
   // Derived when the cluster is finished.
   kube::ResourceList requested;
   std::vector<int> pods;
+  std::vector<int> terminal_pods;       // Succeeded or Failed pods still bound here (PodInfo::terminal)
 };
 
 // Texts that repeat across pods (namespace, priority class, owner, PodGroup, phase, label
@@ -78,6 +80,10 @@ struct PodInfo {
   bool requests_rdma = false;
   std::vector<kube::Toleration> tolerations;
   kube::NodeAffinity affinity;
+  // Read by the upstream strategy plugins (RemoveFailedPods, PodLifeTime, ...).
+  PodStatusInfo detail;
+  // Succeeded or Failed: listed on NodeInfo::terminal_pods only, counted nowhere else.
+  bool terminal = false;
 
   std::string key() const { return ns + "/" + name; }
   // The unit the cooldown applies to: the gang, else the controller, else the pod.
@@ -115,8 +121,8 @@ class ClusterBuilder {
  public:
   // Adds one object; kinds other than Node, Pod, PodGroup, HyperNode, PriorityClass and
   // PodDisruptionBudget are ignored (PodGroups and HyperNodes are decoded by the scheduler's
-  // SnapshotBuilder, the one reader of them),
-  // as are objects that arrive later (weft.dev/arrival-cycle > 0) and finished pods.
+  // SnapshotBuilder, the one reader of them), as are objects that arrive later
+  // (weft.dev/arrival-cycle > 0); finished pods are kept as PodInfo::terminal.
   // Errors name `where` and the field; a failed add changes nothing.
   Status add(const nlohmann::json& object, const std::string& where);
   // Room for about this many pods, so a big list does not regrow (and move) the pods.

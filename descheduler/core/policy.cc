@@ -3,88 +3,24 @@
 #include <algorithm>
 #include <set>
 
+#include "descheduler/core/plugins/common/args.h"
+#include "descheduler/core/plugins/registry/registry.h"
 #include "kube/scenario.h"
 
 namespace weft::descheduler {
 namespace {
 
 using nlohmann::json;
-
-// Field checking: every parse step names the path it is at, so an error reads
-// "profiles[0].pluginConfig[1].args.metrics.typo: unknown field".
-struct Ctx {
-  std::string name;
-  Error at(const std::string& path, const std::string& what) const {
-    return make_error(name + ": " + path + ": " + what);
-  }
-};
-
-Status only_fields(const Ctx& c, const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
-  if (!obj.is_object()) return c.at(path.empty() ? "(document)" : path, "must be a mapping");
-  for (const auto& item : obj.items()) {
-    const std::string& key = item.key();   // not a structured binding: clang 14 cannot capture one
-    bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
-    if (!known) return c.at(path.empty() ? key : path + "." + key, "unknown field");
-  }
-  return {};
-}
-
-std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
-
-Result<bool> get_bool(const Ctx& c, const json& v, const std::string& path) {
-  if (v.is_null()) return false;
-  if (!v.is_boolean()) return c.at(path, "must be true or false");
-  return v.get<bool>();
-}
-
-Result<std::optional<int>> get_count(const Ctx& c, const json& v, const std::string& path) {
-  if (v.is_null()) return std::optional<int>();
-  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1'000'000'000)
-    return c.at(path, "must be a non-negative integer");
-  return std::optional<int>(v.get<int>());
-}
-
-Result<std::string> get_string(const Ctx& c, const json& v, const std::string& path) {
-  if (v.is_null()) return std::string();
-  if (!v.is_string()) return c.at(path, "must be a string");
-  return v.get<std::string>();
-}
-
-Result<std::vector<std::string>> get_strings(const Ctx& c, const json& v, const std::string& path) {
-  std::vector<std::string> out;
-  if (v.is_null()) return out;
-  if (!v.is_array()) return c.at(path, "must be a list of strings");
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string()) return c.at(path + "[" + std::to_string(i) + "]", "must be a string");
-    out.push_back(v[i].get<std::string>());
-  }
-  return out;
-}
-
-// A node or pod selector: the string form ("a=b,c in (d)") or a LabelSelector mapping.
-Result<std::optional<kube::LabelSelector>> get_selector(const Ctx& c, const json& v, const std::string& path) {
-  if (v.is_null()) return std::optional<kube::LabelSelector>();
-  auto sel = v.is_string() ? kube::LabelSelector::parse(v.get<std::string>()) : kube::LabelSelector::from_json(v);
-  if (!sel) return c.at(path, sel.message());
-  return std::optional<kube::LabelSelector>(std::move(*sel));
-}
-
-Result<Seconds> get_duration(const Ctx& c, const json& v, const std::string& path) {
-  if (v.is_number()) {
-    if (v.get<double>() < 0) return c.at(path, "must not be negative");
-    return Seconds(v.get<double>());
-  }
-  if (!v.is_string()) return c.at(path, "must be a duration such as 5m");
-  auto d = kube::parse_duration_at_least(v.get<std::string>(), kube::Duration::zero());
-  if (!d) return c.at(path, d.message());
-  return to_seconds(*d);
-}
-
-const json& field(const json& obj, const char* key) {
-  static const json null_value;
-  auto it = obj.find(key);
-  return it == obj.end() ? null_value : *it;
-}
+using args::Ctx;
+using args::field;
+using args::get_bool;
+using args::get_count;
+using args::get_duration;
+using args::get_selector;
+using args::get_string;
+using args::get_strings;
+using args::join;
+using args::only_fields;
 
 Result<std::map<std::string, double>> get_thresholds(const Ctx& c, const json& v, const std::string& path) {
   std::map<std::string, double> out;
@@ -124,15 +60,65 @@ Status parse_priority_threshold(const Ctx& c, const json& v, const std::string& 
 Status parse_evictable_namespaces(const Ctx& c, const json& args, const std::string& path, LoadAwareArgs& out) {
   const json& en = field(args, "evictableNamespaces");
   if (en.is_null()) return {};
-  const std::string at = join(path, "evictableNamespaces");
-  if (auto s = only_fields(c, en, at, {"include", "exclude"}); !s) return s;
-  auto inc = get_strings(c, field(en, "include"), at + ".include");
-  if (!inc) return inc.error();
-  auto exc = get_strings(c, field(en, "exclude"), at + ".exclude");
-  if (!exc) return exc.error();
-  if (!inc->empty() && !exc->empty()) return c.at(at, "set include or exclude, not both");
-  out.include_namespaces = *inc;
-  out.exclude_namespaces = *exc;
+  auto ns = args::get_namespaces(c, en, join(path, "evictableNamespaces"));
+  if (!ns) return ns.error();
+  out.include_namespaces = std::move(ns->include);
+  out.exclude_namespaces = std::move(ns->exclude);
+  return {};
+}
+
+// podProtections, the current form of the deprecated booleans (not both, as upstream):
+// defaultDisabled lifts a default protection, extraEnabled adds one.
+Status parse_pod_protections(const Ctx& c, const json& args, const std::string& path, EvictorArgs& e) {
+  const json& v = field(args, "podProtections");
+  if (v.is_null()) return {};
+  const std::string at = join(path, "podProtections");
+  if (auto s = only_fields(c, v, at, {"defaultDisabled", "extraEnabled", "config"}); !s) return s;
+  auto disabled = get_strings(c, field(v, "defaultDisabled"), at + ".defaultDisabled");
+  if (!disabled) return disabled.error();
+  auto enabled = get_strings(c, field(v, "extraEnabled"), at + ".extraEnabled");
+  if (!enabled) return enabled.error();
+  if ((disabled->size() || enabled->size()) &&
+      (e.evict_local_storage_pods || e.evict_daemonset_pods || e.evict_system_critical_pods || e.ignore_pvc_pods ||
+       e.evict_failed_bare_pods || e.ignore_pods_without_pdb))
+    return c.at(at, "cannot be used with the deprecated fields (evictLocalStoragePods, ignorePvcPods, ...)");
+  struct Protection { const char* name; bool* flag; };
+  auto apply = [&](const std::vector<std::string>& list, const std::string& where,
+                   std::initializer_list<Protection> known) -> Status {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string item = where + "[" + std::to_string(i) + "]";
+      if (!seen.insert(list[i]).second) return c.at(item, "'" + list[i] + "' appears twice");
+      if (list[i] == "PodsWithResourceClaims")
+        return c.at(item, "PodsWithResourceClaims is not supported by weft-descheduler (it does not read resource claims)");
+      auto it = std::find_if(known.begin(), known.end(), [&](const Protection& p) { return list[i] == p.name; });
+      if (it == known.end()) return c.at(item, "'" + list[i] + "' is not a pod protection upstream knows here");
+      *it->flag = true;
+    }
+    return {};
+  };
+  if (auto s = apply(*disabled, at + ".defaultDisabled",
+                     {{"PodsWithLocalStorage", &e.evict_local_storage_pods}, {"DaemonSetPods", &e.evict_daemonset_pods},
+                      {"SystemCriticalPods", &e.evict_system_critical_pods}, {"FailedBarePods", &e.evict_failed_bare_pods}});
+      !s)
+    return s;
+  if (auto s = apply(*enabled, at + ".extraEnabled",
+                     {{"PodsWithPVC", &e.ignore_pvc_pods}, {"PodsWithoutPDB", &e.ignore_pods_without_pdb}});
+      !s)
+    return s;
+  const json& config = field(v, "config");
+  if (!config.is_null()) {
+    if (auto s = only_fields(c, config, at + ".config", {"PodsWithPVC"}); !s) return s;
+    const json& pvc = field(config, "PodsWithPVC");
+    if (!pvc.is_null()) {
+      if (auto s = only_fields(c, pvc, at + ".config.PodsWithPVC", {"protectedStorageClasses"}); !s) return s;
+      const json& classes = field(pvc, "protectedStorageClasses");
+      if (classes.is_array() && !classes.empty())
+        return c.at(at + ".config.PodsWithPVC.protectedStorageClasses",
+                    "is not supported by weft-descheduler (it does not read PersistentVolumeClaims); every pod with a "
+                    "PVC is protected");
+    }
+  }
   return {};
 }
 
@@ -142,7 +128,7 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
                            {"priorityThreshold", "nodeFit", "ignorePvcPods", "evictLocalStoragePods",
                             "evictSystemCriticalPods", "evictDaemonSetPods", "evictFailedBarePods", "labelSelector",
                             "minPodAge", "minReplicas", "nodeSelector", "namespaceLabelSelector",
-                            "ignorePodsWithoutPDB", "evictableNamespaces"});
+                            "ignorePodsWithoutPDB", "evictableNamespaces", "podProtections", "noEvictionPolicy"});
       !s)
     return s;
   EvictorArgs& e = policy.evictor;
@@ -181,6 +167,14 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
   }
   // Some older policies put evictableNamespaces on the evictor; it means the same there.
   if (auto s = parse_evictable_namespaces(c, args, path, policy.load_aware); !s) return s;
+  if (auto s = parse_pod_protections(c, args, path, e); !s) return s;
+  auto no_eviction = get_string(c, field(args, "noEvictionPolicy"), join(path, "noEvictionPolicy"));
+  if (!no_eviction) return no_eviction.error();
+  if (*no_eviction == "Mandatory")
+    return c.at(join(path, "noEvictionPolicy"), "Mandatory is not supported by weft-descheduler: the "
+                "prefer-no-eviction annotation orders such pods last (Preferred)");
+  if (!no_eviction->empty() && *no_eviction != "Preferred")
+    return c.at(join(path, "noEvictionPolicy"), "'" + *no_eviction + "' is not Preferred or Mandatory");
   if (!field(args, "namespaceLabelSelector").is_null())
     return c.at(join(path, "namespaceLabelSelector"),
                 "is not supported by weft-descheduler (it lists no Namespaces); use evictableNamespaces");
@@ -336,6 +330,37 @@ Status parse_thresholds(const Ctx& c, const json& args, const std::string& path,
   return {};
 }
 
+// LowNodeUtilization's metricsUtilization, checked as upstream does, then refused: weft
+// reads no metrics.k8s.io, and one Prometheus query per node says nothing of how old its
+// samples are (weft never acts on stale metrics).
+Status refuse_metrics_utilization(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return {};
+  if (auto s = only_fields(c, v, path, {"metricsServer", "source", "prometheus"}); !s) return s;
+  auto server = get_bool(c, field(v, "metricsServer"), path + ".metricsServer");
+  if (!server) return server.error();
+  auto source = get_string(c, field(v, "source"), path + ".source");
+  if (!source) return source.error();
+  const json& prom = field(v, "prometheus");
+  if (!prom.is_null())
+    if (auto s = only_fields(c, prom, path + ".prometheus", {"query"}); !s) return s;
+  if (!source->empty() && *source != "KubernetesMetrics" && *source != "Prometheus")
+    return c.at(path + ".source", "'" + *source + "' is not KubernetesMetrics or Prometheus");
+  if (*source == "KubernetesMetrics" && *server)
+    return c.at(path, "set source KubernetesMetrics or metricsServer, not both");
+  if (*source == "KubernetesMetrics" && !prom.is_null())
+    return c.at(path + ".prometheus", "is not allowed with source KubernetesMetrics");
+  if (*source == "Prometheus" && field(prom, "query").is_null())
+    return c.at(path + ".prometheus.query", "is required when the source is Prometheus");
+  if (*source == "Prometheus")
+    return c.at(path + ".prometheus", "is not supported: a single query per node cannot say how old its samples are "
+                                      "and weft never acts on stale metrics; use the LoadAware plugin (thresholds on "
+                                      "measured resources with metrics.resources.<name>.query and freshnessQuery)");
+  if (*server || *source == "KubernetesMetrics")
+    return c.at(path, "weft-descheduler does not read the metrics.k8s.io API (metrics-server); use the LoadAware "
+                      "plugin, which measures load from Prometheus");
+  return {};
+}
+
 // The Kubernetes descheduler's LowNodeUtilization: utilization is the pods' requests over
 // allocatable (no metrics), evictableNamespaces takes only exclude, evictionLimits.node
 // caps evictions per node.
@@ -351,9 +376,8 @@ Status parse_low_node_utilization(const Ctx& c, const json& args, const std::str
   if (auto s = parse_evictable_namespaces(c, args, path, la); !s) return s;
   if (!la.include_namespaces.empty())
     return c.at(join(path, "evictableNamespaces.include"), "LowNodeUtilization takes only exclude (as upstream)");
-  if (!field(args, "metricsUtilization").is_null())
-    return c.at(join(path, "metricsUtilization"),
-                "not supported; weft measures load with the LoadAware plugin (metrics from Prometheus or the agents)");
+  if (auto s = refuse_metrics_utilization(c, field(args, "metricsUtilization"), join(path, "metricsUtilization")); !s)
+    return s;
   auto n = get_count(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"));
   if (!n) return n.error();
   la.number_of_nodes = n->value_or(0);
@@ -421,9 +445,126 @@ Result<std::map<std::string, PluginSet>> parse_plugins(const Ctx& c, const json&
 
 // Running a policy with a plugin left out would do less than its author asked for.
 std::string not_implemented(const std::string& plugin) {
-  return "plugin " + plugin + " is not implemented by weft-descheduler (it implements LoadAware and "
-         "LowNodeUtilization under balance, and DefaultEvictor's args); remove it or run the Kubernetes "
-         "descheduler for it";
+  std::string known;
+  for (const auto& n : plugins::names()) known += ", " + n;
+  return "plugin " + plugin + " is not implemented by weft-descheduler (it implements LoadAware, LowNodeUtilization, " +
+         std::string(defragment::kPluginName) + known + " and DefaultEvictor); remove it or run the Kubernetes descheduler for it";
+}
+
+// A registered strategy plugin enabled at `point`: it must implement that extension point.
+Result<const plugins::Registration*> strategy_at(const Ctx& c, const std::string& name, const std::string& point,
+                                                 const std::string& path) {
+  const plugins::Registration* r = plugins::find(name);
+  if (!r) return c.at(path, not_implemented(name));
+  bool balance = point == "balance";
+  if (balance ? !r->balance : !r->deschedule)
+    return c.at(path, "plugin " + name + " is a " + (r->balance ? "Balance" : "Deschedule") + " plugin, not " +
+                          (balance ? "a Balance" : "a Deschedule") + " one");
+  return r;
+}
+
+// Makes each enabled strategy from its pluginConfig args (none: upstream's defaults); args
+// of a strategy the profile does not enable are still checked, then noted as unused.
+Status add_strategies(const Ctx& c, const std::vector<std::pair<const plugins::Registration*, bool>>& enabled,
+                      const std::map<std::string, std::pair<const json*, std::string>>& configured, const json& profile,
+                      const std::string& path, Policy& policy) {
+  std::string profile_name = field(profile, "name").is_string() ? field(profile, "name").get<std::string>() : path;
+  for (const auto& [reg, balance] : enabled) {
+    auto cfg = configured.find(reg->name);
+    static const json no_args;
+    const json& a = cfg == configured.end() ? no_args : *cfg->second.first;
+    std::string at = cfg == configured.end() ? path + ".pluginConfig(" + reg->name + ")" : cfg->second.second;
+    auto plugin = reg->make(c, a, at);
+    if (!plugin) return plugin.error();
+    policy.strategies.push_back({profile_name, reg->name, balance, std::move(*plugin)});
+  }
+  for (const auto& [name, cfg] : configured) {
+    bool used = std::any_of(enabled.begin(), enabled.end(), [&](const auto& e) { return name == e.first->name; });
+    if (used) continue;
+    auto plugin = plugins::find(name)->make(c, *cfg.first, cfg.second);
+    if (!plugin) return plugin.error();
+    policy.warnings.push_back(cfg.second + ": plugin " + name + " is configured but not enabled; ignored");
+  }
+  return {};
+}
+
+// gracePeriodSeconds (sent with every eviction) and evictionFailureEventNotification (a
+// Warning Event on a pod the Eviction API refused).
+Status parse_top_level_eviction(const Ctx& c, const json& doc, Policy& policy) {
+  auto events = get_bool(c, field(doc, "evictionFailureEventNotification"), "evictionFailureEventNotification");
+  if (!events) return events.error();
+  policy.eviction_failure_events = *events;
+  auto grace = args::get_uint(c, field(doc, "gracePeriodSeconds"), "gracePeriodSeconds");
+  if (!grace) return grace.error();
+  policy.grace_period_seconds = *grace;
+  return {};
+}
+
+// {url, authToken: {secretReference: {namespace, name}}}, as upstream validates it.
+Result<PrometheusProvider> parse_prometheus_provider(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return c.at(path, "is required when the source is Prometheus");
+  if (auto s = only_fields(c, v, path, {"url", "authToken"}); !s) return s.error();
+  PrometheusProvider out;
+  auto url = get_string(c, field(v, "url"), path + ".url");
+  if (!url) return url.error();
+  if (url->empty()) return c.at(path + ".url", "is required");
+  if (url->rfind("http://", 0) != 0 && url->rfind("https://", 0) != 0)
+    return c.at(path + ".url", "'" + *url + "' is not an http(s) URL");
+  out.url = *url;
+  const json& token = field(v, "authToken");
+  if (token.is_null()) return out;
+  const std::string at = path + ".authToken";
+  if (auto s = only_fields(c, token, at, {"secretReference"}); !s) return s.error();
+  const json& ref = field(token, "secretReference");
+  if (ref.is_null()) return c.at(at + ".secretReference", "is required when authToken is set");
+  if (auto s = only_fields(c, ref, at + ".secretReference", {"namespace", "name"}); !s) return s.error();
+  auto ns = get_string(c, field(ref, "namespace"), at + ".secretReference.namespace");
+  if (!ns) return ns.error();
+  auto name = get_string(c, field(ref, "name"), at + ".secretReference.name");
+  if (!name) return name.error();
+  if (ns->empty() || name->empty()) return c.at(at + ".secretReference", "must set both namespace and name");
+  out.auth_token_secret = SecretReference{*ns, *name};
+  return out;
+}
+
+// metricsProviders (each source once), the older top-level prometheus, and the deprecated
+// metricsCollector. weft reads Prometheus; the metrics.k8s.io API (metrics-server) it does not.
+Status parse_metrics_sources(const Ctx& c, const json& doc, Policy& policy) {
+  const char* no_metrics_server =
+      "weft-descheduler does not read the metrics.k8s.io API (metrics-server); measure load with LoadAware "
+      "from Prometheus (metricsProviders source Prometheus)";
+  const json& collector = field(doc, "metricsCollector");
+  if (!collector.is_null()) {
+    if (auto s = only_fields(c, collector, "metricsCollector", {"enabled"}); !s) return s;
+    auto enabled = get_bool(c, field(collector, "enabled"), "metricsCollector.enabled");
+    if (!enabled) return enabled.error();
+    if (*enabled) return c.at("metricsCollector.enabled", no_metrics_server);
+  }
+  const json& providers = field(doc, "metricsProviders");
+  if (!providers.is_null() && !providers.is_array()) return c.at("metricsProviders", "must be a list");
+  std::set<std::string> seen;
+  for (size_t i = 0; providers.is_array() && i < providers.size(); ++i) {
+    std::string at = "metricsProviders[" + std::to_string(i) + "]";
+    const json& pr = providers[i];
+    if (auto s = only_fields(c, pr, at, {"source", "prometheus"}); !s) return s;
+    auto source = get_string(c, field(pr, "source"), at + ".source");
+    if (!source) return source.error();
+    if (!seen.insert(*source).second)
+      return c.at(at + ".source", "'" + *source + "' is already configured (each source once)");
+    if (*source == "KubernetesMetrics") return c.at(at + ".source", no_metrics_server);
+    if (*source != "Prometheus") return c.at(at + ".source", "'" + *source + "' is not Prometheus or KubernetesMetrics");
+    auto prom = parse_prometheus_provider(c, field(pr, "prometheus"), at + ".prometheus");
+    if (!prom) return prom.error();
+    policy.prometheus = *prom;
+  }
+  const json& older = field(doc, "prometheus");
+  if (!older.is_null()) {
+    if (policy.prometheus) return c.at("prometheus", "set Prometheus once (here or in metricsProviders)");
+    auto prom = parse_prometheus_provider(c, older, "prometheus");
+    if (!prom) return prom.error();
+    policy.prometheus = *prom;
+  }
+  return {};
 }
 
 }  // namespace
@@ -431,6 +572,10 @@ std::string not_implemented(const std::string& plugin) {
 Result<Policy> parse_policy(const json& doc, const std::string& name) {
   Ctx c{name};
   Policy policy;
+  // Before the field check: a v1alpha1 policy would otherwise read "strategies: unknown field".
+  if (field(doc, "apiVersion") == "descheduler/v1alpha1")
+    return c.at("apiVersion", "descheduler/v1alpha1 is not served (the Kubernetes descheduler dropped it too): "
+                              "write a descheduler/v1alpha2 policy, with each strategy as a plugin of a profile");
   if (auto s = only_fields(c, doc, "",
                            {"apiVersion", "kind", "profiles", "nodeSelector", "maxNoOfPodsToEvictPerNode",
                             "maxNoOfPodsToEvictPerNamespace", "maxNoOfPodsToEvictTotal", "evictionFailureEventNotification",
@@ -453,17 +598,13 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     if (!v) return v.error();
     *l.into = *v;
   }
-  // Accepting these and going on without them would mislead: the metrics source is
-  // LoadAware.metrics, evictions use each pod's own grace period, failures are logged.
-  for (const char* unsupported : {"evictionFailureEventNotification", "gracePeriodSeconds", "metricsCollector",
-                                  "metricsProviders", "prometheus"})
-    if (!field(doc, unsupported).is_null())
-      return c.at(unsupported, "is not supported by weft-descheduler (set the metrics source in LoadAware.metrics; "
-                               "evictions use each pod's own grace period)");
+  if (auto s = parse_top_level_eviction(c, doc, policy); !s) return s.error();
+  if (auto s = parse_metrics_sources(c, doc, policy); !s) return s.error();
 
   const json& profiles = field(doc, "profiles");
   if (!profiles.is_array() || profiles.empty()) return c.at("profiles", "must be a non-empty list");
   int load_aware_profile = -1;
+  const json* evictor_source = nullptr;   // the DefaultEvictor args the strategy profiles parsed
   for (size_t i = 0; i < profiles.size(); ++i) {
     std::string p = "profiles[" + std::to_string(i) + "]";
     const json& prof = profiles[i];
@@ -483,16 +624,28 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
           defragment_enabled = true;
           continue;
         }
-        if (name != "LoadAware" && name != "LowNodeUtilization")
-          return c.at(p + ".plugins.balance", not_implemented(name));
+        if (name != "LoadAware" && name != "LowNodeUtilization") continue;   // a strategy: above
         if (!balance.empty()) return c.at(p + ".plugins.balance", "enables both LoadAware and LowNodeUtilization; use one");
         balance = name;
       }
     }
-    for (const auto& point : {"deschedule", "presort", "sort"})
+    for (const auto& point : {"presort", "sort"})
       if (plugins->count(point))
         for (const auto& other : plugins->at(point).enabled)
           return c.at(p + ".plugins." + point, not_implemented(other));
+    // The upstream strategies (their args come from pluginConfig below).
+    std::vector<std::pair<const plugins::Registration*, bool>> enabled_strategies;   // (plugin, balance)
+    for (const auto& point : {"deschedule", "balance"}) {
+      if (!plugins->count(point)) continue;
+      for (const auto& sname : plugins->at(point).enabled) {
+        if (std::string(point) == "balance" &&
+            (sname == "LoadAware" || sname == "LowNodeUtilization" || sname == defragment::kPluginName))
+          continue;
+        auto r = strategy_at(c, sname, point, p + ".plugins." + point);
+        if (!r) return r.error();
+        enabled_strategies.emplace_back(*r, std::string(point) == "balance");
+      }
+    }
     for (const auto& point : {"filter", "preEvictionFilter"})
       if (plugins->count(point))
         for (const auto& other : plugins->at(point).enabled)
@@ -501,6 +654,7 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     const json* evictor_args = nullptr;
     const json* defragment_args = nullptr;
     std::string la_path, ev_path, df_path = p + ".pluginConfig";
+    std::map<std::string, std::pair<const json*, std::string>> strategy_args;   // name -> (args, path)
     for (size_t j = 0; configs.is_array() && j < configs.size(); ++j) {
       std::string q = p + ".pluginConfig[" + std::to_string(j) + "]";
       const json& pc = configs[j];
@@ -523,6 +677,8 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
         ev_path = q + ".args";
       } else if (pname->empty()) {
         return c.at(q + ".name", "is required");
+      } else if (plugins::find(*pname)) {
+        strategy_args[*pname] = {&field(pc, "args"), q + ".args"};
       } else {
         return c.at(q + ".name", not_implemented(*pname));
       }
@@ -534,6 +690,14 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
       policy.gang_defragment = *args;
     } else if (defragment_args) {
       policy.warnings.push_back(df_path + ": " + defragment::kPluginName + " is configured but not enabled in plugins.balance; ignored");
+    }
+    if (auto s = add_strategies(c, enabled_strategies, strategy_args, prof, p, policy); !s) return s.error();
+    if (!enabled_strategies.empty() && evictor_args && !(defragment_enabled || !balance.empty())) {
+      if (evictor_source && *evictor_source != *evictor_args)
+        return c.at(ev_path, "differs from another profile's DefaultEvictor args (weft-descheduler runs one DefaultEvictor)");
+      if (!evictor_source)
+        if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
+      evictor_source = evictor_args;
     }
     bool active = !balance.empty() && (has_plugins || load_aware_args);
     if (!active) {
@@ -561,9 +725,20 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     if (evictor_args)
       if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
   }
-  if (load_aware_profile < 0 && !policy.gang_defragment)
-    return c.at("profiles", "no profile enables LoadAware, LowNodeUtilization or GangDefragment in plugins.balance");
+  if (load_aware_profile < 0 && !policy.gang_defragment && policy.strategies.empty())
+    return c.at("profiles", "no profile enables a plugin under deschedule or balance");
   policy.load_aware_enabled = load_aware_profile >= 0;
+  // The top-level Prometheus is where LoadAware reads when its own metrics name no address.
+  MetricsArgs& metrics = policy.load_aware.metrics;
+  if (policy.prometheus && metrics.type == MetricsType::Prometheus && metrics.address.empty()) {
+    metrics.address = policy.prometheus->url;
+    if (!metrics.auth.bearer_token_file.empty() || !metrics.auth.username.empty()) {
+      if (policy.prometheus->auth_token_secret)
+        return c.at("metricsProviders", "Prometheus authToken and LoadAware.metrics.auth both give credentials; use one");
+    } else {
+      metrics.auth.token_secret = policy.prometheus->auth_token_secret;
+    }
+  }
   if (policy.load_aware_enabled && !policy.load_aware.requests_only &&
       policy.load_aware.metrics.type == MetricsType::Prometheus &&
       policy.load_aware.metrics.address.empty())

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,8 +64,16 @@ struct PodUsageQueries {
 };
 
 // How the descheduler authenticates to Prometheus (flags override these).
+struct SecretReference {
+  std::string ns, name;
+};
+
 struct PrometheusAuth {
   std::string bearer_token_file;       // read on every cycle, so a rotated token is picked up
+  // metricsProviders' authToken.secretReference: the token is the Secret's key
+  // prometheusAuthToken, read through the API on every cycle (upstream's rotation).
+  std::optional<SecretReference> token_secret;
+  std::string bearer_token;            // token_secret's value, resolved by the binary each cycle
   std::string ca_file;                 // PEM bundle the server's certificate must chain to
   std::string username;                // basic auth, with password_file
   std::string password_file;
@@ -107,6 +116,26 @@ struct LoadAwareArgs {
   std::optional<bool> node_fit;            // Volcano puts nodeFit here; overrides DefaultEvictor's
 };
 
+namespace framework {
+class Plugin;
+}
+
+// An upstream strategy plugin a profile enables (descheduler/core/plugins/<Name>/), its
+// args read, defaulted and validated.
+struct EnabledPlugin {
+  std::string profile;
+  std::string name;
+  bool balance = false;                          // the extension point: balance, else deschedule
+  std::shared_ptr<framework::Plugin> plugin;     // a DeschedulePlugin or a BalancePlugin
+};
+
+// The top-level Prometheus (metricsProviders[source: Prometheus], or the older top-level
+// `prometheus`): the address and credentials of measured load when LoadAware.metrics names none.
+struct PrometheusProvider {
+  std::string url;
+  std::optional<SecretReference> auth_token_secret;
+};
+
 struct Policy {
   EvictorArgs evictor;
   bool load_aware_enabled = true;          // false: the profile enables GangDefragment alone
@@ -115,6 +144,10 @@ struct Policy {
   std::optional<kube::LabelSelector> node_selector;   // top-level nodeSelector
   std::optional<int> max_per_node, max_per_namespace, max_total;
   std::vector<std::string> warnings;       // accepted fields weft does not act on
+  std::vector<EnabledPlugin> strategies;   // in profile order, deschedule before balance
+  std::optional<PrometheusProvider> prometheus;
+  bool eviction_failure_events = false;    // evictionFailureEventNotification
+  std::optional<int64_t> grace_period_seconds;   // passed with every eviction
 
   bool node_fit() const { return load_aware.node_fit.value_or(evictor.node_fit); }
 };

@@ -165,14 +165,14 @@ TEST(Policy, PluginsAndFieldsItDoesNotImplementAreRefusedNotIgnored) {
     std::string yaml, names;
   };
   std::vector<Case> cases = {
-      {base + "    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n", "RemovePodsViolatingNodeTaints"},
+      {base + "    deschedule:\n      enabled: [MyDeschedulePlugin]\n", "MyDeschedulePlugin"},
       {base + "    filter:\n      enabled: [DefaultEvictor, MyFilter]\n", "MyFilter"},
       // A pluginConfig entry for a plugin weft lacks.
       {"apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
-       "  - name: RemoveDuplicates\n    args: {}\n  - name: LoadAware\n    args: " + kArgs +
+       "  - name: MyBalancePlugin\n    args: {}\n  - name: LoadAware\n    args: " + kArgs +
            "\n  plugins:\n    balance:\n      enabled: [LoadAware]\n",
-       "RemoveDuplicates"},
-      {with_args(kArgs, "{}", "gracePeriodSeconds: 30\n"), "gracePeriodSeconds"},
+       "MyBalancePlugin"},
+      {with_args(kArgs, "{}", "metricsCollector: {enabled: true}\n"), "metricsCollector"},
       {with_args(kArgs, "{}", "metricsProviders: [{source: Prometheus}]\n"), "metricsProviders"},
   };
   for (const auto& c : cases) {

@@ -1,0 +1,108 @@
+#include "descheduler/core/plugins/RemoveDuplicates/remove_duplicates.h"
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "descheduler/core/plugins/common/placement.h"
+
+namespace weft::descheduler::plugins::remove_duplicates {
+namespace {
+
+// One owner of a pod with the pod's sorted images: the unit spread across nodes.
+struct OwnerKey {
+  std::string ns, kind, name, images;
+  auto operator<=>(const OwnerKey&) const = default;
+};
+
+std::string images_of(const PodInfo& pod) {
+  std::string out;
+  for (const auto& i : pod.detail.images) out += (out.empty() ? "" : "#") + std::string(i.view());
+  return out;
+}
+
+// Every (owner, image) of the pod, sorted: two pods are duplicates when these are equal.
+std::vector<std::string> container_keys(const PodInfo& pod) {
+  std::vector<std::string> out;
+  for (const auto& o : pod.detail.owners)
+    for (const auto& i : pod.detail.images)
+      out.push_back(pod.ns + "/" + std::string(o.kind.view()) + "/" + std::string(o.name.view()) + "/" + std::string(i.view()));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct Found {
+  std::map<OwnerKey, int> occurrences;                          // candidate pods per owner, all nodes
+  std::map<OwnerKey, std::map<int, std::vector<int>>> duplicates;   // owner -> node -> surplus pods in order
+};
+
+// Nodes some duplicate could land on: those matching its selector, affinity and hard
+// taints, counted only when more than one node matches it (upstream's getTargetNodes).
+size_t feasible_nodes(const Cluster& cluster, const std::map<int, std::vector<int>>& by_node, const std::vector<int>& nodes) {
+  std::set<int> targets;
+  for (const auto& [_, pods] : by_node)
+    for (int p : pods) {
+      std::vector<int> matching;
+      for (int n : nodes)
+        if (node_matches_pod(cluster.pods[static_cast<size_t>(p)], cluster.nodes[static_cast<size_t>(n)]))
+          matching.push_back(n);
+      if (matching.size() > 1) targets.insert(matching.begin(), matching.end());
+      if (targets.size() == nodes.size()) return targets.size();
+    }
+  return targets.size();
+}
+
+}  // namespace
+
+Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
+  Args out;
+  if (!a.is_null())
+    if (auto s = args::only_fields(c, a, path, {"namespaces", "excludeOwnerKinds"}); !s) return s.error();
+  auto ns = args::get_namespaces(c, args::field(a, "namespaces"), args::join(path, "namespaces"));
+  if (!ns) return ns.error();
+  out.namespaces = std::move(*ns);
+  if (auto s = args::read(c, a, path, "excludeOwnerKinds", out.exclude_owner_kinds); !s) return s.error();
+  return out;
+}
+
+Status Plugin::balance(const std::vector<int>& nodes, framework::Handle& handle) {
+  const Cluster& cluster = handle.cluster();
+  Found found;
+  for (int node : nodes) {
+    std::set<std::vector<std::string>> seen_here;   // the first pod of each key list stays
+    for (int p : cluster.nodes[static_cast<size_t>(node)].pods) {
+      const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
+      if (pod.detail.owners.empty() || !args_.namespaces.allows(pod.ns) ||
+          owned_by_any(pod, args_.exclude_owner_kinds) || !handle.evictor().filter(p).empty())
+        continue;
+      std::string images = images_of(pod);
+      for (const auto& o : pod.detail.owners) found.occurrences[{pod.ns, std::string(o.kind.view()), std::string(o.name.view()), images}]++;
+      if (seen_here.insert(container_keys(pod)).second) continue;
+      for (const auto& o : pod.detail.owners)
+        found.duplicates[{pod.ns, std::string(o.kind.view()), std::string(o.name.view()), images}][node].push_back(p);
+    }
+  }
+  framework::Evictor& evictor = handle.evictor();
+  for (const auto& [owner, by_node] : found.duplicates) {
+    size_t targets = feasible_nodes(cluster, by_node, nodes);
+    if (targets < 2) {
+      handle.note(std::string(kName) + ": fewer than two feasible nodes for " + owner.kind + " " + owner.ns + "/" +
+                  owner.name + "; its duplicates stay");
+      continue;
+    }
+    int total = found.occurrences[owner];
+    size_t upper_avg = static_cast<size_t>((total + static_cast<int>(targets) - 1) / static_cast<int>(targets));
+    for (const auto& [node, pods] : by_node) {
+      // pods holds the duplicates beside the one that stays: the node has pods.size() + 1.
+      if (pods.size() + 1 <= upper_avg) continue;
+      for (size_t i = upper_avg - 1; i < pods.size(); ++i) {
+        if (evictor.total_limit_reached()) return {};
+        if (evictor.node_limit_reached(node)) break;
+        evictor.evict({pods[i], -1, "duplicate of " + owner.kind + " " + owner.ns + "/" + owner.name + " on its node", kName});
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace weft::descheduler::plugins::remove_duplicates

@@ -1,0 +1,72 @@
+#include "descheduler/core/plugins/RemovePodsViolatingNodeTaints/node_taints.h"
+
+#include <algorithm>
+
+namespace weft::descheduler::plugins::node_taints {
+namespace {
+
+using args::field;
+using args::join;
+
+bool names(const std::vector<std::string>& list, const kube::Taint& t) {
+  auto has = [&](const std::string& s) { return std::find(list.begin(), list.end(), s) != list.end(); };
+  return has(t.key) || (!t.value.empty() && has(t.key + "=" + t.value));
+}
+
+bool considered(const kube::Taint& t, const Args& a) {
+  bool effect = t.effect == "NoSchedule" || (a.include_prefer_no_schedule && t.effect == "PreferNoSchedule");
+  return effect && !names(a.excluded_taints, t) && (!a.included_taints || names(*a.included_taints, t));
+}
+
+}  // namespace
+
+Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
+  Args out;
+  if (!a.is_null())
+    if (auto s = args::only_fields(c, a, path,
+                                   {"namespaces", "labelSelector", "includePreferNoSchedule", "excludedTaints",
+                                    "includedTaints"});
+        !s)
+      return s.error();
+  auto filter = read_pod_filter(c, a, path);
+  if (!filter) return filter.error();
+  out.filter = std::move(*filter);
+  if (auto s = args::read(c, a, path, "includePreferNoSchedule", out.include_prefer_no_schedule); !s) return s.error();
+  if (auto s = args::read(c, a, path, "excludedTaints", out.excluded_taints); !s) return s.error();
+  if (!field(a, "includedTaints").is_null()) {
+    auto included = args::get_strings(c, field(a, "includedTaints"), join(path, "includedTaints"));
+    if (!included) return included.error();
+    out.included_taints = std::move(*included);
+  }
+  if (!out.excluded_taints.empty() && out.included_taints && !out.included_taints->empty())
+    return c.at(path, "set includedTaints or excludedTaints, not both");
+  return out;
+}
+
+std::optional<kube::Taint> violated_taint(const PodInfo& pod, const NodeInfo& node, const Args& a) {
+  for (const auto& t : node.taints)
+    if (considered(t, a) && !kube::tolerated(pod.tolerations, t)) return t;
+  return std::nullopt;
+}
+
+Status Plugin::deschedule(const std::vector<int>& nodes, framework::Handle& handle) {
+  const Cluster& cluster = handle.cluster();
+  for (int node : nodes) {
+    const NodeInfo& info = cluster.nodes[static_cast<size_t>(node)];
+    if (info.taints.empty()) continue;
+    std::vector<int> violating;
+    for (int p : info.pods) {
+      const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
+      if (args_.filter.matches(pod) && violated_taint(pod, info, args_) && handle.evictor().filter(p).empty())
+        violating.push_back(p);
+    }
+    auto stop = evict_in_order(handle, node, violating, kName, [&](int p) {
+      auto t = violated_taint(cluster.pods[static_cast<size_t>(p)], info, args_);
+      return "does not tolerate taint " + t->key + (t->value.empty() ? "" : "=" + t->value) + ":" + t->effect;
+    });
+    if (stop == Stop::Total) return {};
+  }
+  return {};
+}
+
+}  // namespace weft::descheduler::plugins::node_taints

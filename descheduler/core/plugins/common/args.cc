@@ -1,0 +1,143 @@
+#include "descheduler/core/plugins/common/args.h"
+
+#include <algorithm>
+
+#include "kube/duration.h"
+
+namespace weft::descheduler::args {
+
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+const json& field(const json& obj, const char* key) {
+  static const json null_value;
+  if (!obj.is_object()) return null_value;
+  auto it = obj.find(key);
+  return it == obj.end() ? null_value : *it;
+}
+
+Status only_fields(const Ctx& c, const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
+  if (!obj.is_object()) return c.at(path.empty() ? "(document)" : path, "must be a mapping");
+  for (const auto& item : obj.items()) {
+    const std::string& key = item.key();   // not a structured binding: clang 14 cannot capture one
+    bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
+    if (!known) return c.at(join(path, key), "unknown field");
+  }
+  return {};
+}
+
+Result<bool> get_bool(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return false;
+  if (!v.is_boolean()) return c.at(path, "must be true or false");
+  return v.get<bool>();
+}
+
+Result<std::optional<int>> get_count(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return std::optional<int>();
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1'000'000'000)
+    return c.at(path, "must be a non-negative integer");
+  return std::optional<int>(v.get<int>());
+}
+
+Result<std::optional<int64_t>> get_uint(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return std::optional<int64_t>();
+  if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0))
+    return c.at(path, "must be a non-negative integer");
+  return std::optional<int64_t>(v.get<int64_t>());
+}
+
+Result<std::string> get_string(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return std::string();
+  if (!v.is_string()) return c.at(path, "must be a string");
+  return v.get<std::string>();
+}
+
+Result<std::vector<std::string>> get_strings(const Ctx& c, const json& v, const std::string& path) {
+  std::vector<std::string> out;
+  if (v.is_null()) return out;
+  if (!v.is_array()) return c.at(path, "must be a list of strings");
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) return c.at(path + "[" + std::to_string(i) + "]", "must be a string");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+Result<std::vector<int32_t>> get_int32s(const Ctx& c, const json& v, const std::string& path) {
+  std::vector<int32_t> out;
+  if (v.is_null()) return out;
+  if (!v.is_array()) return c.at(path, "must be a list of integers");
+  for (size_t i = 0; i < v.size(); ++i) {
+    const json& x = v[i];
+    if (!x.is_number_integer() || x.get<int64_t>() > INT32_MAX || x.get<int64_t>() < INT32_MIN)
+      return c.at(path + "[" + std::to_string(i) + "]", "must be a 32-bit integer");
+    out.push_back(x.get<int32_t>());
+  }
+  return out;
+}
+
+Result<std::optional<kube::LabelSelector>> get_selector(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return std::optional<kube::LabelSelector>();
+  auto sel = v.is_string() ? kube::LabelSelector::parse(v.get<std::string>()) : kube::LabelSelector::from_json(v);
+  if (!sel) return c.at(path, sel.message());
+  return std::optional<kube::LabelSelector>(std::move(*sel));
+}
+
+Result<Seconds> get_duration(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_number()) {
+    if (v.get<double>() < 0) return c.at(path, "must not be negative");
+    return Seconds(v.get<double>());
+  }
+  if (!v.is_string()) return c.at(path, "must be a duration such as 5m");
+  auto d = kube::parse_duration_at_least(v.get<std::string>(), kube::Duration::zero());
+  if (!d) return c.at(path, d.message());
+  return to_seconds(*d);
+}
+
+namespace {
+
+// Reads obj[key] with `get` and stores it unless absent.
+template <class T, class Get>
+Status read_with(const Ctx& c, const json& obj, const std::string& path, const char* key, T& out, Get get) {
+  const json& v = field(obj, key);
+  if (v.is_null()) return {};
+  auto got = get(c, v, join(path, key));
+  if (!got) return got.error();
+  out = std::move(*got);
+  return {};
+}
+
+}  // namespace
+
+Status read(const Ctx& c, const json& obj, const std::string& path, const char* key, bool& out) {
+  return read_with(c, obj, path, key, out, get_bool);
+}
+Status read(const Ctx& c, const json& obj, const std::string& path, const char* key, std::vector<std::string>& out) {
+  return read_with(c, obj, path, key, out, get_strings);
+}
+Status read(const Ctx& c, const json& obj, const std::string& path, const char* key, std::vector<int32_t>& out) {
+  return read_with(c, obj, path, key, out, get_int32s);
+}
+Status read(const Ctx& c, const json& obj, const std::string& path, const char* key, std::optional<int64_t>& out) {
+  return read_with(c, obj, path, key, out, get_uint);
+}
+
+bool Namespaces::allows(const std::string& ns) const {
+  if (!include.empty() && std::find(include.begin(), include.end(), ns) == include.end()) return false;
+  return std::find(exclude.begin(), exclude.end(), ns) == exclude.end();
+}
+
+Result<Namespaces> get_namespaces(const Ctx& c, const json& v, const std::string& path) {
+  Namespaces out;
+  if (v.is_null()) return out;
+  if (auto s = only_fields(c, v, path, {"include", "exclude"}); !s) return s.error();
+  auto inc = get_strings(c, field(v, "include"), path + ".include");
+  if (!inc) return inc.error();
+  auto exc = get_strings(c, field(v, "exclude"), path + ".exclude");
+  if (!exc) return exc.error();
+  if (!inc->empty() && !exc->empty()) return c.at(path, "set include or exclude, not both");
+  out.include = std::move(*inc);
+  out.exclude = std::move(*exc);
+  return out;
+}
+
+}  // namespace weft::descheduler::args

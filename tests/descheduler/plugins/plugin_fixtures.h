@@ -1,0 +1,122 @@
+// A Handle and an Evictor for running one strategy plugin in a test: the evictor records
+// what the plugin asks for and applies only what a case sets (blocked pods, limits,
+// refused targets), so a case shows the plugin's own rule. The DefaultEvictor's rules
+// have their own tests.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "descheduler/core/framework/plugin.h"
+#include "tests/descheduler/fixtures.h"
+
+namespace weft::descheduler::test {
+
+class RecordingEvictor : public framework::Evictor {
+ public:
+  explicit RecordingEvictor(const Cluster& cluster) : cluster_(cluster) {}
+
+  std::set<std::string> blocked;             // pod keys Filter refuses
+  std::set<std::string> refused_targets;     // node names target_blocker refuses
+  std::optional<int> max_per_node, max_total;
+  std::vector<std::string> evicted;          // pod keys, in order
+  std::vector<framework::EvictionRequest> requests;
+
+  std::string filter(int pod) const override {
+    const PodInfo& p = cluster_.pods[static_cast<size_t>(pod)];
+    if (p.terminating) return "terminating";
+    return blocked.count(p.key()) ? "blocked" : "";
+  }
+  std::string pre_eviction_filter(int, int) const override { return ""; }
+  std::string target_blocker(int, int node) const override {
+    return refused_targets.count(cluster_.nodes[static_cast<size_t>(node)].name) ? "node-fit" : "";
+  }
+  std::string evict(const framework::EvictionRequest& r) override {
+    const PodInfo& p = cluster_.pods[static_cast<size_t>(r.pod)];
+    if (std::string f = filter(r.pod); !f.empty()) return f;
+    if (node_limit_reached(p.node)) return "limit-per-node";
+    if (total_limit_reached()) return "limit-total";
+    if (std::find(evicted.begin(), evicted.end(), p.key()) != evicted.end()) return "already-evicted";
+    evicted.push_back(p.key());
+    requests.push_back(r);
+    per_node_[p.node]++;
+    return "";
+  }
+  bool node_limit_reached(int node) const override {
+    auto it = per_node_.find(node);
+    return max_per_node && (it == per_node_.end() ? 0 : it->second) >= *max_per_node;
+  }
+  bool total_limit_reached() const override { return max_total && static_cast<int>(evicted.size()) >= *max_total; }
+
+ private:
+  const Cluster& cluster_;
+  std::map<int, int> per_node_;
+};
+
+class TestHandle : public framework::Handle {
+ public:
+  TestHandle(const Cluster& cluster, TimePoint now) : cluster_(cluster), evictor_(cluster), now_(now) {}
+  const Cluster& cluster() const override { return cluster_; }
+  framework::Evictor& evictor() override { return evictor_; }
+  TimePoint now() const override { return now_; }
+  const LoadReport& load() const override { return load_; }
+  const DeschedulerState& state() const override { return state_; }
+  void skip(int, const std::string&) override {}
+  void note(const std::string& text) override { notes.push_back(text); }
+  Plan& plan() override { return plan_; }
+
+  RecordingEvictor& recorder() { return evictor_; }
+  std::vector<int> all_nodes() const {
+    std::vector<int> out;
+    for (size_t i = 0; i < cluster_.nodes.size(); ++i) out.push_back(static_cast<int>(i));
+    return out;
+  }
+  std::vector<std::string> notes;
+
+ private:
+  const Cluster& cluster_;
+  RecordingEvictor evictor_;
+  TimePoint now_;
+  LoadReport load_;
+  DeschedulerState state_;
+  Plan plan_;
+};
+
+// Runs a Deschedule or Balance plugin over every node; returns the evicted pod keys.
+template <class P>
+std::vector<std::string> run_plugin(P& plugin, TestHandle& h) {
+  Status s;
+  if constexpr (std::is_base_of_v<framework::DeschedulePlugin, P>) s = plugin.deschedule(h.all_nodes(), h);
+  else s = plugin.balance(h.all_nodes(), h);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return h.recorder().evicted;
+}
+
+// Container status entries: {"state": {...}, "restartCount": n}.
+inline json terminated(const std::string& reason, int exit_code = 0) {
+  json t = {{"exitCode", exit_code}};
+  if (!reason.empty()) t["reason"] = reason;
+  return {{"name", "c"}, {"state", {{"terminated", t}}}};
+}
+inline json waiting(const std::string& reason) { return {{"name", "c"}, {"state", {{"waiting", {{"reason", reason}}}}}}; }
+inline json restarted(int count) { return {{"name", "c"}, {"restartCount", count}, {"state", {{"running", json::object()}}}}; }
+
+inline json with_status(json pod, const std::string& phase, json containers = json::array(), json init = json::array(),
+                        const std::string& reason = "") {
+  pod["status"]["phase"] = phase;
+  if (!containers.empty()) pod["status"]["containerStatuses"] = containers;
+  if (!init.empty()) pod["status"]["initContainerStatuses"] = init;
+  if (!reason.empty()) pod["status"]["reason"] = reason;
+  return pod;
+}
+
+inline json created_at(json pod, TimePoint at) {
+  pod["metadata"]["creationTimestamp"] = format_rfc3339(at);
+  return pod;
+}
+
+inline args::Ctx ctx() { return args::Ctx{"policy.yaml"}; }
+
+}  // namespace weft::descheduler::test

@@ -1,0 +1,272 @@
+// Policies as the Kubernetes descheduler's README and plugin docs give them: accepted, with
+// each field doing what upstream documents, or refused naming the field and why.
+#include <gtest/gtest.h>
+
+#include "descheduler/core/framework/plugin.h"
+#include "descheduler/core/policy.h"
+
+namespace weft::descheduler {
+namespace {
+
+Result<Policy> parse(const std::string& yaml) { return parse_policy_text(yaml, "policy.yaml"); }
+
+void expect_refused(const std::string& yaml, const std::string& names) {
+  auto p = parse(yaml);
+  ASSERT_FALSE(p.ok()) << names << " was accepted";
+  EXPECT_NE(p.message().find(names), std::string::npos) << p.message();
+  EXPECT_EQ(p.message().find('\n'), std::string::npos) << p.message();
+}
+
+TEST(PolicyUpstream, V1alpha1IsRefusedAsAnUnservedVersion) {
+  auto p = parse(R"(apiVersion: "descheduler/v1alpha1"
+kind: "DeschedulerPolicy"
+strategies:
+  "RemoveDuplicates":
+     enabled: true
+)");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("policy.yaml: apiVersion: descheduler/v1alpha1 is not served"), std::string::npos)
+      << p.message();
+  EXPECT_NE(p.message().find("descheduler/v1alpha2"), std::string::npos) << p.message();
+  EXPECT_EQ(p.message().find("unknown field"), std::string::npos) << p.message();
+}
+
+// The README's "Example policy" with its deschedule/balance placeholders filled in.
+const char* kReadmeExample = R"(apiVersion: "descheduler/v1alpha2"
+kind: "DeschedulerPolicy"
+nodeSelector: "node=node1"
+maxNoOfPodsToEvictPerNode: 5000
+maxNoOfPodsToEvictPerNamespace: 5000
+maxNoOfPodsToEvictTotal: 5000
+gracePeriodSeconds: 60
+metricsProviders:
+- source: Prometheus
+  prometheus:
+    url: http://prometheus-kube-prometheus-prometheus.prom.svc.cluster.local
+    authToken:
+      secretReference:
+        namespace: "kube-system"
+        name: "authtoken"
+profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "DefaultEvictor"
+      args:
+        podProtections:
+          defaultDisabled:
+          extraEnabled:
+          config: {}
+        nodeFit: true
+        minReplicas: 2
+    - name: "RemovePodsHavingTooManyRestarts"
+      args:
+        podRestartThreshold: 100
+        includingInitContainers: true
+    plugins:
+      deschedule:
+        enabled:
+          - "RemovePodsHavingTooManyRestarts"
+      balance:
+        enabled:
+          - "RemoveDuplicates"
+)";
+
+TEST(PolicyUpstream, ReadmeExamplePolicyIsAccepted) {
+  auto p = parse(kReadmeExample);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->max_per_node, 5000);
+  EXPECT_EQ(p->max_per_namespace, 5000);
+  EXPECT_EQ(p->max_total, 5000);
+  EXPECT_EQ(p->grace_period_seconds, 60);
+  ASSERT_TRUE(p->prometheus);
+  EXPECT_EQ(p->prometheus->url, "http://prometheus-kube-prometheus-prometheus.prom.svc.cluster.local");
+  ASSERT_TRUE(p->prometheus->auth_token_secret);
+  EXPECT_EQ(p->prometheus->auth_token_secret->ns, "kube-system");
+  EXPECT_EQ(p->prometheus->auth_token_secret->name, "authtoken");
+  ASSERT_EQ(p->strategies.size(), 2u);
+  EXPECT_EQ(p->strategies[0].name, "RemovePodsHavingTooManyRestarts");
+  EXPECT_FALSE(p->strategies[0].balance);
+  EXPECT_NE(dynamic_cast<framework::DeschedulePlugin*>(p->strategies[0].plugin.get()), nullptr);
+  EXPECT_EQ(p->strategies[1].name, "RemoveDuplicates");
+  EXPECT_TRUE(p->strategies[1].balance);
+  EXPECT_NE(dynamic_cast<framework::BalancePlugin*>(p->strategies[1].plugin.get()), nullptr);
+  EXPECT_FALSE(p->load_aware_enabled);
+  EXPECT_TRUE(p->evictor.node_fit);
+  EXPECT_EQ(p->evictor.min_replicas, 2);
+  ASSERT_TRUE(p->node_selector);
+}
+
+TEST(PolicyUpstream, DefaultEvictorPodProtections) {
+  auto p = parse(R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: p
+  pluginConfig:
+  - name: DefaultEvictor
+    args:
+      podProtections:
+        defaultDisabled: [PodsWithLocalStorage, DaemonSetPods]
+        extraEnabled: [PodsWithPVC, PodsWithoutPDB]
+      nodeFit: true
+      minReplicas: 2
+  plugins:
+    deschedule:
+      enabled: [RemovePodsViolatingNodeTaints]
+)");
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_TRUE(p->evictor.evict_local_storage_pods);
+  EXPECT_TRUE(p->evictor.evict_daemonset_pods);
+  EXPECT_FALSE(p->evictor.evict_system_critical_pods);
+  EXPECT_TRUE(p->evictor.ignore_pvc_pods);
+  EXPECT_TRUE(p->evictor.ignore_pods_without_pdb);
+  EXPECT_TRUE(p->evictor.node_fit);
+  EXPECT_EQ(p->evictor.min_replicas, 2);
+}
+
+std::string evictor_policy(const std::string& evictor_args) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
+         "  - name: DefaultEvictor\n    args: " + evictor_args +
+         "\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n";
+}
+
+TEST(PolicyUpstream, PodProtectionsWeftCannotHonourAreRefused) {
+  expect_refused(evictor_policy("{podProtections: {extraEnabled: [PodsWithResourceClaims]}}"),
+                 "podProtections.extraEnabled[0]: PodsWithResourceClaims is not supported");
+  expect_refused(evictor_policy("{podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: "
+                                "{protectedStorageClasses: [{name: fast}]}}}}"),
+                 "protectedStorageClasses");
+  expect_refused(evictor_policy("{ignorePvcPods: true, podProtections: {extraEnabled: [PodsWithPVC]}}"),
+                 "podProtections: cannot be used with the deprecated fields");
+  expect_refused(evictor_policy("{podProtections: {defaultDisabled: [DaemonSetPods, DaemonSetPods]}}"),
+                 "appears twice");
+  expect_refused(evictor_policy("{podProtections: {defaultDisabled: [PodsWithPVC]}}"), "defaultDisabled[0]");
+  expect_refused(evictor_policy("{noEvictionPolicy: Mandatory}"), "noEvictionPolicy: Mandatory is not supported");
+  expect_refused(evictor_policy("{noEvictionPolicy: Sometimes}"), "noEvictionPolicy");
+  EXPECT_TRUE(parse(evictor_policy("{noEvictionPolicy: Preferred}")).ok());
+}
+
+std::string with_top(const std::string& top) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + top +
+         "profiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n";
+}
+
+TEST(PolicyUpstream, TopLevelFields) {
+  auto p = parse(with_top("evictionFailureEventNotification: true\ngracePeriodSeconds: 0\n"));
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_TRUE(p->eviction_failure_events);
+  EXPECT_EQ(p->grace_period_seconds, 0);   // delete at once, as upstream
+  auto defaults = parse(with_top(""));
+  ASSERT_TRUE(defaults.ok()) << defaults.message();
+  EXPECT_FALSE(defaults->eviction_failure_events);
+  EXPECT_FALSE(defaults->grace_period_seconds);   // each pod's own grace period
+  EXPECT_FALSE(defaults->prometheus);
+  // The older top-level prometheus reads the same.
+  auto older = parse(with_top("prometheus:\n  url: https://prom:9090\n"));
+  ASSERT_TRUE(older.ok()) << older.message();
+  EXPECT_EQ(older->prometheus->url, "https://prom:9090");
+  EXPECT_FALSE(older->prometheus->auth_token_secret);
+  // metricsCollector disabled says nothing.
+  EXPECT_TRUE(parse(with_top("metricsCollector:\n  enabled: false\n")).ok());
+}
+
+TEST(PolicyUpstream, TopLevelRefusalsNameTheField) {
+  expect_refused(with_top("gracePeriodSeconds: -1\n"), "gracePeriodSeconds: must be a non-negative integer");
+  expect_refused(with_top("evictionFailureEventNotification: yes please\n"), "evictionFailureEventNotification");
+  expect_refused(with_top("metricsProviders:\n- source: KubernetesMetrics\n"),
+                 "metricsProviders[0].source: weft-descheduler does not read the metrics.k8s.io API");
+  expect_refused(with_top("metricsCollector:\n  enabled: true\n"), "metricsCollector.enabled");
+  expect_refused(with_top("metricsProviders:\n- source: Prometheus\n"), "metricsProviders[0].prometheus: is required");
+  expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {}\n"),
+                 "metricsProviders[0].prometheus.url: is required");
+  expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {url: 'prom:9090'}\n"),
+                 "is not an http(s) URL");
+  expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {url: 'http://p', authToken: {}}\n"),
+                 "authToken.secretReference: is required");
+  expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {url: 'http://p', authToken: "
+                          "{secretReference: {name: t}}}\n"),
+                 "must set both namespace and name");
+  expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {url: 'http://p'}\n"
+                          "- source: Prometheus\n  prometheus: {url: 'http://q'}\n"),
+                 "metricsProviders[1].source: 'Prometheus' is already configured");
+  expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {url: 'http://p'}\n"
+                          "prometheus: {url: 'http://q'}\n"),
+                 "prometheus: set Prometheus once");
+  expect_refused(with_top("metricsProviders:\n- source: Graphite\n"), "metricsProviders[0].source");
+  expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {url: 'http://p', tls: {}}\n"),
+                 "metricsProviders[0].prometheus.tls: unknown field");
+}
+
+TEST(PolicyUpstream, TopLevelPrometheusFeedsLoadAware) {
+  auto p = parse(R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+metricsProviders:
+- source: Prometheus
+  prometheus:
+    url: http://prom.monitoring:9090
+    authToken: {secretReference: {namespace: kube-system, name: prom-token}}
+profiles:
+- name: p
+  pluginConfig:
+  - name: LoadAware
+    args: {thresholds: {cpu: 30, memory: 30}, targetThresholds: {cpu: 80, memory: 85}}
+  plugins:
+    balance:
+      enabled: [LoadAware]
+)");
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->load_aware.metrics.address, "http://prom.monitoring:9090");
+  ASSERT_TRUE(p->load_aware.metrics.auth.token_secret);
+  EXPECT_EQ(p->load_aware.metrics.auth.token_secret->name, "prom-token");
+}
+
+std::string lnu(const std::string& metrics_utilization) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
+         "  - name: LowNodeUtilization\n    args:\n      thresholds: {cpu: 20, memory: 20, pods: 20}\n"
+         "      targetThresholds: {cpu: 50, memory: 50, pods: 50}\n      metricsUtilization: " +
+         metrics_utilization + "\n  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n";
+}
+
+TEST(PolicyUpstream, MetricsUtilizationIsValidatedThenRefusedWithTheReason) {
+  const std::string at = "profiles[0].pluginConfig[0].args.metricsUtilization";
+  expect_refused(lnu("{source: Prometheus, prometheus: {query: 'instance:node_cpu:rate:sum'}}"),
+                 at + ".prometheus: is not supported");
+  expect_refused(lnu("{source: Prometheus}"), at + ".prometheus.query: is required");
+  expect_refused(lnu("{source: KubernetesMetrics, metricsServer: true}"), at + ": set source KubernetesMetrics or metricsServer");
+  expect_refused(lnu("{source: KubernetesMetrics, prometheus: {query: q}}"), at + ".prometheus: is not allowed");
+  expect_refused(lnu("{metricsServer: true}"), at + ": weft-descheduler does not read the metrics.k8s.io API");
+  expect_refused(lnu("{source: Other}"), at + ".source");
+  expect_refused(lnu("{sorce: Prometheus}"), at + ".sorce: unknown field");
+}
+
+TEST(PolicyUpstream, StrategyPluginsAtTheirExtensionPoints) {
+  auto p = parse(R"(apiVersion: "descheduler/v1alpha2"
+kind: "DeschedulerPolicy"
+profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemoveDuplicates"
+      args:
+        excludeOwnerKinds:
+          - "ReplicaSet"
+    plugins:
+      balance:
+        enabled:
+          - "RemoveDuplicates"
+)");
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->strategies.size(), 1u);
+  EXPECT_EQ(p->strategies[0].profile, "ProfileName");
+  // A Balance plugin under deschedule (and the reverse) is refused.
+  expect_refused(with_top("").replace(with_top("").find("RemovePodsViolatingNodeTaints"), 29, "RemoveDuplicates"),
+                 "plugin RemoveDuplicates is a Balance plugin, not a Deschedule one");
+  // An unknown plugin is refused, naming it.
+  expect_refused(with_top("").replace(with_top("").find("RemovePodsViolatingNodeTaints"), 29, "MyPlugin"),
+                 "plugin MyPlugin is not implemented");
+  // Args are validated when the plugin is enabled without pluginConfig (upstream's defaults).
+  expect_refused(with_top("").replace(with_top("").find("RemovePodsViolatingNodeTaints"), 29,
+                                      "RemovePodsHavingTooManyRestarts"),
+                 "podRestartThreshold: must be at least 1");
+}
+
+}  // namespace
+}  // namespace weft::descheduler

@@ -1,0 +1,156 @@
+// RemoveDuplicates: the Kubernetes descheduler's removeduplicates_test.go as facts.
+#include <gtest/gtest.h>
+
+#include "descheduler/core/plugins/RemoveDuplicates/remove_duplicates.h"
+#include "tests/descheduler/plugins/plugin_fixtures.h"
+
+namespace weft::descheduler::test {
+namespace {
+
+namespace rd = plugins::remove_duplicates;
+
+// A pod of ReplicaSet `rs` (namespace ns) with the given container images.
+json replica(const std::string& name, const std::string& node_name, const std::string& rs = "rs",
+             const std::string& ns = "default", std::vector<std::string> images = {"x"}) {
+  json p = pod(name, node_name, {.ns = ns, .owner = rs});
+  p["spec"]["containers"] = json::array();
+  for (size_t i = 0; i < images.size(); ++i)
+    p["spec"]["containers"].push_back({{"name", "c" + std::to_string(i)}, {"image", images[i]}});
+  return p;
+}
+
+size_t evictions(std::vector<json> objs, const rd::Args& a = {}, std::function<void(RecordingEvictor&)> setup = {}) {
+  Cluster c = build(objs);
+  TestHandle h(c, t0());
+  if (setup) setup(h.recorder());
+  rd::Plugin plugin(a);
+  return run_plugin(plugin, h).size();
+}
+
+TEST(RemoveDuplicates, OnOneNode) {
+  std::vector<json> three = {node("n1"), node("n2"), replica("p1", "n1", "rs", "dev"), replica("p2", "n1", "rs", "dev"),
+                             replica("p3", "n1", "rs", "dev")};
+  EXPECT_EQ(evictions(three), 1u);   // 3 over 2 nodes: at most 2 per node
+  rd::Args excluded;
+  excluded.exclude_owner_kinds = {"ReplicaSet"};
+  EXPECT_EQ(evictions(three, excluded), 0u);
+  // Same ReplicaSet name in two namespaces: two owners, each spread on its own.
+  std::vector<json> two_ns = {node("n1"), node("n2")};
+  for (const char* ns : {"dev", "test"})
+    for (int i = 1; i <= 3; ++i) two_ns.push_back(replica(ns + std::string("-p") + std::to_string(i), "n1", "rs", ns));
+  EXPECT_EQ(evictions(two_ns), 2u);
+}
+
+TEST(RemoveDuplicates, EvictorKeepsWhatItKeeps) {
+  std::vector<json> objs = {node("n1"), node("n2"), replica("p1", "n1"), replica("p2", "n1"), replica("p3", "n1")};
+  // Pods the evictor's Filter refuses are not counted (a DaemonSet's, local storage, mirror, critical).
+  EXPECT_EQ(evictions(objs, {}, [](RecordingEvictor& e) { e.blocked = {"default/p2", "default/p3"}; }), 0u);
+}
+
+TEST(RemoveDuplicates, ImagesMustAllMatch) {
+  // Same owner, different images: not duplicates.
+  EXPECT_EQ(evictions({node("n1"), node("n2"), replica("p1", "n1", "rs", "default", {"a"}),
+                       replica("p2", "n1", "rs", "default", {"b"})}),
+            0u);
+  // Several containers: a pod does not match itself, two equal pods do.
+  EXPECT_EQ(evictions({node("n1"), node("n2"), replica("p1", "n1", "rs", "default", {"a", "b"})}), 0u);
+  EXPECT_EQ(evictions({node("n1"), node("n2"), replica("p1", "n1", "rs", "default", {"a", "b"}),
+                       replica("p2", "n1", "rs", "default", {"a", "c"})}),
+            0u);
+}
+
+std::vector<json> spread(std::vector<int> per_node, const std::string& rs = "rs", const std::string& prefix = "p") {
+  std::vector<json> out;
+  int k = 0;
+  for (size_t n = 0; n < per_node.size(); ++n)
+    for (int i = 0; i < per_node[n]; ++i)
+      out.push_back(replica(prefix + std::to_string(++k), "n" + std::to_string(n + 1), rs));
+  return out;
+}
+
+std::vector<json> with_nodes(int count, std::vector<json> pods) {
+  std::vector<json> out;
+  for (int i = 1; i <= count; ++i) out.push_back(node("n" + std::to_string(i)));
+  out.insert(out.end(), pods.begin(), pods.end());
+  return out;
+}
+
+TEST(RemoveDuplicates, Uniformly) {
+  EXPECT_EQ(evictions(with_nodes(3, spread({5, 3, 1}))), 2u);   // (5,3,1) -> (3,3,3)
+  // Two of three nodes given: the third's pod is not seen; (5,3) -> (4,4).
+  EXPECT_EQ(evictions(with_nodes(2, spread({5, 3}))), 1u);
+  // Two ReplicaSets spread independently.
+  std::vector<json> two = spread({5, 3, 1}, "rs1", "a");
+  for (auto& p : spread({1, 3, 5}, "rs2", "b")) two.push_back(p);
+  EXPECT_EQ(evictions(with_nodes(3, two)), 4u);
+  EXPECT_EQ(evictions(with_nodes(3, spread({2}))), 1u);   // (2,0,0) -> (1,1,0)
+  EXPECT_EQ(evictions(with_nodes(3, spread({1}))), 0u);
+  // Only p1 and p4 (image foo) are duplicates of each other.
+  EXPECT_EQ(evictions(with_nodes(3, {replica("p1", "n1", "rs", "default", {"foo"}), replica("p2", "n1", "rs", "default", {"bar"}),
+                                     replica("p3", "n1", "rs", "default", {"baz"}), replica("p4", "n1", "rs", "default", {"foo"})})),
+            1u);
+}
+
+// Three workers and three masters; (5,3,1) on the workers goes to (3,3,3) when the
+// masters cannot take the pods, whatever keeps them off.
+std::vector<json> workers_and_masters(const std::function<void(json&)>& master, const std::function<void(json&)>& worker,
+                                      const std::function<void(json&, int)>& each_pod) {
+  std::vector<json> out;
+  for (int i = 1; i <= 3; ++i) {
+    out.push_back(node("worker" + std::to_string(i)));
+    worker(out.back());
+  }
+  for (int i = 1; i <= 3; ++i) {
+    out.push_back(node("master" + std::to_string(i)));
+    master(out.back());
+  }
+  int k = 0;
+  for (auto [n, count] : std::vector<std::pair<int, int>>{{1, 5}, {2, 3}, {3, 1}})
+    for (int i = 0; i < count; ++i) {
+      ++k;
+      out.push_back(replica("p" + std::to_string(k), "worker" + std::to_string(n)));
+      each_pod(out.back(), k);
+    }
+  return out;
+}
+
+TEST(RemoveDuplicates, FeasibleNodesRespectTaintsAndSelectors) {
+  auto nothing = [](json&) {};
+  // Masters tainted NoSchedule; pods tolerate other taints (k1 or k2).
+  EXPECT_EQ(evictions(workers_and_masters(
+                [](json& n) { n["spec"]["taints"] = json::array({{{"key", "node-role.kubernetes.io/master"}, {"effect", "NoSchedule"}}}); },
+                nothing,
+                [](json& p, int k) {
+                  std::string key = k % 2 ? "k1" : "k2";
+                  p["spec"]["tolerations"] = json::array({{{"key", key}, {"value", "v"}, {"effect", "NoSchedule"}}});
+                })),
+            2u);
+  // Pods require (node affinity) not to be on a master.
+  EXPECT_EQ(evictions(workers_and_masters(
+                [](json& n) { n["metadata"]["labels"]["node-role.kubernetes.io/master"] = ""; }, nothing,
+                [](json& p, int) {
+                  p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                      {"nodeSelectorTerms", json::array({{{"matchExpressions",
+                                                           json::array({{{"key", "node-role.kubernetes.io/master"},
+                                                                         {"operator", "DoesNotExist"}}})}}})}};
+                })),
+            2u);
+  // Pods select workers by label.
+  auto select_workers = [](json& p, int) { p["spec"]["nodeSelector"] = {{"node-role.kubernetes.io/worker", "k"}}; };
+  EXPECT_EQ(evictions(workers_and_masters(nothing, [](json& n) { n["metadata"]["labels"]["node-role.kubernetes.io/worker"] = "k"; },
+                                          select_workers)),
+            2u);
+  // ... and no node carries the label: no feasible node, nothing moves.
+  EXPECT_EQ(evictions(workers_and_masters(nothing, nothing, select_workers)), 0u);
+}
+
+TEST(RemoveDuplicates, Validation) {
+  auto bad = rd::parse_args(ctx(), json::parse(R"({"namespaces": {"include": ["a"], "exclude": ["b"]}})"), "args");
+  EXPECT_FALSE(bad.ok());
+  auto typo = rd::parse_args(ctx(), json::parse(R"({"excludeOwnerKind": ["ReplicaSet"]})"), "args");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.message().find("args.excludeOwnerKind: unknown field"), std::string::npos) << typo.message();
+}
+
+}  // namespace
+}  // namespace weft::descheduler::test

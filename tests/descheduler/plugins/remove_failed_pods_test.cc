@@ -1,0 +1,130 @@
+// RemoveFailedPods: the cases of the Kubernetes descheduler's own table (failedpods_test.go),
+// as facts: which failed pods a given args set evicts.
+#include <gtest/gtest.h>
+
+#include "descheduler/core/plugins/RemoveFailedPods/remove_failed_pods.h"
+#include "tests/descheduler/plugins/plugin_fixtures.h"
+
+namespace weft::descheduler::test {
+namespace {
+
+namespace rfp = plugins::remove_failed_pods;
+
+// Upstream's table builds args without defaults: no minimum age unless a case sets one.
+rfp::Args args_of(bool init, std::vector<std::string> reasons, std::vector<int32_t> codes,
+                  std::vector<std::string> exclude_kinds = {}, std::optional<int64_t> min_age = std::nullopt) {
+  rfp::Args a;
+  a.including_init_containers = init;
+  a.reasons = std::move(reasons);
+  a.exit_codes = std::move(codes);
+  a.exclude_owner_kinds = std::move(exclude_kinds);
+  a.min_pod_lifetime_seconds = min_age;
+  return a;
+}
+
+json failed(const std::string& name, const std::string& node_name, json containers, json init = json::array(),
+            const std::string& reason = "") {
+  return created_at(with_status(pod(name, node_name), "Failed", std::move(containers), std::move(init), reason), t0());
+}
+
+size_t evictions(const rfp::Args& a, const std::vector<json>& pods, int nodes = 1) {
+  std::vector<json> objs;
+  for (int i = 1; i <= nodes; ++i) objs.push_back(node("node" + std::to_string(i)));
+  objs.insert(objs.end(), pods.begin(), pods.end());
+  Cluster c = build(objs);
+  TestHandle h(c, t0());
+  rfp::Plugin plugin(a);
+  return run_plugin(plugin, h).size();
+}
+
+TEST(RemoveFailedPods, UpstreamTable) {
+  struct Case {
+    const char* description;
+    rfp::Args args;
+    std::vector<json> pods;
+    size_t expected;
+    int nodes = 1;
+  };
+  std::vector<Case> cases = {
+      {"0 failures", args_of(false, {}, {}), {}, 0},
+      {"container terminated with reason NodeAffinity", args_of(false, {}, {}),
+       {failed("p1", "node1", {terminated("NodeAffinity")})}, 1},
+      {"container exit code 1, codes [1]", args_of(false, {}, {1}), {failed("p1", "node1", {terminated("", 1)})}, 1},
+      {"exit code 1 and reason NodeAffinity, codes [1]", args_of(false, {}, {1}),
+       {failed("p1", "node1", {terminated("NodeAffinity", 1)})}, 1},
+      {"exit code 1, codes [2]", args_of(false, {}, {2}), {failed("p1", "node1", {terminated("", 1)})}, 0},
+      {"exit codes 1 and 2, codes [1 2 3]", args_of(false, {}, {1, 2, 3}),
+       {failed("p1", "node1", {terminated("", 1)}), failed("p2", "node1", {terminated("", 2)})}, 2},
+      {"exit codes 1 and 2, codes [1]", args_of(false, {}, {1}),
+       {failed("p1", "node1", {terminated("", 1)}), failed("p2", "node1", {terminated("", 2)})}, 1},
+      {"init container terminated NodeAffinity", args_of(true, {}, {}),
+       {failed("p1", "node1", json::array(), {terminated("NodeAffinity")})}, 1},
+      {"init counted, app container exit code 1, codes [1]", args_of(true, {}, {1}),
+       {failed("p1", "node1", {terminated("", 1)})}, 1},
+      {"init counted, exit code 2, codes [1]", args_of(true, {}, {1}), {failed("p1", "node1", {terminated("", 2)})}, 0},
+      {"init container waiting CreateContainerConfigError", args_of(true, {}, {}),
+       {failed("p1", "node1", json::array(), {waiting("CreateContainerConfigError")})}, 1},
+      {"one failed init container on each of two nodes", args_of(true, {}, {}),
+       {failed("p1", "node1", json::array(), {terminated("CreateContainerConfigError")}),
+        failed("p2", "node2", json::array(), {terminated("CreateContainerConfigError")})},
+       2, 2},
+      {"reasons [CreateContainerConfigError] matches", args_of(false, {"CreateContainerConfigError"}, {}),
+       {failed("p1", "node1", {terminated("CreateContainerConfigError")})}, 1},
+      {"reasons [CreateContainerConfigError NodeAffinity]", args_of(false, {"CreateContainerConfigError", "NodeAffinity"}, {}),
+       {failed("p1", "node1", {terminated("CreateContainerConfigError")})}, 1},
+      {"reasons [CreateContainerConfigError], terminated NodeAffinity", args_of(false, {"CreateContainerConfigError"}, {}),
+       {failed("p1", "node1", {terminated("NodeAffinity")})}, 0},
+      {"init containers not counted, init waiting CreateContainerConfigError",
+       args_of(false, {"CreateContainerConfigError"}, {}),
+       {failed("p1", "node1", json::array(), {waiting("CreateContainerConfigError")})}, 0},
+      {"minPodLifetimeSeconds 3600, pod created now", args_of(false, {}, {}, {}, 3600),
+       {failed("p1", "node1", {terminated("NodeAffinity")})}, 0},
+      {"excludeOwnerKinds [ReplicaSet]", args_of(true, {}, {}, {"ReplicaSet"}),
+       {failed("p1", "node1", json::array(), {terminated("NodeAffinity")})}, 0},
+      {"excludeOwnerKinds [DaemonSet], owner ReplicaSet", args_of(true, {}, {}, {"DaemonSet"}),
+       {failed("p1", "node1", json::array(), {terminated("NodeAffinity")})}, 1},
+      {"reasons [Shutdown], pod status.reason Shutdown", args_of(false, {"Shutdown"}, {}),
+       {failed("p1", "node1", json::array(), json::array(), "Shutdown"),
+        failed("p2", "node1", json::array(), json::array(), "Shutdown")},
+       2},
+  };
+  for (const auto& c : cases) EXPECT_EQ(evictions(c.args, c.pods, c.nodes), c.expected) << c.description;
+}
+
+TEST(RemoveFailedPods, PodInTerminationStays) {
+  json p = failed("p1", "node1", json::array(), {terminated("NodeAffinity")});
+  p["metadata"]["deletionTimestamp"] = "2026-11-23T09:00:00Z";
+  EXPECT_EQ(evictions(args_of(true, {}, {}, {"DaemonSet"}), {p}), 0u);
+}
+
+TEST(RemoveFailedPods, RunningPodsAreNotFailed) {
+  EXPECT_EQ(evictions(args_of(false, {}, {}), {pod("p1", "node1")}), 0u);
+}
+
+TEST(RemoveFailedPods, DefaultsAndValidation) {
+  auto a = rfp::parse_args(ctx(), nullptr, "args");
+  ASSERT_TRUE(a.ok()) << a.message();
+  EXPECT_EQ(a->min_pod_lifetime_seconds, 3600);   // upstream's default
+  EXPECT_FALSE(a->including_init_containers);
+  auto bad = rfp::parse_args(ctx(), json::parse(R"({"namespaces": {"include": ["a"], "exclude": ["b"]}})"), "args");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("args.namespaces"), std::string::npos) << bad.message();
+  auto typo = rfp::parse_args(ctx(), json::parse(R"({"reason": ["x"]})"), "args");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.message().find("args.reason: unknown field"), std::string::npos) << typo.message();
+}
+
+TEST(RemoveFailedPods, OldEnoughFailedPodWithDefaultArgs) {
+  auto a = rfp::parse_args(ctx(), nullptr, "args");
+  ASSERT_TRUE(a.ok());
+  json old = with_status(pod("p1", "node1"), "Failed", {terminated("Error", 1)});
+  old = created_at(old, t0() - std::chrono::hours(2));
+  json young = created_at(with_status(pod("p2", "node1"), "Failed", {terminated("Error", 1)}), t0() - std::chrono::minutes(5));
+  Cluster c = build({node("node1"), old, young});
+  TestHandle h(c, t0());
+  rfp::Plugin plugin(*a);
+  EXPECT_EQ(run_plugin(plugin, h), std::vector<std::string>{"default/p1"});
+}
+
+}  // namespace
+}  // namespace weft::descheduler::test

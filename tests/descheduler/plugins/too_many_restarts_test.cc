@@ -1,0 +1,89 @@
+// RemovePodsHavingTooManyRestarts: the Kubernetes descheduler's toomanyrestarts_test.go as
+// facts. Pod i has 5*i init-container restarts and 20*i in its two containers; pods 6, 7
+// and 8 (a DaemonSet's, one with local storage, a mirror pod) are the evictor's to keep.
+#include <gtest/gtest.h>
+
+#include "descheduler/core/plugins/RemovePodsHavingTooManyRestarts/too_many_restarts.h"
+#include "tests/descheduler/plugins/plugin_fixtures.h"
+
+namespace weft::descheduler::test {
+namespace {
+
+namespace tmr = plugins::too_many_restarts;
+
+json restarting(int i, const std::string& phase = "Running", json waiting_state = nullptr, bool init_waiting = false) {
+  json p = pod("pod-" + std::to_string(i), "node1");
+  json app = json::array({restarted(10 * i), restarted(10 * i)});
+  json init = json::array({restarted(5 * i)});
+  if (!waiting_state.is_null()) (init_waiting ? init : app)[0]["state"] = {{"waiting", {{"reason", waiting_state}}}};
+  return with_status(p, phase, app, init);
+}
+
+std::vector<json> init_pods(const std::string& phase = "Running", json waiting_state = nullptr, bool init_waiting = false) {
+  std::vector<json> out = {node("node1")};
+  for (int i = 0; i <= 9; ++i) out.push_back(restarting(i, phase, waiting_state, init_waiting));
+  return out;
+}
+
+size_t evictions(const tmr::Args& a, const std::vector<json>& objs, std::optional<int> per_node = std::nullopt) {
+  Cluster c = build(objs);
+  TestHandle h(c, t0());
+  h.recorder().blocked = {"default/pod-6", "default/pod-7", "default/pod-8"};
+  h.recorder().max_per_node = per_node;
+  tmr::Plugin plugin(a);
+  return run_plugin(plugin, h).size();
+}
+
+tmr::Args args_of(int32_t threshold, bool init, std::vector<std::string> states = {}) {
+  tmr::Args a;
+  a.pod_restart_threshold = threshold;
+  a.including_init_containers = init;
+  a.states = std::move(states);
+  return a;
+}
+
+TEST(RemovePodsHavingTooManyRestarts, UpstreamTable) {
+  EXPECT_EQ(evictions(args_of(10000, true), init_pods()), 0u);
+  EXPECT_EQ(evictions(args_of(1, true), init_pods()), 6u);
+  EXPECT_EQ(evictions(args_of(25, true), init_pods()), 6u);
+  EXPECT_EQ(evictions(args_of(25, false), init_pods()), 5u);
+  EXPECT_EQ(evictions(args_of(20, true), init_pods()), 6u);
+  EXPECT_EQ(evictions(args_of(20, false), init_pods()), 6u);
+  EXPECT_EQ(evictions(args_of(5 * 25 + 1, true), init_pods()), 1u);
+  EXPECT_EQ(evictions(args_of(5 * 20 + 1, false), init_pods()), 1u);
+  EXPECT_EQ(evictions(args_of(1, true), init_pods(), 3), 3u);
+}
+
+TEST(RemovePodsHavingTooManyRestarts, States) {
+  EXPECT_EQ(evictions(args_of(1, false, {"CrashLoopBackOff"}), init_pods("Running", "CrashLoopBackOff"), 3), 3u);
+  EXPECT_EQ(evictions(args_of(1, false, {"CrashLoopBackOff"}), init_pods(), 3), 0u);
+  EXPECT_EQ(evictions(args_of(1, false, {"Running"}), init_pods("Running"), 3), 3u);
+  EXPECT_EQ(evictions(args_of(1, false, {"Running"}), init_pods("Pending"), 3), 0u);
+  EXPECT_EQ(evictions(args_of(1, true, {"CrashLoopBackOff"}), init_pods("Pending", "CrashLoopBackOff", true), 3), 3u);
+  EXPECT_EQ(evictions(args_of(1, false, {"CrashLoopBackOff"}), init_pods("Pending", "CrashLoopBackOff", true), 3), 0u);
+}
+
+TEST(RemovePodsHavingTooManyRestarts, MostRestartsFirst) {
+  Cluster c = build(init_pods());
+  TestHandle h(c, t0());
+  h.recorder().blocked = {"default/pod-6", "default/pod-7", "default/pod-8"};
+  h.recorder().max_per_node = 2;
+  tmr::Plugin plugin(args_of(1, true));
+  // pods 8, 7 and 6 are kept by the evictor: after pod-9 comes pod-5.
+  EXPECT_EQ(run_plugin(plugin, h), (std::vector<std::string>{"default/pod-9", "default/pod-5"}));
+}
+
+TEST(RemovePodsHavingTooManyRestarts, Validation) {
+  auto parse = [](const char* text) { return tmr::parse_args(ctx(), json::parse(text), "args"); };
+  auto none = tmr::parse_args(ctx(), nullptr, "args");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.message().find("args.podRestartThreshold"), std::string::npos) << none.message();
+  EXPECT_FALSE(parse(R"({"podRestartThreshold": 0})").ok());
+  EXPECT_FALSE(parse(R"({"podRestartThreshold": 3, "states": ["Pending"]})").ok());
+  auto ok = parse(R"({"podRestartThreshold": 100, "includingInitContainers": true, "states": ["CrashLoopBackOff"]})");
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(ok->pod_restart_threshold, 100);
+}
+
+}  // namespace
+}  // namespace weft::descheduler::test
