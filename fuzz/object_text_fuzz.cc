@@ -24,6 +24,13 @@ json record(const weft::scheduler::PodInfo& p, const std::string& constraints) {
           p.scheduled_at ? json(p.scheduled_at->time_since_epoch().count()) : json(), c ? *c : json(c.message())};
 }
 
+json volumes_record(const weft::scheduler::PodInfo& p) {
+  json out = json::array();
+  if (p.volumes)
+    for (const auto& v : p.volumes->volumes) out.push_back({v.name, v.claim, v.ephemeral, v.csi_driver});
+  return out;
+}
+
 json node_record(const weft::scheduler::NodeInfo& n) {
   json labels = json::array(), taints = json::array();
   for (const auto& [k, v] : n.labels) labels.push_back({std::string(k), std::string(v)});
@@ -80,5 +87,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto b = weft::kube::refuse_type_errors("", [&] { return weft::scheduler::pod_info_from(std::move(*raw)); });
   weft::fuzz::check(a.ok() == b.ok(), "the rules refuse the same fields from either reader");
   if (a) weft::fuzz::check(record(*a, tree_constraints) == record(*b, raw_constraints), "both readers give the same pod");
+  if (a) weft::fuzz::check(volumes_record(*a) == volumes_record(*b), "both readers give the same volumes");
   return 0;
 }

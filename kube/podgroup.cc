@@ -39,8 +39,15 @@ Result<std::string> name_field(const json& v, const std::string& field) {
   return s;
 }
 
-Result<PodGroupNetworkTopology> parse_topology(const json& nt) {
-  const std::string where = "spec.networkTopology";
+// A string Volcano's schema bounds only by length (maxLength 253): tier names, priorityClassName.
+Result<std::string> bounded_string(const json& v, const std::string& field) {
+  if (!v.is_string()) return field_error(field, v.dump() + " is not a string");
+  std::string s = v.get<std::string>();
+  if (s.size() > 253) return field_error(field, "longer than 253 characters");
+  return s;
+}
+
+Result<PodGroupNetworkTopology> parse_topology(const json& nt, const std::string& where) {
   if (!nt.is_object()) return field_error(where, nt.dump() + " is not a map");
   PodGroupNetworkTopology t;
   for (const auto& [key, v] : nt.items()) {
@@ -54,7 +61,7 @@ Result<PodGroupNetworkTopology> parse_topology(const json& nt) {
       if (!n) return n.error();
       t.highest_tier_allowed = *n;
     } else if (key == "highestTierName") {
-      auto s = name_field(v, where + ".highestTierName");
+      auto s = bounded_string(v, where + ".highestTierName");
       if (!s) return s.error();
       t.highest_tier_name = *s;
     } else {
@@ -64,6 +71,42 @@ Result<PodGroupNetworkTopology> parse_topology(const json& nt) {
   if (t.highest_tier_allowed && !t.highest_tier_name.empty())
     return field_error(where, "highestTierAllowed and highestTierName are both set (Volcano allows one)");
   return t;
+}
+
+Result<SubGroupPolicy> parse_sub_group_policy(const json& p, const std::string& where) {
+  if (!p.is_object()) return field_error(where, p.dump() + " is not a map");
+  SubGroupPolicy out;
+  for (const auto& [key, v] : p.items()) {
+    const std::string field = where + "." + key;
+    if (v.is_null()) continue;
+    if (key == "name") {
+      auto s = bounded_string(v, field);
+      if (!s) return s.error();
+      out.name = *s;
+    } else if (key == "networkTopology") {
+      auto t = parse_topology(v, field);
+      if (!t) return t.error();
+      out.network_topology = std::move(*t);
+    } else if (key == "subGroupSize" || key == "minSubGroups") {
+      auto n = int32_field(v, field, key == "subGroupSize" ? 1 : 0);
+      if (!n) return n.error();
+      (key == "subGroupSize" ? out.sub_group_size : out.min_sub_groups) = *n;
+    } else if (key == "labelSelector") {
+      auto sel = LabelSelector::from_json(v);
+      if (!sel) return field_error(field, sel.message());
+      out.label_selector = std::move(*sel);
+    } else if (key == "matchLabelKeys") {
+      if (!v.is_array()) return field_error(field, "not a list of label keys");
+      for (const auto& k : v) {
+        if (!k.is_string()) return field_error(field, k.dump() + " is not a string");
+        out.match_label_keys.push_back(k.get<std::string>());
+      }
+    } else {
+      return field_error(field, "unknown field (known: name, networkTopology, subGroupSize, minSubGroups, "
+                                "labelSelector, matchLabelKeys)");
+    }
+  }
+  return out;
 }
 
 Status parse_spec(const json& spec, PodGroupSpec& g) {
@@ -83,7 +126,7 @@ Status parse_spec(const json& spec, PodGroupSpec& g) {
     } else if (key == "minTaskMember") {
       if (!v.is_object()) return field_error(field, "not a map of task name to count");
       for (const auto& [task, count] : v.items()) {
-        if (task.empty()) return field_error(field, "empty task name");
+        // The empty key is the role of pods without volcano.sh/task-spec (Volcano counts them so).
         auto n = int32_field(count, field + "." + task, 0);
         if (!n) return n.error();
         g.min_task_member[task] = *n;
@@ -94,16 +137,23 @@ Status parse_spec(const json& spec, PodGroupSpec& g) {
       if (!r) return wrap(r.error(), field);
       g.min_resources = std::move(*r);
     } else if (key == "priorityClassName") {
-      auto s = name_field(v, field);
+      auto s = bounded_string(v, field);
       if (!s) return s.error();
       g.priority_class_name = *s;
     } else if (key == "networkTopology") {
-      auto t = parse_topology(v);
+      auto t = parse_topology(v, field);
       if (!t) return t.error();
       g.network_topology = std::move(*t);
+    } else if (key == "subGroupPolicy") {
+      if (!v.is_array()) return field_error(field, "not a list");
+      for (size_t i = 0; i < v.size(); ++i) {
+        auto p = parse_sub_group_policy(v[i], field + "[" + std::to_string(i) + "]");
+        if (!p) return p.error();
+        g.sub_group_policy.push_back(std::move(*p));
+      }
     } else {
       return field_error(field, "not supported by weft (known: queue, minMember, minTaskMember, minResources, "
-                                "priorityClassName, networkTopology)");
+                                "priorityClassName, networkTopology, subGroupPolicy)");
     }
   }
   return {};

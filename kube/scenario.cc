@@ -203,10 +203,30 @@ std::string SourcedObject::where() const {
   return s;
 }
 
+namespace {
+
+// A file that holds one document must not hide a second one after "---": it would be
+// dropped without a word.
+Error second_document_error(const std::string& text, const std::string& name) {
+  int seen = 0;
+  for (const auto& doc : split_yaml_documents(text)) {
+    if (YAML::Load(std::string(doc.text)).IsNull()) continue;
+    if (++seen == 2)
+      return make_error(name + ": document " + std::to_string(doc.index) + " (line " + std::to_string(doc.first_line + 1) +
+                   "): a second YAML document; this file takes exactly one");
+  }
+  return make_error(name + ": more than one YAML document; this file takes exactly one");
+}
+
+}  // namespace
+
 Result<json> yaml_to_json(const std::string& text, const std::string& name) {
   if (auto utf8 = require_utf8(text, name); !utf8) return utf8.error();
   try {
-    return to_json(YAML::Load(text));
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    std::erase_if(docs, [](const YAML::Node& d) { return d.IsNull(); });
+    if (docs.size() > 1) return second_document_error(text, name);
+    return to_json(docs.empty() ? YAML::Node() : docs.front());
   } catch (const YAML::Exception& e) {
     return make_error(name + ": YAML error at line " + std::to_string(e.mark.line + 1) + ", column " +
                       std::to_string(e.mark.column + 1) + ": " + e.msg);

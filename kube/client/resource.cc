@@ -26,8 +26,15 @@ ResourceRef configmaps() { return {"", "v1", "configmaps", true}; }
 ResourceRef leases() { return {"coordination.k8s.io", "v1", "leases", true}; }
 ResourceRef poddisruptionbudgets() { return {"policy", "v1", "poddisruptionbudgets", true}; }
 ResourceRef podgroups() { return {"scheduling.volcano.sh", "v1beta1", "podgroups", true}; }
+ResourceRef native_podgroups() { return {"scheduling.k8s.io", "v1beta1", "podgroups", true}; }
+ResourceRef composite_podgroups() { return {"scheduling.k8s.io", "v1alpha3", "compositepodgroups", true}; }
+ResourceRef workloads() { return {"scheduling.k8s.io", "v1beta1", "workloads", true}; }
 ResourceRef queues() { return {"scheduling.volcano.sh", "v1beta1", "queues", false}; }
 ResourceRef hypernodes() { return {"topology.volcano.sh", "v1alpha1", "hypernodes", false}; }
+ResourceRef persistentvolumes() { return {"", "v1", "persistentvolumes", false}; }
+ResourceRef persistentvolumeclaims() { return {"", "v1", "persistentvolumeclaims", true}; }
+ResourceRef storageclasses() { return {"storage.k8s.io", "v1", "storageclasses", false}; }
+ResourceRef csinodes() { return {"storage.k8s.io", "v1", "csinodes", false}; }
 }  // namespace resources
 
 std::string url_encode(const std::string& text) {

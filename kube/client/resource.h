@@ -34,8 +34,15 @@ ResourceRef configmaps();
 ResourceRef leases();           // coordination.k8s.io/v1
 ResourceRef poddisruptionbudgets();
 ResourceRef podgroups();        // scheduling.volcano.sh/v1beta1
+ResourceRef native_podgroups();           // scheduling.k8s.io/v1beta1 PodGroup (Kubernetes' own gang API)
+ResourceRef composite_podgroups();        // scheduling.k8s.io/v1alpha3
+ResourceRef workloads();                  // scheduling.k8s.io/v1beta1
 ResourceRef queues();           // scheduling.volcano.sh/v1beta1, cluster-scoped
 ResourceRef hypernodes();       // topology.volcano.sh/v1alpha1, cluster-scoped
+ResourceRef persistentvolumes();        // cluster-scoped
+ResourceRef persistentvolumeclaims();
+ResourceRef storageclasses();           // storage.k8s.io/v1, cluster-scoped
+ResourceRef csinodes();                 // storage.k8s.io/v1, cluster-scoped
 }  // namespace resources
 
 // RFC 3986 percent-encoding of a query component: everything but unreserved characters.

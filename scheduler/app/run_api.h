@@ -10,6 +10,7 @@
 #include "common/result.h"
 #include "kube/client/client.h"
 #include "kube/client/events.h"
+#include "scheduler/core/storage.h"
 
 namespace weft::scheduler {
 
@@ -28,8 +29,19 @@ class SchedulerApi {
                                        const nlohmann::json& status) = 0;
   virtual Status record_event(const nlohmann::json& involved, const std::string& type, const std::string& reason,
                               const std::string& message) = 0;
+  // kube-scheduler's PreBind of a claim (storage.h): the PV's claimRef, or the claim's
+  // selected node. An API that cannot write claims refuses.
+  virtual Status write_claim(const ClaimWrite& write) {
+    return make_error("cannot write claim " + write.claim + ": this API has no claim writer");
+  }
   // status.nominatedNodeName of a preemptor (merge patch of pods/status).
   virtual Status nominate(const std::string& ns, const std::string& pod, const std::string& node) = 0;
+  // The same for a scheduling.k8s.io PodGroup (kube-scheduler's conditions).
+  virtual Status write_native_group_status(const std::string& ns, const std::string& name,
+                                           const nlohmann::json& status) {
+    (void)ns, (void)name, (void)status;
+    return make_error("scheduling.k8s.io PodGroup status is not written by this API");
+  }
 };
 
 // Bindings and evictions go through `client`; PodGroup status through `best_effort`, a
@@ -46,7 +58,9 @@ class KubeSchedulerApi : public SchedulerApi {
   Status write_podgroup_status(const std::string& ns, const std::string& name, const nlohmann::json& status) override;
   Status record_event(const nlohmann::json& involved, const std::string& type, const std::string& reason,
                       const std::string& message) override;
+  Status write_claim(const ClaimWrite& write) override;
   Status nominate(const std::string& ns, const std::string& pod, const std::string& node) override;
+  Status write_native_group_status(const std::string& ns, const std::string& name, const nlohmann::json& status) override;
 
  private:
   kube::Client& client_;

@@ -6,6 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "kube/workload.h"
+
 namespace weft::scheduler {
 
 using nlohmann::json;
@@ -172,6 +174,18 @@ Status DecisionApplier::bind_with_retry(const Binding& b, const std::string& uid
   return result;
 }
 
+Status DecisionApplier::prebind(const std::vector<const ClaimWrite*>& writes) {
+  for (const ClaimWrite* w : writes) {
+    Status result;
+    retry_rounds("write claim " + w->claim + " for " + w->pod, [&] {
+      result = api_.write_claim(*w);
+      return !result && transient(result.error()) ? result.message() : std::string();
+    });
+    if (!result) return wrap(result.error(), "PreBind of claim " + w->claim);
+  }
+  return {};
+}
+
 namespace {
 
 // One gang's bindings of this cycle while they are in flight.
@@ -215,6 +229,8 @@ void DecisionApplier::apply_bindings(const Decisions& d, const Snapshot& snap, c
     }
     gangs[it->second].members.push_back(b);
   }
+  std::map<std::string, std::vector<const ClaimWrite*>> claims_of;   // pod -> its PreBind writes
+  for (const auto& w : d.claim_writes) claims_of[w.pod].push_back(&w);
   std::vector<std::pair<size_t, size_t>> calls;   // (gang, member) in the core's order
   for (size_t g = 0; g < gangs.size(); ++g) {
     gangs[g].bound.assign(gangs[g].members.size(), 0);
@@ -235,7 +251,9 @@ void DecisionApplier::apply_bindings(const Decisions& d, const Snapshot& snap, c
       --g.outstanding;
       return;
     }
-    auto s = bind_with_retry(b, uid_in(objects, "Pod", b.pod));
+    auto claims = claims_of.find(b.pod);
+    auto s = claims == claims_of.end() ? Status{} : prebind(claims->second);
+    if (s) s = bind_with_retry(b, uid_in(objects, "Pod", b.pod));
     std::lock_guard lock(mu_);
     --g.outstanding;
     if (s) {
@@ -315,7 +333,10 @@ void DecisionApplier::apply_status(const Decisions& d, const std::set<std::strin
     if (skip.count(w.podgroup)) return;
     if (!writable(report)) return;
     auto [ns, name] = split_key(w.podgroup);
-    if (auto s = api_.write_podgroup_status(ns, name, w.status); !s) {
+    const auto native = kube::split_native_group_key(w.podgroup);
+    if (auto s = native ? api_.write_native_group_status(native->namespace_name, native->name, w.status)
+                        : api_.write_podgroup_status(ns, name, w.status);
+        !s) {
       std::lock_guard lock(mu_);
       ++report.errors;
       ++report.status_failed;

@@ -79,6 +79,8 @@ class DecisionApplier {
   // used, sleeping bind_backoff, doubled each round; a non-empty answer says why to retry.
   void retry_rounds(const std::string& what, const std::function<std::string()>& attempt);
   Status bind_with_retry(const Binding& b, const std::string& uid);
+  // kube-scheduler's PreBind: the pod's claims written before its binding.
+  Status prebind(const std::vector<const ClaimWrite*>& writes);
   void roll_back(const std::string& group, const std::vector<Binding>& bound, const std::string& why,
                  const ObjectIndex& objects, ApplyReport& report);
   void apply_status(const Decisions& d, const std::set<std::string>& skip, ApplyReport& report);

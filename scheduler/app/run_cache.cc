@@ -8,6 +8,7 @@
 #include "common/keys.h"
 #include "kube/client/projection.h"
 #include "kube/objects.h"
+#include "scheduler/core/native_groups.h"
 #include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
 
@@ -25,6 +26,14 @@ std::vector<WatchedKind> watched_kinds() {
       {res::hypernodes(), "topology.volcano.sh/v1alpha1", "HyperNode", false},
       {kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, "scheduling.k8s.io/v1",
        "PriorityClass", false},
+      // What the volume filters read (scheduler/core/storage.h).
+      {res::persistentvolumes(), "v1", "PersistentVolume", false},
+      {res::persistentvolumeclaims(), "v1", "PersistentVolumeClaim", false},
+      {res::storageclasses(), "storage.k8s.io/v1", "StorageClass", false},
+      {res::csinodes(), "storage.k8s.io/v1", "CSINode", false},
+      {res::native_podgroups(), "scheduling.k8s.io/v1beta1", "PodGroup", false},
+      {res::composite_podgroups(), "scheduling.k8s.io/v1alpha3", "CompositePodGroup", false},
+      {res::workloads(), "scheduling.k8s.io/v1beta1", "Workload", false},
   };
 }
 
@@ -43,11 +52,12 @@ json scheduler_projection(const std::string& kind) {
                                {keys::kArrivalAnnotation, true},
                                {"volcano.sh/preemptable", true},
                                {"volcano.sh/task-spec", true}};
-    pod_meta["labels"] = {{"volcano.sh/preemptable", true}, {"volcano.sh/task-spec", true}};
+    pod_meta["labels"] = true;   // sub-group selectors and ranks read any label
     const json container = {{"resources", {{"requests", true}, {"limits", true}}}};
     return {{"metadata", pod_meta},
             {"spec",
-             {{"nodeName", true},
+             {{"volumes", true},
+              {"nodeName", true},
               {"schedulerName", true},
               {"priority", true},
               {"priorityClassName", true},
@@ -56,7 +66,8 @@ json scheduler_projection(const std::string& kind) {
               {"affinity", {{"nodeAffinity", true}}},
               {"containers", container},
               {"initContainers", {{"resources", {{"requests", true}, {"limits", true}}}, {"restartPolicy", true}}},
-              {"overhead", true}}},
+              {"overhead", true},
+              {"schedulingGroup", true}}},
             // When it was bound (load-aware scoring: what its node's report has not seen).
             {"status",
              {{"phase", true},
@@ -320,10 +331,10 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
         d = nullptr;
       }
     } else {
-      informer->visit([&](const std::string& key, json&& object) {
-        if (podgroups) {
+      informer->visit([&](const std::string&, json&& object) {
+        if (podgroups) {   // by the key the core gives the group (two API groups have PodGroups)
           std::lock_guard lock(mu_);
-          overlay_podgroup(key, object, seen);
+          overlay_podgroup(group_key_of(object), object, seen);
         }
         other(object);
       });

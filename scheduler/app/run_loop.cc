@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "kube/objects.h"
+#include "scheduler/core/native_groups.h"
 #include "scheduler/app/run_metrics.h"
 
 namespace weft::scheduler {
@@ -171,7 +172,7 @@ CycleSummary SchedulerLoop::run_cycle() {
         const std::string kind = kube::kind_of(object), key = kube::key_of(object);
         const std::string version = object["metadata"].value("resourceVersion", "");
         if (auto s = builder.add(object, kind + " " + key); !s) return skip(kind, key, version, s.message());
-        if (kind == "PodGroup") c.versions[key] = version;
+        if (kind == "PodGroup") c.versions[group_key_of(object)] = version;
         c.index.emplace(object_index_key(kind, key), reference_of(object));
       },
       [&](const DecodedPtr& d, const ClusterCache::PodOverlay& overlay) {

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "kube/scenario.h"
+#include "scheduler/core/config_metrics.h"
 #include "scheduler/core/plugins/registry.h"
 
 namespace weft::scheduler {
@@ -18,7 +19,7 @@ std::string trim(std::string s) {
   return s;
 }
 
-const char* kActionNames = "enqueue, allocate, preempt, reclaim, backfill";
+const char* kActionNames = "enqueue, allocate, preempt, reclaim, backfill, gangpreempt, gangreclaim";
 
 Result<Action> parse_action(const std::string& name) {
   if (name == "enqueue") return Action::Enqueue;
@@ -26,7 +27,9 @@ Result<Action> parse_action(const std::string& name) {
   if (name == "preempt") return Action::Preempt;
   if (name == "reclaim") return Action::Reclaim;
   if (name == "backfill") return Action::Backfill;
-  if (name == "shuffle" || name == "gangpreempt" || name == "gangreclaim")
+  if (name == "gangpreempt") return Action::GangPreempt;
+  if (name == "gangreclaim") return Action::GangReclaim;
+  if (name == "shuffle")
     return make_error("action '" + name + "' is a Volcano action weft does not implement (implemented: " +
                       kActionNames + ")");
   return make_error("action '" + name + "' is unknown (supported: " + std::string(kActionNames) + ")");
@@ -74,6 +77,43 @@ Status parse_plugin(Config& c, const json& p, int tier, const std::string& where
   return {};
 }
 
+// configurations[i].arguments of gangpreempt / gangreclaim, read as Volcano reads them.
+Status parse_gang_eviction_args(const json& args, const std::string& where, GangEvictionArgs& out,
+                                std::vector<std::string>& warnings) {
+  for (const auto& [key, v] : args.items()) {
+    if (key == "maxDomains") {
+      if (!v.is_number_integer()) return make_error(where + ": argument 'maxDomains': " + v.dump() + " is not an integer");
+      out.max_domains = v.get<int>();
+      if (out.max_domains <= 0) {
+        warnings.push_back(where + ": maxDomains " + v.dump() + " is not positive; using 8 (as Volcano)");
+        out.max_domains = GangEvictionArgs{}.max_domains;
+      }
+    } else if (key == "allowWholeBundle") {
+      if (!v.is_boolean()) return make_error(where + ": argument 'allowWholeBundle': " + v.dump() + " is not a boolean");
+      out.allow_whole_bundle = v.get<bool>();
+    } else {
+      return make_error(where + ": argument '" + key + "' is unknown (supported: maxDomains, allowWholeBundle)");
+    }
+  }
+  return {};
+}
+
+Status parse_action_configuration(Config& c, const json& conf, const std::string& where) {
+  if (!conf.is_object() || !conf.contains("name") || !conf["name"].is_string()) return make_error(where + ": missing 'name'");
+  const std::string name = conf["name"].get<std::string>();
+  auto act = parse_action(name);
+  if (!act) return make_error(where + ": " + act.message());
+  const json args = conf.value("arguments", json::object());
+  if (args.is_null() || (args.is_object() && args.empty())) return {};
+  if (!args.is_object()) return make_error(where + " (" + name + "): arguments: not a map");
+  if (*act == Action::GangPreempt || *act == Action::GangReclaim)
+    return parse_gang_eviction_args(args, where + " (" + name + ")",
+                                    *act == Action::GangPreempt ? c.gang_preempt : c.gang_reclaim, c.warnings);
+  return make_error(where + " (" + name + "): argument '" + args.items().begin().key() +
+                    "' is unknown (of weft's actions only gangpreempt and gangreclaim take arguments; "
+                    "see docs/scheduler.md)");
+}
+
 // weft's own constraint plugins are on unless listed (a Volcano configuration carried
 // over does not name them, and their annotations must not be ignored).
 void add_implicit(Config& c) {
@@ -91,6 +131,8 @@ std::string action_name(Action a) {
     case Action::Preempt: return "preempt";
     case Action::Reclaim: return "reclaim";
     case Action::Backfill: return "backfill";
+    case Action::GangPreempt: return "gangpreempt";
+    case Action::GangReclaim: return "gangreclaim";
   }
   return "?";
 }
@@ -129,6 +171,7 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& nam
     if (k != "actions" && k != "tiers" && k != "configurations" && k != "metrics")
       return make_error(name + ": key '" + k + "' is unknown (supported: actions, tiers, configurations, metrics)");
   }
+  if (auto m = check_metrics_section(doc->value("metrics", json()), name); !m) return m.error();
   if (!doc->contains("actions") || !(*doc)["actions"].is_string())
     return make_error(name + ": actions: missing (a string such as \"enqueue, allocate, backfill\")");
   std::string actions = (*doc)["actions"].get<std::string>();
@@ -168,17 +211,9 @@ Result<Config> parse_config(const std::string& yaml_text, const std::string& nam
   if (doc->contains("configurations") && !(*doc)["configurations"].is_null()) {
     const auto& confs = (*doc)["configurations"];
     if (!confs.is_array()) return make_error(name + ": configurations: not a list");
-    for (size_t i = 0; i < confs.size(); ++i) {
-      std::string cw = name + ": configurations[" + std::to_string(i) + "]";
-      const auto& conf = confs[i];
-      if (!conf.is_object() || !conf.contains("name") || !conf["name"].is_string())
-        return make_error(cw + ": missing 'name'");
-      if (auto act = parse_action(conf["name"].get<std::string>()); !act) return make_error(cw + ": " + act.message());
-      if (conf.contains("arguments") && conf["arguments"].is_object() && !conf["arguments"].empty())
-        return make_error(cw + " (" + conf["name"].get<std::string>() + "): argument '" +
-                          conf["arguments"].items().begin().key() +
-                          "' is unknown (weft's actions take no arguments; see docs/scheduler.md)");
-    }
+    for (size_t i = 0; i < confs.size(); ++i)
+      if (auto st = parse_action_configuration(c, confs[i], name + ": configurations[" + std::to_string(i) + "]"); !st)
+        return st.error();
   }
   add_implicit(c);
   return c;

@@ -14,12 +14,22 @@
 
 namespace weft::scheduler {
 
-enum class Action { Enqueue, Allocate, Preempt, Reclaim, Backfill };
+// GangPreempt and GangReclaim are Volcano 1.15's whole-gang actions: a starving gang's
+// pods are planned at once inside one candidate domain (weft's preempt and reclaim
+// already plan that way), with victims taken job by job.
+enum class Action { Enqueue, Allocate, Preempt, Reclaim, Backfill, GangPreempt, GangReclaim };
 std::string action_name(Action a);
+
+// Arguments of gangpreempt and gangreclaim (configurations[].arguments), Volcano's defaults.
+struct GangEvictionArgs {
+  int max_domains = 8;             // maxDomains: candidate domains planned per starving gang (<= 0: 8, with a warning)
+  bool allow_whole_bundle = true;  // allowWholeBundle: a victim gang may be taken whole (below its minMember)
+};
 
 struct Config {
   std::vector<Action> actions;
   std::vector<PluginOption> plugins;      // in tier order
+  GangEvictionArgs gang_preempt, gang_reclaim;
   // What was accepted with a warning (Volcano's own fallbacks), for the caller to log.
   std::vector<std::string> warnings;
 

@@ -245,6 +245,12 @@ Status read_spec(JsonCursor& c, PodFields& f) {
   ConstraintTexts t;
   std::vector<HostPort> containers_ports, init_ports;
   auto s = c.members("spec", [&](const std::string& key) -> Status {
+    if (key == "volumes") {
+      std::string_view volumes;
+      if (auto st = span_into(c, volumes); !st) return st;
+      f.volumes = volumes;
+      return {};
+    }
     std::string* text = key == "nodeName"            ? &f.node_name
                         : key == "schedulerName"     ? &f.scheduler_name
                         : key == "priorityClassName" ? &f.priority_class
@@ -268,6 +274,14 @@ Status read_spec(JsonCursor& c, PodFields& f) {
     if (key == "initContainers") {
       init_ports.clear();
       return read_containers(c, key, f.resources.init_containers, init_ports);
+    }
+    if (key == "schedulingGroup") {
+      f.scheduling_group.clear();
+      if (c.peek() != '{') return c.pass_over();   // null: no group, as the tree reader takes it
+      return c.members("spec.schedulingGroup", [&](const std::string& part) {
+        return part == "podGroupName" ? c.string_field("spec.schedulingGroup.podGroupName", f.scheduling_group)
+                                      : c.pass_over();
+      });
     }
     if (key == "overhead") {
       auto list = read_resource_list(c, "spec.overhead");
@@ -330,10 +344,12 @@ PodFields& reset_metadata(PodFields& f) {
 }
 
 PodFields& reset_spec(PodFields& f) {
+  f.volumes.clear();
   f.resources = {};
   f.priority = nullptr;
   f.scheduling_gated = f.resource_claims = false;
-  for (auto* text : {&f.priority_class, &f.scheduler_name, &f.node_name, &f.constraints}) text->clear();
+  for (auto* text : {&f.priority_class, &f.scheduler_name, &f.node_name, &f.constraints, &f.scheduling_group})
+    text->clear();
   return f;
 }
 
@@ -381,6 +397,12 @@ Result<PodFields> pod_fields_of(const json& o) {
   f.constraints = constraints_text({tolerations, node_selector, affinity_text, spread}, *ports);
   f.scheduling_gated = non_empty_list(at(spec, "schedulingGates"));
   f.resource_claims = non_empty_list(at(spec, "resourceClaims"));
+  f.volumes = at(spec, "volumes").dump();
+  if (const json& g = at(spec, "schedulingGroup"); g.is_object()) {
+    auto name = kube::optional_string(g, "podGroupName", "spec.schedulingGroup");
+    if (!name) return name.error();
+    f.scheduling_group = std::move(*name);
+  }
   const json& status = at(o, "status");
   auto phase = kube::optional_string(status, "phase", "status");
   if (!phase) return phase.error();

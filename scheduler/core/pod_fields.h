@@ -35,6 +35,8 @@ struct PodFields {
   bool resource_claims = false;    // spec.resourceClaims is a non-empty list (DRA)
   std::string scheduled_time;   // lastTransitionTime of the PodScheduled condition when True
   std::string start_time;       // status.startTime
+  std::string volumes;          // spec.volumes as JSON text ("" or "null": none); storage.h decodes it
+  std::string scheduling_group; // spec.schedulingGroup.podGroupName (a scheduling.k8s.io PodGroup)
 };
 
 // The annotation and label keys PodFields keeps.

@@ -1,7 +1,9 @@
 #include "scheduler/core/session.h"
 
 #include "scheduler/core/actions/actions.h"
+#include "scheduler/core/actions/gang-repair/gang_repair.h"
 #include "scheduler/core/framework/session.h"
+#include "scheduler/core/plugins/volumes/binding.h"
 
 namespace weft::scheduler {
 
@@ -11,8 +13,12 @@ Decisions run_session(const Snapshot& snapshot, const Config& config, const Sess
   if (!config.has(Action::Enqueue))
     for (auto& j : ssn.jobs)
       if (j.blocked.empty()) j.enqueued = true;
+  // Half-bound gangs first, before any action gives their room away (it allocates: only
+  // with allocate configured).
+  if (config.has(Action::Allocate)) repair_gangs(ssn);
   for (Action a : config.actions) run_action(a, ssn);
   write_statuses(ssn);
+  ssn.out.claim_writes = prebind_writes(snapshot, ssn.out.bindings);
   for (const auto& [name, q] : ssn.queues) {
     QueueShare share{.name = name, .weight = q.info->weight};
     Quantities allocated = q.allocated;

@@ -20,6 +20,7 @@
 // SessionOptions::scheduler_names are placed (empty set: every pending pod).
 #pragma once
 
+#include <chrono>
 #include <set>
 #include <string>
 #include <vector>
@@ -58,6 +59,12 @@ struct Event {
   std::string message;           // names the filter: "2 node(s) had untolerated taint {...}, 3 Insufficient cpu"
 };
 
+// A gang found below minMember with running members (actions/gang-repair).
+struct GangRepair {
+  std::string podgroup;
+  std::string result;            // "completed" | "undone"
+};
+
 struct QueueShare {
   std::string name;
   double weight = 1;
@@ -79,10 +86,14 @@ struct Decisions {
   // The same pods -> the reason word of their PodGroup's Unschedulable condition
   // (NotEnoughResources, NotEnoughPods, NotEnqueued, QueueClosed, ...), for metrics.
   std::map<std::string, std::string> unschedulable_reasons;
+  std::vector<ClaimWrite> claim_writes;    // PreBind: claims to write before their pods' bindings (storage.h)
+  std::vector<GangRepair> gang_repairs;
 };
 
 struct SessionOptions {
   std::set<std::string> scheduler_names;   // empty: schedule every pending pod
+  // A half-bound gang whose newest member was bound longer ago is taken back (0: never).
+  std::chrono::milliseconds gang_repair_timeout{60000};
 };
 
 Decisions run_session(const Snapshot& snapshot, const Config& config, const SessionOptions& options = {});

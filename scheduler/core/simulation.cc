@@ -5,6 +5,10 @@
 #include <sstream>
 
 #include "kube/objects.h"
+#include "kube/workload.h"
+#include "scheduler/core/framework/ranks.h"
+#include "scheduler/core/native_groups.h"
+#include "scheduler/core/topology.h"
 
 namespace weft::scheduler {
 namespace {
@@ -49,6 +53,63 @@ json resources_json(const std::map<std::string, double>& milli) {
   return out;
 }
 
+// kube-scheduler's PreBind, then what the PV controller does with it: a static volume is
+// bound to its claim at once; a claim to provision gets the selected node (no
+// provisioner runs here, so it stays pending, as its pod may run only once it is bound).
+json apply_claim_writes(std::vector<SimObject>& objects, const std::vector<ClaimWrite>& writes, int cycle) {
+  json out = json::array();
+  for (const auto& w : writes) {
+    const auto slash = w.claim.find('/');
+    const std::string ns = w.claim.substr(0, slash), name = w.claim.substr(slash + 1);
+    for (auto& o : objects) {
+      const std::string kind = kube::kind_of(o.object);
+      std::string o_ns = kube::namespace_of(o.object);
+      if (kind == "PersistentVolumeClaim" && (o_ns.empty() ? "default" : o_ns) == ns && kube::name_of(o.object) == name) {
+        if (!w.selected_node.empty()) {
+          o.object["metadata"]["annotations"][kSelectedNodeAnnotation] = w.selected_node;
+        } else {
+          o.object["spec"]["volumeName"] = w.volume;
+          o.object["metadata"]["annotations"][kBindCompletedAnnotation] = "yes";
+          o.object["status"]["phase"] = "Bound";
+        }
+      } else if (kind == "PersistentVolume" && !w.volume.empty() && kube::name_of(o.object) == w.volume) {
+        o.object["spec"]["claimRef"] = {{"kind", "PersistentVolumeClaim"}, {"namespace", ns}, {"name", name}, {"uid", w.claim_uid}};
+        o.object["status"]["phase"] = "Bound";
+      }
+    }
+    json record = {{"claim", w.claim}, {"cycle", cycle}};
+    if (w.volume.empty()) record["selected_node"] = w.selected_node;
+    else record["volume"] = w.volume;
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
+// Per group with ranked pods: adjacent ranks of its bound pods whose nodes sit in
+// different lowest-tier domains (leaves), as placed at the end (ranks.h).
+std::map<std::string, int> rank_crossings(const std::vector<SimObject>& objects) {
+  SnapshotBuilder builder;
+  for (const auto& o : objects)
+    if (kube::kind_of(o.object) != "Pod") (void)builder.add(o.object, o.where);
+  for (const auto& o : objects)
+    if (kube::kind_of(o.object) == "Pod") (void)builder.add(o.object, o.where);
+  const Snapshot snap = builder.build();
+  const Topology topo = build_topology(snap);
+  std::map<std::string, int> node_index;
+  for (size_t n = 0; n < snap.nodes.size(); ++n) node_index[snap.nodes[n].name] = static_cast<int>(n);
+  std::map<std::string, std::vector<std::pair<Rank, int>>> by_group;
+  for (const auto& p : snap.pods) {
+    if (p.group.empty() || p.node.empty() || p.terminal()) continue;
+    auto g = snap.podgroups.find(p.group);
+    auto rank = rank_of(p, g == snap.podgroups.end() ? nullptr : &g->second);
+    auto n = node_index.find(p.node.str());
+    if (rank && n != node_index.end()) by_group[p.group.str()].push_back({*rank, n->second});
+  }
+  std::map<std::string, int> out;
+  for (const auto& [group, ranks] : by_group) out[group] = rank_pairs_crossing(topo, ranks);
+  return out;
+}
+
 }  // namespace
 
 Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input, const Config& config,
@@ -68,7 +129,7 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
     }
   }
   for (const auto& o : objects) {
-    if (kube::kind_of(o.object) != "PodGroup") continue;
+    if (kube::kind_of(o.object) != "PodGroup" || kube::api_group_of(o.object) == kube::kWorkloadApiGroup) continue;
     const json& spec = o.object.contains("spec") ? o.object["spec"] : json::object();
     if (spec.is_object() && spec.contains("queue") && spec["queue"].is_string() &&
         !queues.count(spec["queue"].get<std::string>()))
@@ -76,7 +137,7 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
                         "' is not in the scenario");
   }
 
-  json bindings = json::array(), evictions = json::array();
+  json bindings = json::array(), evictions = json::array(), volume_bindings = json::array();
   std::map<std::string, int> writes;
   std::map<std::string, size_t> pod_object;   // pod key -> index in objects
   for (size_t i = 0; i < objects.size(); ++i)
@@ -86,10 +147,7 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
     }
   std::map<std::string, size_t> group_object;
   for (size_t i = 0; i < objects.size(); ++i)
-    if (kube::kind_of(objects[i].object) == "PodGroup") {
-      std::string ns = kube::namespace_of(objects[i].object);
-      group_object[(ns.empty() ? "default" : ns) + "/" + kube::name_of(objects[i].object)] = i;
-    }
+    if (std::string key = group_key_of(objects[i].object); !key.empty()) group_object[key] = i;
 
   Decisions last;
   int cycles = 0;
@@ -101,6 +159,7 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
         if (auto st = builder.add(o.object, o.where); !st) return st.error();
     Snapshot snap = builder.build(options.now);
     last = run_session(snap, config);
+    for (auto& w : apply_claim_writes(objects, last.claim_writes, cycle)) volume_bindings.push_back(w);
     for (const auto& b : last.bindings) {
       bindings.push_back({{"pod", b.pod}, {"node", b.node}, {"cycle", cycle}});
       json& pod = objects[pod_object.at(b.pod)].object;
@@ -130,15 +189,12 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
     std::string node = p.contains("spec") && p["spec"].contains("nodeName") && p["spec"]["nodeName"].is_string()
                            ? p["spec"]["nodeName"].get<std::string>() : "";
     std::string phase = p.contains("status") && p["status"].is_object() ? p["status"].value("phase", "") : "";
-    if (!node.empty() && phase != "Succeeded" && phase != "Failed") {
-      std::string group = kube::annotation(p, keys::kGroupAnnotation);
-      if (group.empty()) group = kube::annotation(p, "scheduling.volcano.sh/group-name");
-      std::string ns = kube::namespace_of(p);
-      if (!group.empty()) ++scheduled[(ns.empty() ? "default" : ns) + "/" + group];
-    }
+    if (!node.empty() && phase != "Succeeded" && phase != "Failed")
+      if (std::string group = pod_group_key_of(p); !group.empty()) ++scheduled[group];
     if (phase.empty()) phase = node.empty() ? "Pending" : "Running";
     pods.push_back({{"pod", key}, {"node", node.empty() ? json(nullptr) : json(node)}, {"phase", phase}});
   }
+  const std::map<std::string, int> crossing = rank_crossings(objects);
   json groups = json::array();
   for (const auto& [key, i] : group_object) {
     const json& g = objects[i].object;
@@ -151,7 +207,9 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
                       {"phase", status.value("phase", "Pending")},
                       {"scheduled", scheduled[key]},
                       {"minMember", min_member},
-                      {"status_writes", writes[key]}});
+                      {"status_writes", writes[key]},
+                      {"conditions", status.value("conditions", json::array())}});
+    if (auto c = crossing.find(key); c != crossing.end()) groups.back()["rank_pairs_crossing_leaf"] = c->second;
   }
   json queue_list = json::array();
   for (const auto& q : last.queues)
@@ -161,6 +219,7 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
                           {"allocated", resources_json(q.allocated_units)}});
   result.report = {{"cycles", cycles}, {"bindings", bindings}, {"evictions", evictions},
                    {"pods", pods},     {"podgroups", groups},  {"queues", queue_list}};
+  if (!volume_bindings.empty()) result.report["volume_bindings"] = std::move(volume_bindings);
   return result;
 }
 

@@ -9,6 +9,8 @@
 #include "kube/objects.h"
 #include "kube/podgroup.h"
 #include "kube/time.h"
+#include "kube/workload.h"
+#include "scheduler/core/native_groups.h"
 #include "kube/client/json_reader.h"
 #include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
@@ -131,12 +133,34 @@ Result<Info> with_rules(Result<Fields>&& fields, const std::string& where, Decod
   return rules(std::move(*fields), where, pools);
 }
 
+// The pod's claims and inline CSI volumes. Pods using claims are filtered by them (the
+// volume filters read the claims), so their signature names the claims.
+Status add_volumes(PodInfo& p, const PodFields& f, StringPool* pool) {
+  auto volumes = pod_volumes_of(f.volumes, p.name, f.uid);
+  if (!volumes) return volumes.error();
+  p.volumes = std::move(*volumes);
+  if (!p.volumes || !p.volumes->uses_claims()) return {};
+  std::string signature = std::string(p.filter_signature) + "|claims:";
+  for (const auto& v : p.volumes->volumes)
+    if (!v.claim.empty()) signature += std::string(p.namespace_name) + "/" + v.claim + ",";
+  p.filter_signature = shared_text(pool, signature);
+  return {};
+}
+
 Result<NodeInfo> decode_node(const json& o, const std::string& where, DecodePools* pools) {
   return with_rules(node_fields_of(o), where, pools, node_info_from);
 }
 
 Result<PodInfo> decode_pod(const json& o, const std::string& where, DecodePools* pools) {
   return with_rules(pod_fields_of(o), where, pools, pod_info_from);
+}
+
+NetworkTopology topology_of(const kube::PodGroupNetworkTopology& nt) {
+  NetworkTopology t;
+  t.mode = nt.mode == kube::PodGroupNetworkTopology::Mode::Hard ? NetworkTopology::Mode::Hard : NetworkTopology::Mode::Soft;
+  t.highest_tier = nt.highest_tier_allowed.value_or(0);
+  t.highest_tier_name = nt.highest_tier_name;
+  return t;
 }
 
 Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
@@ -152,13 +176,19 @@ Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
     g.has_min_resources = true;
   }
   g.priority_class = spec->priority_class_name;
-  if (const auto& nt = spec->network_topology) {
-    g.topology.mode = nt->mode == kube::PodGroupNetworkTopology::Mode::Hard ? NetworkTopology::Mode::Hard
-                                                                             : NetworkTopology::Mode::Soft;
-    g.topology.highest_tier = nt->highest_tier_allowed.value_or(0);
-    g.topology.highest_tier_name = nt->highest_tier_name;
+  if (const auto& nt = spec->network_topology) g.topology = topology_of(*nt);
+  for (const auto& p : spec->sub_group_policy) {
+    SubGroupRule r;
+    r.name = p.name;
+    if (p.network_topology) r.topology = topology_of(*p.network_topology);
+    r.size = p.sub_group_size;
+    r.min_groups = p.min_sub_groups;
+    r.selector = p.label_selector;
+    r.match_label_keys = p.match_label_keys;
+    g.sub_groups.push_back(std::move(r));
   }
   g.same_ib_cluster = spec->same_ib_cluster;
+  g.pod_index_label = kube::annotation(o, kube::kPodIndexLabelAnnotation);
   auto preemptable = preemptable_of(o, where);
   if (!preemptable) return preemptable.error();
   g.preemptable = *preemptable;
@@ -273,6 +303,9 @@ Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, cons
                   const std::string& where) {
   std::string prefix = where.empty() ? "" : where + ": ";
   if (auto s = missing_name(o, where); !s) return s;
+  if (StorageObjects::reads(kind)) return snap.storage.add(kind, o, where);
+  if (auto native = add_native_object(snap, o, where)) return *native;
+  if (auto s = check_api_group(kind, o, where); !s) return s;
   if (kind == "PodGroup") return add_podgroup(snap, o, where);
   if (kind == "Queue") return add_queue(snap, o, where);
   if (kind == "HyperNode") return add_hypernode(snap, o, where);
@@ -283,7 +316,8 @@ Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, cons
     if (at(o, "globalDefault").is_boolean() && at(o, "globalDefault").get<bool>()) default_priority = *v;
     return {};
   }
-  return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass)");
+  return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass, "
+                    "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CompositePodGroup, Workload)");
 }
 
 }  // namespace
@@ -349,6 +383,13 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   for (const char* key : {keys::kGroupAnnotation, "scheduling.volcano.sh/group-name"})
     if (const std::string* v = value_of(f.annotations, key); v && group.empty()) group = *v;
   if (!group.empty()) p.group = shared_text(pool, namespace_name + "/" + group);
+  if (!f.scheduling_group.empty()) {
+    if (!group.empty())
+      return make_error(prefix + "spec.schedulingGroup: the pod also names Volcano PodGroup '" + group +
+                        "' in an annotation; a pod belongs to one group");
+    p.group = shared_text(pool, kube::native_group_key("PodGroup", namespace_name, f.scheduling_group));
+  }
+  p.labels = kube::InternedLabels(kube::Labels(f.labels.begin(), f.labels.end()), pool);
   p.request = kube::effective_request(f.resources);
   p.constraints = pools ? pools->constraints(f.constraints) : nullptr;
   if (!p.constraints) {
@@ -390,6 +431,7 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   if (!preemptable) return preemptable.error();
   p.preemptable = *preemptable;
   p.task_role = shared_text(pool, annotation_or_label(f, "volcano.sh/task-spec", &field).value_or(""));
+  if (auto s = add_volumes(p, f, pool); !s) return make_error(prefix + s.message());
   if (!f.scheduled_time.empty())
     if (auto t = kube::parse_rfc3339(f.scheduled_time)) p.scheduled_at = *t;
   if (!p.scheduled_at && !f.start_time.empty())
@@ -464,8 +506,9 @@ std::string PodGroupInfo::phase() const {
 }
 
 bool known_kind(const std::string& kind) {
-  static const std::set<std::string> kinds{"Node", "Pod", "PodGroup", "Queue", "HyperNode", "PriorityClass"};
-  return kinds.count(kind) > 0;
+  static const std::set<std::string> kinds{"Node",          "Pod",      "PodGroup",         "Queue",
+                                           "HyperNode",     "PriorityClass", "CompositePodGroup", "Workload"};
+  return kinds.count(kind) > 0 || StorageObjects::reads(kind);
 }
 
 Status SnapshotBuilder::add(const json& o, const std::string& where) {
@@ -503,8 +546,9 @@ Snapshot SnapshotBuilder::build(TimePoint now) {
     if (p.priority == 0) p.priority = class_value(p.priority_class, 0);
   for (auto& [k, g] : s.podgroups) {
     (void)k;
-    g.priority = class_value(g.priority_class, 0);
+    g.priority = g.explicit_priority.value_or(class_value(g.priority_class, 0));
   }
+  link_composite_groups(s);
   if (!s.queues.count(kDefaultQueue)) s.queues[kDefaultQueue] = QueueInfo{.name = kDefaultQueue};
   // A gang holding a reserved room passes the reserved-room filter where others do not.
   for (auto& p : s.pods)

@@ -19,6 +19,7 @@
 #include "common/keys.h"
 #include "common/result.h"
 #include "common/shared_string.h"
+#include "scheduler/core/storage.h"
 #include "kube/quantity.h"
 #include "kube/reservation.h"
 #include "kube/selector.h"
@@ -66,7 +67,7 @@ struct PodInfo {
   std::string key;                  // "ns/name"
   SharedString namespace_name;
   std::string name;
-  SharedString group;               // PodGroup key "ns/name"; "" for a pod without a group
+  SharedString group;               // PodGroup key "ns/name" (spec.schedulingGroup: kube::native_group_key); "" for none
   kube::ResourceList request;
   std::shared_ptr<const PodConstraints> constraints;   // null: none
   int32_t priority = 0;
@@ -100,6 +101,7 @@ struct PodInfo {
   bool running_member() const { return bound() && !terminating; }
   // Sets spec.nodeName as a binding would: a Pending pod with a node counts as Running.
   void set_node(SharedString node_name);
+  std::shared_ptr<const PodVolumes> volumes;   // claims and inline CSI volumes of spec.volumes; null: none
 };
 
 struct NetworkTopology {
@@ -109,8 +111,21 @@ struct NetworkTopology {
   std::string highest_tier_name;    // highestTierName: resolved against HyperNode spec.tierName
 };
 
+// A rule that splits a job's pods into sub-groups, each placed whole inside one domain:
+// a Volcano subGroupPolicy entry, or the children of a Kubernetes CompositePodGroup.
+struct SubGroupRule {
+  std::string name;
+  NetworkTopology topology;         // Volcano: the sub-group's networkTopology (Mode::None: none)
+  std::string topology_key;         // Kubernetes: the child PodGroup's topology key ("" = none)
+  int32_t size = 1;                 // pods each sub-group needs at once (subGroupSize, minCount)
+  int32_t min_groups = 0;           // sub-groups that must start together (minSubGroups, minGroupCount)
+  std::optional<kube::LabelSelector> selector;   // Volcano: pods it takes (absent: all)
+  std::vector<std::string> match_label_keys;     // Volcano: sub-group = equal values of these labels
+  std::vector<std::string> children;             // Kubernetes: child PodGroup keys (one sub-group each)
+};
+
 struct PodGroupInfo {
-  std::string key;                  // "ns/name"
+  std::string key;                  // "ns/name"; a scheduling.k8s.io group: kube::native_group_key
   std::string queue = kDefaultQueue;
   int32_t min_member = 1;          // absent in the object: 0, as Volcano reads it
   kube::ResourceList min_resources;
@@ -124,6 +139,17 @@ struct PodGroupInfo {
   std::optional<kube::Reservation> reservation;   // weft.dev/reserved-room, written by GangDefragment
   nlohmann::json status = nlohmann::json::object();   // as last written (phase, running, conditions...)
   std::string phase() const;        // status.phase, "Pending" when unset
+  // scheduling.k8s.io groups (PodGroup, CompositePodGroup): Volcano's fields keep their defaults.
+  bool native = false;
+  std::string api_version;          // the condition type kube-scheduler writes depends on it
+  std::string kind = "PodGroup";    // or CompositePodGroup
+  std::string topology_key;         // schedulingConstraints.topology[0].key: the whole group in one domain
+  std::string parent;               // parentCompositePodGroupName, as a group key; "" = a root
+  std::optional<int32_t> explicit_priority;   // spec.priority (else priorityClassName resolves it)
+  bool never_preempts = false;      // preemptionPolicy: Never
+  bool disrupt_all = false;         // disruptionMode.all: its pods are evicted together or not at all
+  std::vector<SubGroupRule> sub_groups;   // subGroupPolicy; a CompositePodGroup: its children
+  std::string pod_index_label;      // annotation weft.dev/pod-index-label: the label holding each pod's rank
 };
 
 struct QueueInfo {
@@ -159,7 +185,9 @@ struct Snapshot {
   std::map<std::string, QueueInfo> queues;           // by name ("default" always present)
   std::vector<HyperNodeInfo> hypernodes;             // empty: derived from node labels
   std::map<std::string, int32_t> priority_classes;
+  std::map<std::string, std::vector<std::string>> workloads;   // scheduling.k8s.io Workloads: key -> template names
   TimePoint now = Clock::now();                      // for the age of load annotations
+  StorageObjects storage;                            // PVs, claims, classes, CSINodes (storage.h)
 };
 
 class DecodePools;

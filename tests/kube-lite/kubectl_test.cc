@@ -227,5 +227,79 @@ TEST(KubeLiteTokens, AgentTokenMayChangeOnlyItsOwnWeftKeys) {
   EXPECT_GT(by_user["admin"], 0);
 }
 
+TEST_F(KubectlTest, ApplyAndGetTheStorageKinds) {
+  write_file(dir_.file("storage.yaml"), R"(apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv-n1}
+spec:
+  capacity: {storage: 10Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  local: {path: /mnt/disk}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [n1]}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  resources: {requests: {storage: 5Gi}}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: n1}
+spec:
+  drivers: [{name: ebs.csi.aws.com, nodeID: i-1, allocatable: {count: 25}}]
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: ebs.csi.aws.com}
+spec: {attachRequired: true}
+)");
+  std::string out = kubectl_ok({"apply", "-f", dir_.file("storage.yaml")});
+  for (const char* created : {"storageclass.storage.k8s.io/local created", "persistentvolume/pv-n1 created",
+                              "persistentvolumeclaim/data created", "csinode.storage.k8s.io/n1 created",
+                              "csidriver.storage.k8s.io/ebs.csi.aws.com created"})
+    EXPECT_NE(out.find(created), std::string::npos) << out;
+  EXPECT_NE(kubectl_ok({"apply", "-f", dir_.file("storage.yaml")}).find("persistentvolume/pv-n1 unchanged"),
+            std::string::npos);
+  json pv = json::parse(kubectl_ok({"get", "pv", "pv-n1", "-o", "json"}));
+  EXPECT_EQ(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+  EXPECT_EQ(pv["status"]["phase"], "Pending");
+  json pvc = json::parse(kubectl_ok({"get", "pvc", "-n", "default", "-o", "json"}));
+  ASSERT_EQ(pvc["items"].size(), 1u);
+  EXPECT_EQ(pvc["items"][0]["spec"]["volumeMode"], "Filesystem");
+  EXPECT_EQ(json::parse(kubectl_ok({"get", "sc", "local", "-o", "json"}))["volumeBindingMode"], "WaitForFirstConsumer");
+  EXPECT_EQ(json::parse(kubectl_ok({"get", "csinodes", "-o", "json"}))["items"][0]["spec"]["drivers"][0]["allocatable"]["count"],
+            25);
+  // The class's binding mode is immutable: the server says so through kubectl.
+  write_file(dir_.file("sc.yaml"), R"(apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: Immediate
+)");
+  auto [code, msg] = api_->kubectl({"apply", "-f", dir_.file("sc.yaml")});
+  EXPECT_NE(code, 0);
+  EXPECT_NE(msg.find("volumeBindingMode: Invalid value: \"Immediate\": field is immutable"), std::string::npos) << msg;
+  // Binding the claim as the PV controller would, through the status subresource.
+  kubectl_ok({"patch", "pvc", "data", "-n", "default", "--type=merge", "-p", R"({"spec":{"volumeName":"pv-n1"}})"});
+  kubectl_ok({"patch", "pvc", "data", "-n", "default", "--subresource=status", "--type=merge", "-p",
+              R"({"status":{"phase":"Bound"}})"});
+  json bound = get(res::persistentvolumeclaims(), "default", "data");
+  EXPECT_EQ(bound["spec"]["volumeName"], "pv-n1");
+  EXPECT_EQ(bound["status"]["phase"], "Bound");
+}
+
 }  // namespace
 }  // namespace weft::kube_lite

@@ -76,7 +76,7 @@ TEST(PodGroup, ErrorsNameTheField) {
        "spec.networkTopology: highestTierAllowed and highestTierName are both set"},
       {{{"networkTopology", {{"highestTierAllowed", -1}}}}, "spec.networkTopology.highestTierAllowed: -1 is below 0"},
       {{{"networkTopology", {{"highestTierAllowed", "2"}}}}, "spec.networkTopology.highestTierAllowed: \"2\" is not an integer"},
-      {{{"networkTopology", {{"highestTierName", "Leaf_1"}}}}, "spec.networkTopology.highestTierName: 'Leaf_1'"},
+      {{{"networkTopology", {{"highestTierName", std::string(254, 'a')}}}}, "spec.networkTopology.highestTierName: longer than 253"},
       {{{"networkTopology", {{"mode", "strict"}}}}, "spec.networkTopology.mode: \"strict\" is not hard or soft"},
       {{{"networkTopology", {{"tier", 1}}}}, "spec.networkTopology.tier: unknown field"},
       {{{"networkTopology", "hard"}}, "spec.networkTopology: \"hard\" is not a map"},
@@ -89,8 +89,12 @@ TEST(PodGroup, ErrorsNameTheField) {
       {{{"minResources", {{"cpu", "lots"}}}}, "spec.minResources: "},
       {{{"queue", ""}}, "spec.queue: '' is not a DNS-1123 subdomain"},
       {{{"queue", 7}}, "spec.queue: 7 is not a string"},
-      {{{"priorityClassName", "High"}}, "spec.priorityClassName: 'High'"},
-      {{{"subGroupPolicy", json::array()}}, "spec.subGroupPolicy: not supported by weft"},
+      {{{"priorityClassName", 7}}, "spec.priorityClassName: 7 is not a string"},
+      {{{"subGroupPolicy", json::object()}}, "spec.subGroupPolicy: not a list"},
+      {{{"subGroupPolicy", json::array({{{"minSubGroups", -1}}})}}, "spec.subGroupPolicy[0].minSubGroups: -1 is below 0"},
+      {{{"subGroupPolicy", json::array({{{"networkTopology", {{"highestTierAllowed", 1}, {"highestTierName", "x"}}}}})}},
+       "spec.subGroupPolicy[0].networkTopology: highestTierAllowed and highestTierName are both set"},
+      {{{"subGroupPolicy", json::array({{{"size", 2}}})}}, "spec.subGroupPolicy[0].size: unknown field"},
   };
   for (const auto& c : cases) {
     auto g = parse_podgroup(group(c.spec));

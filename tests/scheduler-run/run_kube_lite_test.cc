@@ -141,7 +141,8 @@ TEST_P(SameAsSimulate, BindsWhatSimulatePlacesDespiteApiFaults) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, SameAsSimulate,
-                         ::testing::Values("gangs_ib_cluster.yaml", "hard_tier.yaml", "plain_pods.yaml", "queues.yaml"),
+                         ::testing::Values("gangs_ib_cluster.yaml", "hard_tier.yaml", "plain_pods.yaml", "queues.yaml",
+                                           "volumes.yaml"),
                          [](const auto& info) {
                            std::string n = info.param.substr(0, info.param.find('.'));
                            std::replace(n.begin(), n.end(), '-', '_');
@@ -354,6 +355,43 @@ Placements run_as_controller(KubeLite& api, const std::string& path, const Place
 // `simulate` picks (inside one fabric); the test re-creates them pending, as their
 // controller would; they stay pending (their queue is at its share) and the gang binds
 // where `simulate` puts it.
+// kube-scheduler's PreBind through the API, within deploy/scheduler's RBAC: before the
+// pod is bound, the static volume gets the claim's claimRef and the claim to provision
+// gets volume.kubernetes.io/selected-node.
+TEST(SchedulerRun, PreBindWritesTheVolumesClaimRefAndTheClaimsSelectedNode) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  TempDir dir("sched-run-volumes");
+  weft::testing::write_file(dir.file("tokens.json"), tokens_from_deploy_rbac({"sched"}).dump());
+  KubeLite api({.state = scenario("volumes.yaml"), .tokens = dir.file("tokens.json")});
+  ASSERT_EQ(api.error(), "");
+  auto [code, out] = weft::testing::run_command(
+      run_args(api.kubeconfig_for_token("token-sched", "sched"), {"--cycles", "3"}), seconds(60));
+  ASSERT_EQ(code, 0) << out;
+  auto admin = api.client_for_token("token-admin");
+  const Placements placed = api_placements(*admin);
+  EXPECT_EQ(placed.at("default/db-0"), "node-2") << out;
+  EXPECT_EQ(placed.at("default/cache-0"), "node-3") << out;
+  EXPECT_EQ(placed.at("default/scratch-0"), "node-1") << out;
+  auto pv = admin->get(kube::resources::persistentvolumes(), "", "local-node-3");
+  ASSERT_TRUE(pv) << pv.message();
+  EXPECT_EQ((*pv)["spec"]["claimRef"]["name"], "cache-data");
+  EXPECT_EQ((*pv)["spec"]["claimRef"]["namespace"], "default");
+  EXPECT_FALSE((*pv)["spec"]["claimRef"].value("uid", "").empty());
+  auto scratch = admin->get(kube::resources::persistentvolumeclaims(), "default", "scratch");
+  ASSERT_TRUE(scratch) << scratch.message();
+  EXPECT_EQ((*scratch)["metadata"]["annotations"]["volume.kubernetes.io/selected-node"], "node-1");
+  // Each write came before its pod's binding.
+  std::vector<std::string> order;
+  for (const auto& r : api.requests())
+    if (r.value("verb", "") != "GET" && r.value("status", 0) / 100 == 2) order.push_back(r.value("path", ""));
+  auto at = [&](const std::string& tail) {
+    auto it = std::find_if(order.begin(), order.end(), [&](const std::string& p) { return p.ends_with(tail); });
+    return it - order.begin();
+  };
+  EXPECT_LT(at("/persistentvolumes/local-node-3"), at("/pods/cache-0/binding")) << writes_seen_by(api);
+  EXPECT_LT(at("/persistentvolumeclaims/scratch"), at("/pods/scratch-0/binding")) << writes_seen_by(api);
+}
+
 TEST(SchedulerRun, ReclaimInOneFabricEvictsWhatSimulateEvicts) {
   WEFT_SKIP_UNLESS(need_binaries());
   const std::string path = scenario("reclaim_ib.yaml");

@@ -11,6 +11,7 @@
 #include "tools/kube-lite/disruption.h"
 #include "tools/kube-lite/patch.h"
 #include "tools/kube-lite/pod_defaults.h"
+#include "tools/kube-lite/storage.h"
 
 namespace weft::kube_lite {
 
@@ -157,6 +158,28 @@ std::string Registry::new_uid() {
   return buf;
 }
 
+void Registry::default_claim_class(Store::Txn& txn, json& claim) {
+  json& spec = claim["spec"];
+  if (!spec.is_object()) return;
+  const json& annotations = claim["metadata"].value("annotations", json::object());
+  if ((spec.contains("storageClassName") && !spec["storageClassName"].is_null()) ||
+      annotations.contains("volume.beta.kubernetes.io/storage-class"))
+    return;
+  // The newest default class wins, as the DefaultStorageClass admission plugin chooses.
+  std::string chosen, chosen_created;
+  const auto* classes = types_.find("storage.k8s.io", "v1", "storageclasses");
+  txn.scan(classes->id, "", "", [&](const std::string& name, const ObjectPtr& sc) {
+    const json& md = sc->value["metadata"];
+    const json ann = md.value("annotations", json::object());
+    if (ann.value(kDefaultClassAnnotation, "") != "true") return true;
+    std::string created = md.value("creationTimestamp", "");
+    if (chosen.empty() || created > chosen_created || (created == chosen_created && name < chosen))
+      chosen = name, chosen_created = created;
+    return true;
+  });
+  if (!chosen.empty()) spec["storageClassName"] = chosen;
+}
+
 std::string Registry::now() const { return kube::format_rfc3339(std::chrono::system_clock::now()); }
 
 Reply Registry::get(const ResourceType& type, const std::string& ns, const std::string& name) {
@@ -258,6 +281,11 @@ std::optional<ApiError> Registry::prepare_create(Store::Txn& txn, const Resource
     meta["labels"]["kubernetes.io/metadata.name"] = name;
   }
   if (type.has_status && !from_state && type.plural != "nodes" && type.plural != "namespaces") obj.erase("status");
+  if (is_storage_type(type)) {
+    if (type.plural == "persistentvolumeclaims" && !from_state) default_claim_class(txn, obj);
+    default_storage_object(type, obj, from_state);
+    if (auto errors = validate_storage_object(type, obj); !errors.empty()) return invalid_fields(type, name, errors);
+  }
   if (&type == &types_.pods()) {
     if (!obj.contains("spec") || !obj["spec"].is_object() || !obj["spec"].contains("containers") ||
         !obj["spec"]["containers"].is_array() || obj["spec"]["containers"].empty())
@@ -383,6 +411,11 @@ Reply Registry::write_update(Store::Txn& txn, const User& user, const ResourceTy
     int64_t gen = before["metadata"].value("generation", int64_t{1});
     bool spec_changed = before.value("spec", json()) != obj.value("spec", json());
     meta["generation"] = spec_changed ? gen + 1 : gen;
+  }
+  if (is_storage_type(type) && subresource != "status") {
+    default_storage_object(type, obj, /*from_state=*/true);
+    if (auto errors = validate_storage_update(type, before, obj); !errors.empty())
+      return error_reply(invalid_fields(type, name, errors));
   }
   if (&type == &types_.nodes())
     if (auto e = admit_node_change(user, before, obj)) return error_reply(*e);

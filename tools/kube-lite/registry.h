@@ -91,6 +91,8 @@ class Registry {
   Reply write_update(Store::Txn& txn, const User& user, const ResourceType& type, const std::string& key,
                      const ObjectPtr& old, nlohmann::json wanted, const std::string& subresource, bool dry_run);
   void delete_namespace_contents(Store::Txn& txn, const std::string& ns);
+  // The DefaultStorageClass admission plugin, for a claim created without a class.
+  void default_claim_class(Store::Txn& txn, nlohmann::json& claim);
   std::string new_uid();
   std::string now() const;
 

@@ -32,6 +32,11 @@ ResourceTypes::ResourceTypes() {
   add({0, "policy.karmada.io", "v1alpha1", "propagationpolicies", "propagationpolicy", "PropagationPolicy", true, false,
        true, {"pp"}, {}});
   add({0, "batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, true, true, {"vcjob", "vj"}, {}});
+  // Kubernetes' own gang API (KEP-4671, KEP-6012), at the versions weft-scheduler run watches.
+  add({0, "scheduling.k8s.io", "v1beta1", "podgroups", "podgroup", "PodGroup", true, true, false, {}, {}});
+  add({0, "scheduling.k8s.io", "v1beta1", "workloads", "workload", "Workload", true, false, false, {}, {}});
+  add({0, "scheduling.k8s.io", "v1alpha3", "compositepodgroups", "compositepodgroup", "CompositePodGroup", true, true,
+       false, {}, {}});
   // What deploy/ applies (schemas in schemas.cc).
   add({0, "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, false, false, {"sa"}, {}});
   for (auto [plural, kind, namespaced] : {std::tuple<std::string, std::string, bool>{"roles", "Role", true},
@@ -49,6 +54,13 @@ ResourceTypes::ResourceTypes() {
        "ValidatingAdmissionPolicyBinding", false, false, false, {}, {"api-extensions"}});
   add({0, "monitoring.coreos.com", "v1", "podmonitors", "podmonitor", "PodMonitor", true, false, true, {"pmon"},
        {"prometheus-operator"}});
+  // Storage, as kube-scheduler's volume filters read it (storage.h).
+  add({0, "", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", false, true, false, {"pv"}, {}});
+  add({0, "", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, true, false,
+       {"pvc"}, {}});
+  add({0, "storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", false, false, false, {"sc"}, {}});
+  add({0, "storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", false, false, false, {}, {}});
+  add({0, "storage.k8s.io", "v1", "csidrivers", "csidriver", "CSIDriver", false, false, false, {}, {}});
 }
 
 const ResourceType* ResourceTypes::find(const std::string& group, const std::string& version,

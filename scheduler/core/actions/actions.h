@@ -11,6 +11,8 @@ void allocate_action(Session& ssn);
 void backfill_action(Session& ssn);
 void preempt_action(Session& ssn);
 void reclaim_action(Session& ssn);
+void gangpreempt_action(Session& ssn);
+void gangreclaim_action(Session& ssn);
 
 // Allocation of the enqueued jobs' pending pods, queue by queue in queue order (allocate:
 // jobs with pods that request something; backfill: jobs whose pending pods request nothing).

@@ -193,8 +193,33 @@ std::vector<int64_t> room_bound(Session& ssn, VictimFinder& finder, const std::v
 
 namespace {
 
+// A whole bundle: with `whole_gangs` every victim gang the plan takes below its minMember
+// loses the rest of its running pods on `nodes` too (a gang short of its minimum only holds
+// room); a Kubernetes PodGroup with disruptionMode all loses every pod wherever it runs.
+void evict_broken_gangs(Session& ssn, Statement& stmt, EvictKind kind, const Job& job, const std::vector<int>* nodes,
+                        bool whole_gangs) {
+  std::map<int, int> kept;   // victim job -> running pods left after the plan
+  for (int p : stmt.evicted_pods()) {
+    int ji = ssn.job_of_pod[p];
+    auto [it, fresh] = kept.try_emplace(ji, ssn.jobs[ji].occupied());
+    --it->second;
+  }
+  for (auto [ji, left] : kept) {
+    const Job& victim = ssn.jobs[ji];
+    const bool all = victim.group && victim.group->disrupt_all;
+    if (!all && (!whole_gangs || left >= victim.min_member)) continue;
+    for (int p : victim.pods) {
+      int n = ssn.node_of_pod[p];
+      if (n < 0 || ssn.snap.pods[p].terminating || stmt.evicts(p)) continue;
+      if (!all && nodes && !std::binary_search(nodes->begin(), nodes->end(), n)) continue;
+      stmt.evict(p, kind == EvictKind::Preempt ? "Preempted" : "Reclaimed",
+                 reason_for(ssn, kind, victim, job) + (all ? " (disruptionMode all: the whole group)" : " (whole gang: below its minMember)"));
+    }
+  }
+}
+
 // Plans the job's tasks; commits when the job is then pipelined and something was evicted.
-void evict_for(Session& ssn, Job& job, EvictKind kind) {
+void evict_for(Session& ssn, Job& job, EvictKind kind, const EvictOptions& options) {
   std::vector<int> tasks;
   for (int p : job.pending)
     if (ssn.node_of_pod[p] < 0 && !ssn.pipelined_pod[p] && !ssn.snap.pods[p].held_back()) tasks.push_back(p);
@@ -219,6 +244,7 @@ void evict_for(Session& ssn, Job& job, EvictKind kind) {
   if (!worth_planning(nullptr)) return;
   Statement stmt(ssn);
   bool ok = false;
+  const std::vector<int>* planned_nodes = nullptr;
   if (!domain_bound(ssn, job)) {
     ok = plan_in(ssn, finder, tasks, nullptr, stmt);
   } else {
@@ -226,10 +252,12 @@ void evict_for(Session& ssn, Job& job, EvictKind kind) {
     // victims (then the lowest top victim priority, the lower tier, the name) and plan it
     // again for real.
     std::vector<DomainRef> domains = confining_domains(ssn, job);
+    int planned = 0;
     const DomainRef* best = nullptr;
     std::pair<size_t, int> best_cost;   // (victims, their highest priority)
     for (const auto& d : domains) {
       if (!worth_planning(d.nodes)) continue;
+      if (options.max_domains > 0 && planned++ >= options.max_domains) break;
       Statement trial(ssn);
       if (!plan_in(ssn, finder, tasks, d.nodes, trial)) continue;
       std::pair<size_t, int> cost = trial.eviction_cost();
@@ -237,9 +265,10 @@ void evict_for(Session& ssn, Job& job, EvictKind kind) {
       if (!best || std::tie(cost, d.tier, d.name) < std::tie(best_cost, best->tier, best->name))
         best = &d, best_cost = cost;
     }
-    if (best) ok = plan_in(ssn, finder, tasks, best->nodes, stmt);
+    if (best) ok = plan_in(ssn, finder, tasks, best->nodes, stmt), planned_nodes = best->nodes;
   }
   if (!ok) return;
+  evict_broken_gangs(ssn, stmt, kind, job, planned_nodes, options.whole_gangs);
   if (!stmt.has_evictions() || !ssn.job_pipelined(job)) {
     stmt.discard();
     return;
@@ -249,11 +278,12 @@ void evict_for(Session& ssn, Job& job, EvictKind kind) {
 
 }  // namespace
 
-void evict_for_jobs(Session& ssn, EvictKind kind) {
+void evict_for_jobs(Session& ssn, EvictKind kind, EvictOptions options) {
   std::vector<int> order;
   for (size_t i = 0; i < ssn.jobs.size(); ++i) {
     const Job& j = ssn.jobs[i];
     if (!j.blocked.empty() || !j.enqueued || j.pending.empty() || !ssn.queue_of(j)) continue;
+    if (j.group && j.group->never_preempts) continue;   // preemptionPolicy: Never
     if (ssn.job_valid(j) || !ssn.job_starving(j)) continue;
     order.push_back(static_cast<int>(i));
   }
@@ -265,7 +295,9 @@ void evict_for_jobs(Session& ssn, EvictKind kind) {
   for (int ji : order) {
     Job& job = ssn.jobs[ji];
     if (kind == EvictKind::Reclaim && ssn.overused(*ssn.queue_of(job))) continue;
-    evict_for(ssn, job, kind);
+    ssn.whole_gang_victims = options.whole_gangs;
+    evict_for(ssn, job, kind, options);
+    ssn.whole_gang_victims = false;
   }
 }
 

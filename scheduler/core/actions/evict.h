@@ -49,6 +49,15 @@ std::vector<int64_t> room_bound(Session& ssn, VictimFinder& finder, const std::v
 // the lowest top victim priority, the lower tier, the name) and committed when the job
 // is then pipelined. The freed room is held for the rest of the cycle; the pods bind in
 // a later cycle once the victims are gone.
-void evict_for_jobs(Session& ssn, EvictKind kind);
+//
+// The gang actions (gangpreempt, gangreclaim) pass their arguments: at most
+// `max_domains` domains planned per gang (0: all), and `whole_gangs`, where a victim gang
+// of lower priority may be taken below its minMember and is then evicted whole inside the
+// planned node set (Volcano's whole bundle), instead of giving only pods above minMember.
+struct EvictOptions {
+  int max_domains = 0;
+  bool whole_gangs = false;
+};
+void evict_for_jobs(Session& ssn, EvictKind kind, EvictOptions options = {});
 
 }  // namespace weft::scheduler

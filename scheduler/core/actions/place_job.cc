@@ -4,6 +4,7 @@
 // holds every pending pod wins over one that holds only the gang's minimum; among
 // those, the lowest tier, then the plugins' HyperNode order (best fit).
 #include "scheduler/core/actions/place_job.h"
+#include "scheduler/core/actions/place_subgroups.h"
 
 #include <algorithm>
 #include <numeric>
@@ -11,6 +12,7 @@
 
 #include "common/keys.h"
 #include "scheduler/core/framework/domains.h"
+#include "scheduler/core/framework/ranks.h"
 #include "scheduler/core/framework/statement.h"
 
 namespace weft::scheduler {
@@ -83,6 +85,15 @@ bool place_on(Session& ssn, Job& job, const std::vector<int>& tasks, const std::
   if (stmt.allocated() > 0 && ssn.job_ready(job)) return true;
   stmt.discard();
   return false;
+}
+
+// A ranked gang (ranks.h) goes first-fit in rank order over nodes ordered domain by
+// domain, so consecutive ranks share the lowest domain; others take each pod's best node.
+bool place_on_nodes(Session& ssn, Job& job, const std::vector<int>& tasks, const std::vector<int>* nodes,
+                    Statement& stmt, Attempt& a) {
+  if (!ranked(ssn, job)) return place_on(ssn, job, tasks, nodes, false, stmt, a);
+  std::vector<int> order = rank_node_order(ssn, tasks.front(), nodes);
+  return place_on(ssn, job, tasks, &order, true, stmt, a);
 }
 
 struct Candidate {
@@ -240,7 +251,7 @@ bool place_in_domains(Session& ssn, Job& job, const std::vector<int>& tasks, siz
   std::vector<Candidate> cands = candidates_for(ssn, job, tasks, std::max<size_t>(need, 1));
   for (const auto& c : cands) {
     if (!c.fit_all && !c.fit_need) continue;
-    if (place_on(ssn, job, tasks, c.domain.nodes, false, stmt, a)) return true;
+    if (place_on_nodes(ssn, job, tasks, c.domain.nodes, stmt, a)) return true;
   }
   bool soft = g && g->topology.mode == NetworkTopology::Mode::Soft;
   if (soft) {
@@ -260,7 +271,8 @@ bool place_in_domains(Session& ssn, Job& job, const std::vector<int>& tasks, siz
   std::string best_name;
   for (const auto& c : cands)
     if (c.room > best_room) best_room = c.room, best_name = c.domain.name;
-  std::string what = g && g->topology.mode == NetworkTopology::Mode::Hard
+  std::string what = g && !g->topology_key.empty() ? "no single domain of topology key " + g->topology_key
+                     : g && g->topology.mode == NetworkTopology::Mode::Hard
                          ? "no single HyperNode of tier <= " + std::to_string(*highest)
                          : "no single IB cluster (" + std::string(keys::kFabric) + ")";
   constraint_msg = "gang of " + std::to_string(std::max<size_t>(need, 1)) + " pods fits " + what +
@@ -296,11 +308,12 @@ bool place_job(Session& ssn, Job& job, const std::vector<int>& in) {
                                               std::to_string(tasks.size()) + " pending"};
     return false;
   }
+  if (!job.subgroups.empty()) return place_subgroups(ssn, job, tasks);
   Statement stmt(ssn);
   Attempt a;
   std::string constraint_msg;
   bool ok = constrained(ssn, job) ? place_in_domains(ssn, job, tasks, need, stmt, a, constraint_msg)
-                                  : place_on(ssn, job, tasks, nullptr, false, stmt, a);
+                                  : place_on_nodes(ssn, job, tasks, nullptr, stmt, a);
   if (ok) {
     stmt.commit();
     std::erase_if(job.pending, [&](int p) { return ssn.node_of_pod[p] >= 0; });

@@ -9,6 +9,8 @@ void run_action(Action a, Session& ssn) {
     case Action::Backfill: backfill_action(ssn); break;
     case Action::Preempt: preempt_action(ssn); break;
     case Action::Reclaim: reclaim_action(ssn); break;
+    case Action::GangPreempt: gangpreempt_action(ssn); break;
+    case Action::GangReclaim: gangreclaim_action(ssn); break;
   }
 }
 

@@ -11,6 +11,18 @@
 
 namespace weft::scheduler {
 
+// Pods of a job placed whole inside one domain (a Volcano sub-group, or a child PodGroup
+// of a CompositePodGroup); `rule` indexes the job's PodGroupInfo::sub_groups.
+struct SubGroup {
+  std::string name;                   // "<rule>/<label values>", or the child PodGroup's key
+  int rule = 0;
+  std::vector<int> pods;              // every pod of the sub-group
+  int size = 1;                       // pods it needs at once
+  const NetworkTopology* topology = nullptr;   // Volcano: its tier limit; null or Mode::None: none
+  std::string topology_key;           // Kubernetes: a node label its pods share; "" = none
+  const PodGroupInfo* child = nullptr;         // Kubernetes: the child PodGroup
+};
+
 struct Job {
   std::string key;                    // PodGroup key, or the pod key of a pod without a group
   const PodGroupInfo* group = nullptr;
@@ -22,7 +34,7 @@ struct Job {
   std::vector<int> pending;           // pods this scheduler may place
   int bound = 0, succeeded = 0, failed = 0;
   int pipelined = 0;                  // pods holding room freed by evictions this cycle
-  std::map<std::string, int> bound_by_task;   // task role -> bound (for minTaskMember); pods without a role are not counted
+  std::map<std::string, int> bound_by_task;   // task role -> bound (for minTaskMember); "" for pods without a role
   Quantities allocated;
   std::string phase = "Pending";      // Pending | Inqueue | Running | Unknown | Completed
   bool enqueued = false;
@@ -32,6 +44,7 @@ struct Job {
   std::string blocked_reason;         // condition reason for `blocked`
   int evicted_this_cycle = 0;
   bool has_nonbest_effort_pending = false;
+  std::vector<SubGroup> subgroups;    // empty: the job is one unit
 
   int occupied() const { return bound + succeeded; }
 };

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "scheduler/core/framework/session.h"
+#include "scheduler/core/framework/subgroups.h"
 #include "scheduler/core/plugins/registry.h"
 
 namespace weft::scheduler {
@@ -14,15 +15,28 @@ bool ours(const PodInfo& p, const SessionOptions& o) {
          (p.scheduler_name.empty() && o.scheduler_names.count("default-scheduler"));
 }
 
+// The job a pod belongs to: its group, or the CompositePodGroup its group belongs to (the
+// children of a composite are placed together), or the pod itself.
+const std::string& job_key_of(const Snapshot& snap, const PodInfo& pod) {
+  if (pod.group.empty()) return pod.key;
+  auto g = snap.podgroups.find(pod.group);
+  if (g != snap.podgroups.end() && !g->second.parent.empty()) return g->second.parent;
+  return pod.group;
+}
+
 Job new_job(Session& s, const PodInfo& pod, const std::string& key) {
   Job j;
   j.key = key;
   j.priority = pod.priority;
   if (!pod.group.empty()) {
-    auto g = s.snap.podgroups.find(pod.group);
-    if (g == s.snap.podgroups.end()) {
-      j.blocked = "PodGroup " + pod.group + " not found";
+    auto g = s.snap.podgroups.find(key);
+    const bool composite = key != pod.group.str();
+    if (g == s.snap.podgroups.end()) {   // as kube-scheduler, a pod waits for the group it names
+      j.blocked = std::string(composite ? "CompositePodGroup " : "PodGroup ") + key + " not found";
       j.blocked_reason = "PodGroupNotFound";
+    } else if (!g->second.parent.empty()) {
+      j.blocked = "CompositePodGroup " + key + " has a parent: nested CompositePodGroups are not supported by weft";
+      j.blocked_reason = "NotSupported";
     } else {
       j.group = &g->second;
       j.queue = g->second.queue;
@@ -31,6 +45,7 @@ Job new_job(Session& s, const PodInfo& pod, const std::string& key) {
       j.preemptable = g->second.preemptable.value_or(false);
       j.phase = g->second.phase();
       if (j.phase == "Completed") j.phase = "Running";
+      if (g->second.native) j.phase = "Inqueue";   // no enqueue step: kube-scheduler tries a group at once
     }
   } else {
     j.phase = pod.bound() ? "Running" : "Pending";
@@ -61,7 +76,7 @@ void build_jobs(Session& s) {
   for (const auto& [name, q] : snap.queues) s.queues[name].info = &q;
   for (size_t p = 0; p < snap.pods.size(); ++p) {
     const PodInfo& pod = snap.pods[p];
-    const std::string& key = pod.group.empty() ? pod.key : pod.group;
+    const std::string& key = job_key_of(snap, pod);
     auto it = index.find(key);
     if (it == index.end()) {
       it = index.emplace(key, static_cast<int>(s.jobs.size())).first;
@@ -76,7 +91,7 @@ void build_jobs(Session& s) {
       s.node_of_pod[p] = s.node_index(pod.node);   // a terminating pod holds its node until it is gone
       if (!pod.running_member()) continue;
       ++j.bound;
-      if (!pod.task_role.empty()) ++j.bound_by_task[pod.task_role];
+      ++j.bound_by_task[pod.task_role];   // "" is the role of pods without volcano.sh/task-spec
       add(j.allocated, pod.request);
       if (auto* qa = s.queue_of(j)) add(qa->allocated, pod.request);
     } else if (ours(pod, s.opts) && !pod.terminating) {
@@ -85,7 +100,9 @@ void build_jobs(Session& s) {
     }
   }
   for (auto& j : s.jobs) {
+    build_subgroups(s, j);
     if (j.bound > 0 && j.phase == "Pending") j.phase = "Running";
+    if (j.bound > 0 && j.group && j.group->native) j.phase = "Running";
     j.enqueued = j.phase != "Pending";
     if (auto* qa = s.queue_of(j)) {
       add(qa->request, j.allocated);

@@ -93,7 +93,7 @@ void Session::assume(int pod, int node) {
   if (node >= 0) cluster.assume(pod, node);
   Job& j = jobs[job_of_pod[pod]];
   ++j.bound;
-  if (const auto& role = snap.pods[pod].task_role; !role.empty()) ++j.bound_by_task[role];
+  ++j.bound_by_task[snap.pods[pod].task_role];   // "" counts: minTaskMember may name it
   add(j.allocated, snap.pods[pod].request);
   if (auto* q = queue_of(j)) add(q->allocated, snap.pods[pod].request);
   node_of_pod[pod] = node;
@@ -103,7 +103,7 @@ void Session::release(int pod, int node) {
   if (node >= 0) cluster.release(pod, node);
   Job& j = jobs[job_of_pod[pod]];
   --j.bound;
-  if (const auto& role = snap.pods[pod].task_role; !role.empty()) --j.bound_by_task[role];
+  --j.bound_by_task[snap.pods[pod].task_role];
   subtract(j.allocated, snap.pods[pod].request);
   if (auto* q = queue_of(j)) subtract(q->allocated, snap.pods[pod].request);
   node_of_pod[pod] = -1;

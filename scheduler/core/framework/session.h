@@ -133,6 +133,11 @@ class Session {
   int need_of(const Job& j) const;
   // Set by the gang plugin; without it every pod is its own unit.
   std::function<int(const Job&)> need_fn;
+  // Set while gangpreempt / gangreclaim plan with allowWholeBundle: the gang plugin then
+  // lets a lower-priority victim gang go below its minMember (it is evicted whole).
+  bool whole_gang_victims = false;
+  // Domains per topology key (domains.h: key_domains), built on first use.
+  std::map<std::string, std::vector<Domain>> key_domain_cache;
 
   void own(std::unique_ptr<Plugin> plugin) { plugins_.push_back(std::move(plugin)); }
 

@@ -96,3 +96,18 @@ std::pair<size_t, int> Statement::eviction_cost() const {
 }
 
 }  // namespace weft::scheduler
+
+namespace weft::scheduler {
+
+std::vector<int> Statement::evicted_pods() const {
+  std::vector<int> out;
+  for (const auto& e : ops_)
+    if (e.op == Op::Evict) out.push_back(e.pod);
+  return out;
+}
+
+bool Statement::evicts(int pod) const {
+  return std::any_of(ops_.begin(), ops_.end(), [&](const Entry& e) { return e.op == Op::Evict && e.pod == pod; });
+}
+
+}  // namespace weft::scheduler

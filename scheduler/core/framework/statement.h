@@ -32,6 +32,8 @@ class Statement {
   size_t allocated() const;
   // (pods evicted, the highest priority among them): the price of this plan.
   std::pair<size_t, int> eviction_cost() const;
+  std::vector<int> evicted_pods() const;
+  bool evicts(int pod) const;
 
  private:
   enum class Op { Allocate, Pipeline, Evict };

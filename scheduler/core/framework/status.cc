@@ -1,5 +1,6 @@
 // PodGroup status: written only when phase, counts or the condition change, never for a
 // PodGroup without pods. Unschedulable jobs get a condition and an Event naming the filter.
+#include "scheduler/core/framework/native_status.h"
 #include "scheduler/core/framework/session.h"
 
 namespace weft::scheduler {
@@ -37,6 +38,10 @@ void write_statuses(Session& s) {
       if (!pod_why) continue;
       s.out.unschedulable[pod.key] = pod_why->second;
       s.out.unschedulable_reasons[pod.key] = pod_why->first;
+    }
+    if (j.group && j.group->native) {
+      write_native_status(s, j, why);
+      continue;
     }
     if (!j.group) {
       if (why && !j.pending.empty())

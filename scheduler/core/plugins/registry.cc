@@ -16,6 +16,7 @@
 #include "scheduler/core/plugins/proportion/proportion.h"
 #include "scheduler/core/plugins/reserved-room/reserved_room.h"
 #include "scheduler/core/plugins/usage/usage.h"
+#include "scheduler/core/plugins/volumes/volumes.h"
 
 namespace weft::scheduler {
 
@@ -35,6 +36,7 @@ const std::vector<PluginFactory>& plugin_factories() {
       {"usage", make_usage_plugin},
       {"ib-cluster", make_ib_cluster_plugin, /*implicit=*/true},
       {"reserved-room", make_reserved_room_plugin, /*implicit=*/true},
+      {"volumes", make_volumes_plugin, /*implicit=*/true},
   };
   return factories;
 }

@@ -77,6 +77,7 @@ FitResult MemberState::fit(const Gang& gang) {
   g.min_member = gang.replicas;
   g.priority = gang.priority;
   g.topology = gang.topology;
+  g.sub_groups = gang.sub_groups;   // every partition whole in its own domain, or the job is not dispatched
   g.same_ib_cluster = gang.same_ib_cluster;
   // The session sees only nodes that could hold the gang's smallest pod: the others
   // cannot take any of it, and the core's per-session work grows with the nodes.

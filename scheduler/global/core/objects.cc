@@ -248,7 +248,49 @@ Status parse_topology(const json& nt, const std::string& where, Gang& g) {
   return {};
 }
 
-// A Volcano Job: queue, tasks, minAvailable, priority class, network topology.
+// A task's partitionPolicy (Volcano 1.15): validated as Volcano's admission does, then
+// turned into the PodGroup subGroupPolicy entry Volcano's job controller writes (pods of
+// the task, grouped by volcano.sh/partition-id = index / partitionSize), read by the
+// single-cluster builder; the task's pods get those labels.
+Status parse_partitions(const json& task, const std::string& name, int32_t replicas, const std::string& where,
+                        const std::string& field, Gang& g) {
+  const json& pp = at(task, "partitionPolicy");
+  if (pp.is_null()) return {};
+  if (!pp.is_object()) return field_error(where, field, "not a map");
+  for (const auto& [key, v] : pp.items())
+    if (key != "totalPartitions" && key != "partitionSize" && key != "minPartitions" && key != "networkTopology")
+      return field_error(where, field + "." + key,
+                         "unknown field (known: totalPartitions, partitionSize, minPartitions, networkTopology)");
+  auto total = int_field(at(pp, "totalPartitions"), where, field + ".totalPartitions", 0);
+  if (!total) return total.error();
+  auto size = int_field(at(pp, "partitionSize"), where, field + ".partitionSize", 0);
+  if (!size) return size.error();
+  auto min = int_field(at(pp, "minPartitions"), where, field + ".minPartitions", 0);
+  if (!min) return min.error();
+  if (*total < 1) return field_error(where, field + ".totalPartitions", "must be at least 1");
+  if (*size < 1) return field_error(where, field + ".partitionSize", "must be at least 1");
+  if (static_cast<int64_t>(*total) * *size != replicas)
+    return field_error(where, field, "replicas " + std::to_string(replicas) + " are not totalPartitions * partitionSize");
+  json rule = {{"name", name},
+               {"subGroupSize", *size},
+               {"minSubGroups", *min},
+               {"labelSelector", {{"matchLabels", {{"volcano.sh/task-spec", name}}}}},
+               {"matchLabelKeys", json::array({"volcano.sh/partition-id"})}};
+  if (!at(pp, "networkTopology").is_null()) rule["networkTopology"] = at(pp, "networkTopology");
+  SnapshotBuilder builder;
+  json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"},
+             {"metadata", {{"name", "g"}, {"namespace", "n"}}}, {"spec", {{"subGroupPolicy", json::array({rule})}}}};
+  if (auto st = builder.add(pg, where + ": " + field); !st) return st;
+  g.sub_groups.push_back(builder.build().podgroups.at("n/g").sub_groups.front());
+  const size_t first = g.pods.size() - static_cast<size_t>(replicas);
+  for (int32_t i = 0; i < replicas; ++i)
+    g.pods[first + i].labels = kube::InternedLabels(
+        kube::Labels{{"volcano.sh/task-spec", name}, {"volcano.sh/partition-id", std::to_string(i / *size)}}, nullptr);
+  g.signature += "|partitions:" + rule.dump();
+  return {};
+}
+
+// A Volcano Job: queue, tasks, minAvailable, priority class, network topology, partitions.
 Status parse_vcjob(const json& spec, const std::string& ns, const std::string& where, Gang& g, std::string& priority_class) {
   auto queue = string_field(at(spec, "queue"), where, "spec.queue");
   if (!queue) return queue.error();
@@ -263,6 +305,7 @@ Status parse_vcjob(const json& spec, const std::string& ns, const std::string& w
     auto name = string_field(at(tasks[i], "name"), where, f + ".name");
     if (!name) return name.error();
     if (auto st = add_pods(g, at(tasks[i], "template"), *n, *name, ns, where, f + ".template"); !st) return st;
+    if (auto st = parse_partitions(tasks[i], *name, *n, where, f + ".partitionPolicy", g); !st) return st;
   }
   auto min = int_field(at(spec, "minAvailable"), where, "spec.minAvailable", g.replicas);
   if (!min) return min.error();

@@ -47,6 +47,7 @@ struct Gang {
   int32_t replicas = 0;
   int32_t priority = 0;
   NetworkTopology topology;
+  std::vector<SubGroupRule> sub_groups;   // tasks' partitionPolicy, as Volcano's controller writes it on the PodGroup
   bool same_ib_cluster = false;
   std::vector<PodInfo> pods;        // one per replica, pending, group "<ns>/weft-global"
   std::vector<std::string> tasks;   // task name per pod ("" outside Volcano Jobs)

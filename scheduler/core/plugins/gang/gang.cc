@@ -1,4 +1,5 @@
-// gang: a job runs when minMember pods (and minTaskMember per task role) run at once.
+// gang: a job runs when minMember pods (and minTaskMember per task role, and minSubGroups
+// sub-groups of their size) run at once.
 // Registers job order (jobs not yet ready first), job valid, ready, pipelined and
 // starving, and victim rules that never take a job below minMember.
 #include "scheduler/core/plugins/gang/gang.h"
@@ -6,6 +7,8 @@
 #include <algorithm>
 #include <map>
 
+#include "scheduler/core/framework/ranks.h"
+#include "scheduler/core/framework/subgroups.h"
 #include "scheduler/core/plugins/plugin_makers.h"
 
 namespace weft::scheduler {
@@ -47,6 +50,7 @@ class Gang : public OptionPlugin {
                std::to_string(valid) + " running or pending";
       if (missing_role_pods(j, ssn, true) > 0)
         return "gang needs every task role's minTaskMember; some role has too few pods";
+      if (auto why = subgroups_invalid(ssn, j)) return "gang " + *why;
       return std::nullopt;
     });
     ssn.add_job_order(opt_, [](const Job& a, const Job& b) {
@@ -54,21 +58,32 @@ class Gang : public OptionPlugin {
       if (ra == rb) return 0;
       return ra ? 1 : -1;
     });
-    ssn.add_job_ready(opt_, [&ssn](const Job& j) {
-      return j.occupied() >= j.min_member && missing_role_pods(j, ssn, false) == 0;
+    // Ranked pods of one job go in rank order (ranks.h), so consecutive ranks land together.
+    ssn.add_task_order(opt_, [&ssn](int a, int b) {
+      if (ssn.job_of_pod[a] != ssn.job_of_pod[b]) return 0;
+      const Job& j = ssn.jobs[ssn.job_of_pod[a]];
+      auto ra = rank_of(ssn.snap.pods[a], j.group), rb = rank_of(ssn.snap.pods[b], j.group);
+      if (!ra || !rb || *ra == *rb) return 0;
+      return *ra < *rb ? -1 : 1;
     });
-    ssn.add_job_pipelined(opt_, [](const Job& j, std::string*) {
-      return j.occupied() + j.pipelined >= j.min_member ? 1 : -1;
+    ssn.add_job_ready(opt_, [&ssn](const Job& j) {
+      return j.occupied() >= j.min_member && missing_role_pods(j, ssn, false) == 0 && subgroups_ready(ssn, j, false);
+    });
+    ssn.add_job_pipelined(opt_, [&ssn](const Job& j, std::string*) {
+      return j.occupied() + j.pipelined >= j.min_member && subgroups_ready(ssn, j, true) ? 1 : -1;
     });
     ssn.add_job_starving(opt_, [](const Job& j) { return j.occupied() + j.pipelined < j.min_member; });
-    auto victims = [&ssn](int, const std::vector<int>& candidates) -> std::optional<std::vector<int>> {
+    auto victims = [&ssn](int preemptor, const std::vector<int>& candidates) -> std::optional<std::vector<int>> {
       std::map<int, int> occupied;   // victim job -> pods it would keep
       std::vector<int> out;
+      const int preemptor_priority = ssn.jobs[ssn.job_of_pod[preemptor]].priority;
       for (int v : candidates) {
         int ji = ssn.job_of_pod[v];
         const Job& vj = ssn.jobs[ji];
         auto [it, fresh] = occupied.try_emplace(ji, vj.occupied());
-        if (it->second > vj.min_member) {   // Volcano: only a job above minMember gives up pods
+        // Volcano: only a job above minMember gives up pods; the gang actions with
+        // allowWholeBundle also take a lower-priority gang whole.
+        if (it->second > vj.min_member || (ssn.whole_gang_victims && vj.priority < preemptor_priority)) {
           --it->second;
           out.push_back(v);
         }

@@ -1,0 +1,120 @@
+// The descheduler's plugin interface, in the Kubernetes descheduler's shape: a profile
+// runs its Deschedule plugins (each evicts what breaks one rule on a set of nodes), then
+// its Balance plugins (each moves pods across nodes). Plugins never evict by themselves:
+// they ask the Evictor, which owns every eviction rule (the DefaultEvictor's filters,
+// PodDisruptionBudgets, a gang's minMember, the fabric or tier domain, cooldown, nodeFit
+// and the maxNoOfPodsToEvict* limits) and records what it allowed in the cycle's plan.
+//
+// Plugins see the cluster read-only and refer to pods and nodes by their index in
+// Cluster::pods and Cluster::nodes. Nothing here does I/O: a plugin plans, the binary
+// carries the plan out.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "descheduler/core/cluster.h"
+#include "descheduler/core/load.h"
+#include "descheduler/core/planner.h"
+#include "descheduler/core/policy.h"
+#include "descheduler/core/state.h"
+
+namespace weft::descheduler::framework {
+
+// One eviction a plugin asks for.
+struct EvictionRequest {
+  int pod = -1;                    // Cluster::pods index
+  // The node the plugin planned the pod to go back to (Balance plugins that pick one), or
+  // -1: the evictor then needs some node in the pod's domain that takes it (with nodeFit).
+  int target = -1;
+  std::string reason;              // shown in the plan, e.g. "high-load: cpu 91.0% > 80.0%"
+  std::string plugin;              // the asking plugin's name (upstream's StrategyName)
+  // The load the move carries (millicores, millibytes), remembered on the target for one
+  // window; sized_by: "usage" (a fresh per-pod reading) or "requests".
+  double cpu = 0, memory = 0;
+  std::string sized_by = "requests";
+};
+
+// The one evictor of a cycle (the DefaultEvictor). Reasons are the plan's skip reasons
+// (docs/descheduler.md): "" means yes.
+class Evictor {
+ public:
+  virtual ~Evictor() = default;
+
+  // Filter: may this pod be evicted at all, whatever else is planned (mirror, terminating,
+  // DaemonSet, bare, system-critical, priorityThreshold, PVC, local storage, no PDB,
+  // labelSelector, namespaces, minReplicas, minPodAge; the evict annotation lifts the
+  // upstream ones). Plugins use it to pick candidates.
+  virtual std::string filter(int pod) const = 0;
+
+  // PreEvictionFilter: may it be evicted now, given the evictions already allowed this
+  // cycle: the limits, cooldown, the gang kept at minMember (under either group key),
+  // the PodDisruptionBudgets (a pod under two is refused, as the Eviction API does), and
+  // with target -1 and nodeFit, some other ready node in its domain takes it.
+  virtual std::string pre_eviction_filter(int pod, int target = -1) const = 0;
+
+  // Could `node` take the pod back: in the pod's fabric or tier domain ("topology") and,
+  // with nodeFit, the pod fits there with this cycle's moves counted ("node-fit").
+  virtual std::string target_blocker(int pod, int node) const = 0;
+
+  // Checks filter, pre_eviction_filter and the target, then records the eviction in the
+  // plan and counts it (limits, budgets, gang, the target's room). Returns "" when
+  // evicted, else the reason, which is recorded as the pod's skip.
+  virtual std::string evict(const EvictionRequest& request) = 0;
+
+  // Upstream's limit errors: a plugin stops on a node (or the whole cycle) when reached.
+  virtual bool node_limit_reached(int node) const = 0;
+  virtual bool total_limit_reached() const = 0;
+};
+
+// What a plugin gets for one cycle.
+class Handle {
+ public:
+  virtual ~Handle() = default;
+  virtual const Cluster& cluster() const = 0;
+  virtual Evictor& evictor() = 0;
+  virtual TimePoint now() const = 0;
+  // The measured load (metricsProviders / LoadAware.metrics); empty when none is read.
+  virtual const LoadReport& load() const = 0;
+  // What earlier cycles remembered: resting sources, moved workloads, arrivals.
+  virtual const DeschedulerState& state() const = 0;
+  // A candidate the plugin itself decided to leave (e.g. "source-resting", "no-target").
+  virtual void skip(int pod, const std::string& reason) = 0;
+  // A cycle-level remark for the log and the plan's notes.
+  virtual void note(const std::string& text) = 0;
+  // The node verdicts a Balance plugin classified (shown in the plan); the others are its own.
+  virtual Plan& plan() = 0;
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string name() const = 0;
+};
+
+// Evicts pods that break this plugin's rule, node by node (RemoveDuplicates, PodLifeTime, ...).
+class DeschedulePlugin : public virtual Plugin {
+ public:
+  // nodes: Cluster::nodes indices the profile acts on (top-level nodeSelector applied).
+  // An error is logged and the profile goes on, as upstream.
+  virtual Status deschedule(const std::vector<int>& nodes, Handle& handle) = 0;
+};
+
+// Moves pods across nodes (LowNodeUtilization, LoadAware, GangDefragment, ...).
+class BalancePlugin : public virtual Plugin {
+ public:
+  virtual Status balance(const std::vector<int>& nodes, Handle& handle) = 0;
+};
+
+// One profile: its Deschedule plugins run first, then its Balance plugins, in the order
+// the policy enables them, under one evictor made from the profile's DefaultEvictor args.
+struct Profile {
+  std::string name;
+  EvictorArgs evictor;
+  std::vector<std::unique_ptr<DeschedulePlugin>> deschedule;
+  std::vector<std::unique_ptr<BalancePlugin>> balance;
+};
+
+}  // namespace weft::descheduler::framework

@@ -1,0 +1,177 @@
+#include "scheduler/core/actions/place_subgroups.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "scheduler/core/framework/domains.h"
+#include "scheduler/core/framework/ranks.h"
+#include "scheduler/core/framework/statement.h"
+#include "scheduler/core/framework/subgroups.h"
+
+namespace weft::scheduler {
+namespace {
+
+struct Area {
+  std::string name;
+  int tier = 0;
+  std::vector<int> nodes;   // ascending
+};
+
+std::vector<int> every_node(Session& ssn) {
+  std::vector<int> out(ssn.cluster.node_count());
+  std::iota(out.begin(), out.end(), 0);
+  return out;
+}
+
+std::vector<int> intersect(const std::vector<int>& a, const std::vector<int>& b) {
+  std::vector<int> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+// Free capacity of the resource the pod asks most of, summed over the area (best fit: least first).
+int64_t free_for(Session& ssn, int pod, const std::vector<int>& nodes) {
+  const auto& req = ssn.cluster.request(pod);
+  int dim = 0;
+  for (int d = 0; d < ssn.cluster.dims(); ++d)
+    if (req[d] > req[dim] && ssn.cluster.dim_name(d) != "pods") dim = d;
+  int64_t sum = 0;
+  for (int n : nodes) sum += ssn.cluster.free(n, dim);
+  return sum;
+}
+
+void best_fit_first(Session& ssn, int pod, std::vector<Area>& areas) {
+  std::vector<int64_t> free(areas.size());
+  for (size_t i = 0; i < areas.size(); ++i) free[i] = free_for(ssn, pod, areas[i].nodes);
+  std::vector<size_t> order(areas.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::tie(areas[a].tier, free[a], areas[a].name) < std::tie(areas[b].tier, free[b], areas[b].name);
+  });
+  std::vector<Area> sorted;
+  for (size_t i : order) sorted.push_back(std::move(areas[i]));
+  areas = std::move(sorted);
+}
+
+// Where a sub-group may go inside `outer`: its own domains (topology key, or HyperNodes up
+// to its highest tier) cut to `outer` and holding its bound pods; else `outer` itself.
+std::vector<Area> inner_areas(Session& ssn, const SubGroup& g, const Area& outer) {
+  std::vector<Area> out;
+  auto add = [&](const std::string& name, int tier, const std::vector<int>& nodes) {
+    Area a{name, tier, intersect(nodes, outer.nodes)};
+    for (int p : g.pods)
+      if (int n = ssn.node_of_pod[p]; n >= 0 && !std::binary_search(a.nodes.begin(), a.nodes.end(), n)) return;
+    if (!a.nodes.empty()) out.push_back(std::move(a));
+  };
+  if (!g.topology_key.empty()) {
+    for (const auto& d : key_domains(ssn, g.topology_key)) add(d.name, d.tier, d.nodes);
+  } else if (g.topology && g.topology->mode != NetworkTopology::Mode::None) {
+    auto highest = highest_tier_of(ssn, *g.topology);
+    if (highest)
+      for (const auto& d : ssn.topo().domains)
+        if (d.tier <= *highest) add(d.name, d.tier, d.nodes);
+    if (g.topology->mode == NetworkTopology::Mode::Soft) out.push_back(outer);   // soft: the job's area at worst
+  } else {
+    out.push_back(outer);
+  }
+  return out;
+}
+
+int first_fit(Session& ssn, int pod, const std::vector<int>& order) {
+  const StaticFilter& f = ssn.cluster.filter_for(pod);
+  for (int n : order)
+    if (!f.reject[n] && ssn.cluster.fits(pod, n)) return n;
+  return -1;
+}
+
+// Places the sub-group's pending pods whole (its size reached) in the first area that
+// takes them; the placements join `stmt`.
+bool place_group(Session& ssn, Job& job, const SubGroup& g, const std::vector<int>& tasks, const Area& outer,
+                 Statement& stmt) {
+  const int have = subgroup_occupied(ssn, g, true);
+  if (tasks.empty()) return have >= g.size;
+  std::vector<Area> areas = inner_areas(ssn, g, outer);
+  best_fit_first(ssn, tasks.front(), areas);
+  QueueAccount* q = ssn.queue_of(job);
+  const bool by_rank = ranked(ssn, job);
+  for (const auto& area : areas) {
+    Statement trial(ssn);
+    int placed = 0;
+    const std::vector<int> order = by_rank ? rank_node_order(ssn, tasks.front(), &area.nodes) : std::vector<int>{};
+    for (int t : tasks) {
+      if (q && !ssn.allocatable(*q, t)) continue;
+      int node = by_rank ? first_fit(ssn, t, order) : ssn.cluster.best_node(t, &area.nodes, nullptr);
+      if (node < 0) continue;
+      trial.allocate(t, node);
+      ++placed;
+    }
+    if (have + placed >= g.size) {
+      stmt.merge(trial);
+      return true;
+    }
+    trial.discard();
+  }
+  return false;
+}
+
+std::vector<Area> outer_areas(Session& ssn, Job& job) {
+  std::vector<Area> out;
+  if (constrained(ssn, job)) {
+    for (const auto& d : allowed_domains(ssn, job)) out.push_back({d.name, d.tier, *d.nodes});
+    if (job.group && job.group->topology.mode == NetworkTopology::Mode::Soft) out.push_back({"", 99, every_node(ssn)});
+  } else {
+    out.push_back({"", 0, every_node(ssn)});
+  }
+  return out;
+}
+
+}  // namespace
+
+bool place_subgroups(Session& ssn, Job& job, const std::vector<int>& in) {
+  std::vector<char> pending(ssn.snap.pods.size(), 0);
+  for (int t : in)
+    if (ssn.node_of_pod[t] < 0 && !ssn.pipelined_pod[t]) pending[t] = 1;
+  std::vector<char> grouped(ssn.snap.pods.size(), 0);
+  std::vector<std::vector<int>> tasks(job.subgroups.size());
+  for (size_t i = 0; i < job.subgroups.size(); ++i)
+    for (int p : job.subgroups[i].pods) {
+      grouped[p] = 1;
+      if (pending[p]) tasks[i].push_back(p);
+    }
+  std::vector<int> loose;   // pods no sub-group takes: anywhere in the job's area
+  for (int t : in)
+    if (pending[t] && !grouped[t]) loose.push_back(t);
+  std::vector<Area> outers = outer_areas(ssn, job);
+  if (!outers.empty() && !in.empty()) best_fit_first(ssn, in.front(), outers);
+  int best_groups = -1;
+  for (const auto& outer : outers) {
+    Statement stmt(ssn);
+    int groups = 0;
+    for (size_t i = 0; i < job.subgroups.size(); ++i) groups += place_group(ssn, job, job.subgroups[i], tasks[i], outer, stmt);
+    QueueAccount* q = ssn.queue_of(job);
+    for (int t : loose) {
+      if (q && !ssn.allocatable(*q, t)) continue;
+      int node = ssn.cluster.best_node(t, &outer.nodes, nullptr);
+      if (node >= 0) stmt.allocate(t, node);
+    }
+    if (stmt.allocated() > 0 && ssn.job_ready(job)) {
+      stmt.commit();
+      std::erase_if(job.pending, [&](int p) { return ssn.node_of_pod[p] >= 0; });
+      if (job.enqueued && job.phase != "Running" && job.occupied() >= job.min_member) job.phase = "Running";
+      job.unschedulable.reset();
+      return true;
+    }
+    best_groups = std::max(best_groups, groups);
+    stmt.discard();
+  }
+  std::string msg = std::to_string(job.subgroups.size()) + " sub-groups, at most " + std::to_string(std::max(best_groups, 0)) +
+                    " fit whole in one " + (constrained(ssn, job) ? "domain of the job" : "cluster");
+  if (auto why = subgroups_invalid(ssn, job)) msg += "; " + *why;
+  for (size_t r = 0; job.group && r < job.group->sub_groups.size(); ++r)
+    if (job.group->sub_groups[r].min_groups > 0)
+      msg += "; '" + job.group->sub_groups[r].name + "' needs " + std::to_string(job.group->sub_groups[r].min_groups);
+  job.unschedulable = {"NotEnoughResources", msg};
+  return false;
+}
+
+}  // namespace weft::scheduler
