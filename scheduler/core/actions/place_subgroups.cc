@@ -80,7 +80,7 @@ std::vector<Area> inner_areas(Session& ssn, const SubGroup& g, const Area& outer
 int first_fit(Session& ssn, int pod, const std::vector<int>& order) {
   const StaticFilter& f = ssn.cluster.filter_for(pod);
   for (int n : order)
-    if (!f.reject[n] && ssn.cluster.fits(pod, n)) return n;
+    if (!f.reject[n] && ssn.cluster.fits_now(pod, n)) return n;
   return -1;
 }
 

@@ -25,11 +25,14 @@ constexpr const char* kPodAffinity = "predicate.PodAffinityEnable";
 constexpr const char* kPodTopologySpread = "predicate.PodTopologySpreadEnable";
 constexpr const char* kCache = "predicate.CacheEnable";
 
-// Volcano's defaults for the switches weft honours both ways.
+// Volcano's defaults for the switches weft honours both ways. The volume switches are
+// applied by the volumes plugin, which reads them from this plugin's arguments.
 const std::map<std::string, bool>& honoured_switches() {
-  static const std::map<std::string, bool> defaults{{kNodeAffinity, true},     {kTaintToleration, true},
-                                                    {kNodePorts, true},        {kPodAffinity, true},
-                                                    {kPodTopologySpread, true}, {kCache, false}};
+  static const std::map<std::string, bool> defaults{
+      {kNodeAffinity, true},        {kTaintToleration, true},          {kNodePorts, true},
+      {kPodAffinity, true},         {kPodTopologySpread, true},        {kCache, false},
+      {"predicate.VolumeBindingEnable", true}, {"predicate.VolumeZoneEnable", true},
+      {"predicate.NodeVolumeLimitsEnable", true}};
   return defaults;
 }
 
@@ -63,9 +66,7 @@ class Predicates : public OptionPlugin {
 };
 
 Status check_argument(const std::string& k, const nlohmann::json& v, std::map<std::string, bool>& on) {
-  static const std::set<std::string> not_built{"predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
-                                               "predicate.VolumeBindingEnable",
-                                               "predicate.DynamicResourceAllocationEnable"};
+  static const std::set<std::string> not_built{"predicate.DynamicResourceAllocationEnable"};
   static const std::set<std::string> extras_off{"predicate.GPUSharingEnable", "predicate.GPUNumberEnable",
                                                 "predicate.ProportionalEnable"};
   if (k == "predicate.resources" || k.rfind("predicate.resources.", 0) == 0) {
