@@ -2,22 +2,21 @@
 
 #include <malloc.h>
 
-#include <csignal>
 #include <cstdlib>
 #include <fstream>
-#include <pthread.h>
 #include <sstream>
 #include <unistd.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <mutex>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/daemon_http.h"
 #include "common/log.h"
+#include "common/signals.h"
 #include "kube/client/client.h"
 #include "kube/client/config.h"
 #include "kube/client/leader_election.h"
@@ -67,6 +66,11 @@ void app::add_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   run->add_option("--log-level", o.log_level, "trace|debug|info|warn|error")->capture_default_str();
   run->add_option("--metrics-listen", o.metrics_listen, "host:port for /metrics, /healthz, /readyz ('' = off)");
+  run->add_option("--gang-repair-timeout", o.gang_repair_timeout,
+                  "a gang left below minMember with running members (after a crash, a lost node or member) is "
+                  "completed in its domain first, else its members are evicted this long after its newest binding "
+                  "(0: never)")
+      ->capture_default_str();
   run->callback([options, &exit_code] { exit_code = run_scheduler(*options); });
 }
 
@@ -120,54 +124,8 @@ std::string default_identity() {
   return env_or("POD_NAME", std::string(host) + "_" + std::to_string(getpid()));
 }
 
-// SIGTERM/SIGINT end the run: a thread waits for them and wakes the loop.
-class StopSignal {
- public:
-  StopSignal() {
-    sigemptyset(&signals_);
-    sigaddset(&signals_, SIGTERM);
-    sigaddset(&signals_, SIGINT);
-    sigaddset(&signals_, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);   // inherited by every thread started later
-    waiter_ = std::thread([this] {
-      int sig = 0;
-      sigwait(&signals_, &sig);
-      if (sig == SIGUSR1) return;   // our own wake-up at exit
-      spdlog::info("{}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-      stop();
-    });
-  }
-  ~StopSignal() {
-    stop();
-    pthread_kill(waiter_.native_handle(), SIGUSR1);
-    waiter_.join();
-  }
-  void stop() {
-    {
-      std::lock_guard lock(mu_);
-      stopped_ = true;
-    }
-    cv_.notify_all();
-  }
-  void wake() { cv_.notify_all(); }
-  bool stopped() const { return stopped_.load(); }
-  // Sleeps up to d or until stopped/woken; true when not stopped.
-  bool sleep(milliseconds d, const std::function<bool()>& until = nullptr) {
-    std::unique_lock lock(mu_);
-    cv_.wait_for(lock, d, [&] { return stopped_.load() || (until && until()); });
-    return !stopped_;
-  }
-
- private:
-  sigset_t signals_;
-  std::thread waiter_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::atomic<bool> stopped_{false};
-};
-
 struct Timings {
-  milliseconds period, lease_duration, renew_deadline, retry_period;
+  milliseconds period, lease_duration, renew_deadline, retry_period, gang_repair_timeout{0};
 };
 
 Result<Timings> parse_timings(const RunOptions& o) {
@@ -181,6 +139,11 @@ Result<Timings> parse_timings(const RunOptions& o) {
     auto d = parse_period(flag, *text);
     if (!d) return d.error();
     *into = *d;
+  }
+  if (o.gang_repair_timeout != "0") {
+    auto d = parse_period("--gang-repair-timeout", o.gang_repair_timeout);
+    if (!d) return d.error();
+    t.gang_repair_timeout = *d;
   }
   if (t.renew_deadline >= t.lease_duration) {
     return make_error("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration");
@@ -253,17 +216,23 @@ int run_scheduler(const RunOptions& o) {
   spdlog::info("scheduling pods with schedulerName {} via {} ({})", o.scheduler_name, api.address(),
                api_config->source);
 
-  StopSignal stop;
+  StopSignal stop;   // common/signals.h: SIGTERM/SIGINT, SIGPIPE ignored
   RunMetrics metrics(WEFT_VERSION);
   // /healthz fails when the leader finished no cycle for 10 periods (at least 60 s).
-  RunHttpServer http(metrics, std::max(milliseconds(60000), timings->period * 10));
+  const milliseconds stall = std::max(milliseconds(60000), timings->period * 10);
+  DaemonHttpServer http({.metrics = [&metrics] { return metrics.text(); },
+                         .healthy = [&metrics, stall] {
+                           return ProbeResult{metrics.healthy(stall), "no scheduling cycle finished recently"};
+                         },
+                         .ready = [&metrics] { return ProbeResult{metrics.ready(), "caches not synced yet"}; }});
   if (!o.metrics_listen.empty()) {
-    auto port = http.start(o.metrics_listen);
+    auto address = parse_listen_address(o.metrics_listen, "--metrics-listen");
+    auto port = address ? http.start(*address, "--metrics-listen") : Result<int>(address.error());
     if (!port) {
       spdlog::error("run: {}", port.message());
       return 2;
     }
-    spdlog::info("metrics on http://{}:{}/metrics", o.metrics_listen.substr(0, o.metrics_listen.rfind(':')), *port);
+    spdlog::info("metrics on http://{}:{}/metrics", address->host, *port);
   }
   ClusterCache cache(api);
   (void)cache.start();
@@ -302,6 +271,7 @@ int run_scheduler(const RunOptions& o) {
   DecisionApplier applier(writer, apply_options);
   SessionOptions session;
   session.scheduler_names = {o.scheduler_name};
+  session.gang_repair_timeout = timings->gang_repair_timeout;
   SchedulerLoop loop(cache, applier, *config, session, /*pipelined=*/o.bind_concurrency > 1);
   loop.set_metrics(&metrics);
 
@@ -317,7 +287,7 @@ int run_scheduler(const RunOptions& o) {
       break;
     }
     if (!leading || !cache.synced()) {
-      stop.sleep(milliseconds(100), [&] { return lost.load(); });
+      stop.sleep_for(milliseconds(100), [&] { return lost.load(); });
       continue;
     }
     if (!announced_sync) {
@@ -329,8 +299,9 @@ int run_scheduler(const RunOptions& o) {
     if (auto done = loop.run_cycle(); done.complete) log_cycle(++logged, done);
     if (o.cycles > 0 && cycles >= o.cycles) break;
     auto left = timings->period - std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
-    if (left.count() > 0) stop.sleep(left, [&] { return lost.load(); });
+    if (left.count() > 0) stop.sleep_for(left, [&] { return lost.load(); });
   }
+  if (stop.signal()) spdlog::info("{}: stopping", stop.signal() == SIGTERM ? "SIGTERM" : "SIGINT");
   if (auto done = loop.finish(); done.complete) log_cycle(++logged, done);
   if (elector) {
     elector->stop();

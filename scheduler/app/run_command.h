@@ -35,6 +35,9 @@ struct RunOptions {
   size_t event_queue = 1000;            // Events waiting to be posted; more are dropped (client-go's broadcaster queues 1,000)
   std::string log_level = "info";
   std::string metrics_listen;           // host:port for /metrics, /healthz, /readyz; "" = off
+  // A gang left below minMember with running members is completed in its domain, else
+  // taken back this long after its newest binding ("0": never taken back).
+  std::string gang_repair_timeout = "60s";
 };
 
 // Runs until --cycles are done or SIGTERM/SIGINT; returns the process exit code

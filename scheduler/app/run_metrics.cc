@@ -3,7 +3,6 @@
 #include <optional>
 #include <sstream>
 
-#include <httplib.h>
 #include <prometheus/text_serializer.h>
 
 #include "kube/quantity.h"
@@ -107,6 +106,11 @@ RunMetrics::RunMetrics(const std::string& version)
                   .Help("Scheduling cycles run by this replica")
                   .Register(*registry_)
                   .Add({})),
+      gang_repairs_(prometheus::BuildCounter()
+                        .Name("weft_scheduler_gang_repairs_total")
+                        .Help("Gangs found below minMember with running members: completed in their domain, or "
+                              "undone (members evicted) after --gang-repair-timeout")
+                        .Register(*registry_)),
       pending_(prometheus::BuildGauge()
                    .Name("weft_scheduler_pending_pods")
                    .Help("Pods of this scheduler without a node at the start of the last cycle")
@@ -139,6 +143,7 @@ RunMetrics::RunMetrics(const std::string& version)
       .Register(*registry_)
       .Add({{"version", version}})
       .Set(1);
+  for (const char* result : {"completed", "undone"}) gang_repairs_.Add({{"result", result}});
 }
 
 void RunMetrics::observe_cycle(const Snapshot& snapshot, const Decisions& decisions, const ApplyReport& report,
@@ -171,6 +176,14 @@ void RunMetrics::observe_cycle(const Snapshot& snapshot, const Decisions& decisi
   for (auto it = gangs_started_.begin(); it != gangs_started_.end();)
     it = snapshot.podgroups.count(it->first) ? std::next(it) : gangs_started_.erase(it);
 
+  // Counted once the API took it: a completion when its bindings landed, an undo when
+  // one of its members' evictions did.
+  std::set<std::string> gangs_evicted;
+  for (const auto& pod : report.evicted)
+    if (auto g = group_of.find(pod); g != group_of.end() && !g->second.empty()) gangs_evicted.insert(g->second);
+  for (const auto& r : decisions.gang_repairs)
+    if ((r.result == "completed" ? gangs_bound : gangs_evicted).count(r.podgroup))
+      gang_repairs_.Add({{"result", r.result}}).Increment();
   std::map<std::string, std::string> action_of;
   for (const auto& e : decisions.evictions) action_of[e.pod] = eviction_action(e.reason);
   for (const auto& pod : report.evicted) {
@@ -251,50 +264,6 @@ std::string RunMetrics::text() const {
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, registry_->Collect());
   return out.str();
-}
-
-RunHttpServer::RunHttpServer(const RunMetrics& metrics, std::chrono::milliseconds stall)
-    : metrics_(metrics), stall_(stall), server_(std::make_unique<httplib::Server>()) {}
-
-RunHttpServer::~RunHttpServer() { stop(); }
-
-Result<int> RunHttpServer::start(const std::string& listen) {
-  const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) return make_error("--metrics-listen '" + listen + "': want HOST:PORT");
-  std::string host = listen.substr(0, colon);
-  if (host.empty()) host = "0.0.0.0";
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  int port = 0;
-  try {
-    size_t used = 0;
-    port = std::stoi(listen.substr(colon + 1), &used);
-    if (used != listen.size() - colon - 1 || port < 0 || port > 65535) throw std::out_of_range("port");
-  } catch (const std::exception&) {
-    return make_error("--metrics-listen '" + listen + "': bad port");
-  }
-  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_.text(), "text/plain; version=0.0.4; charset=utf-8");
-  });
-  server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-    const bool ok = metrics_.healthy(stall_);
-    res.status = ok ? 200 : 503;
-    res.set_content(ok ? "ok\n" : "no scheduling cycle finished recently\n", "text/plain");
-  });
-  server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-    const bool ok = metrics_.ready();
-    res.status = ok ? 200 : 503;
-    res.set_content(ok ? "ok\n" : "caches not synced yet\n", "text/plain");
-  });
-  const int bound = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
-  if (bound < 0) return make_error("--metrics-listen '" + listen + "': cannot listen there");
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  return bound;
-}
-
-void RunHttpServer::stop() {
-  if (!thread_.joinable()) return;
-  server_->stop();
-  thread_.join();
 }
 
 }  // namespace weft::scheduler

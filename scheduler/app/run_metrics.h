@@ -1,6 +1,6 @@
-// `weft-scheduler run`'s own metrics and its HTTP endpoint (--metrics-listen):
-// /metrics (Prometheus text), /healthz (the scheduling loop is alive) and /readyz (the
-// caches are synced). Names and meanings: docs/operations.md, "Scrape".
+// `weft-scheduler run`'s own metrics, served on --metrics-listen by the daemons' common
+// endpoint (common/daemon_http.h) with /healthz (the scheduling loop is alive) and
+// /readyz (the caches are synced). Names and meanings: docs/operations.md, "Scrape".
 #pragma once
 
 #include <atomic>
@@ -22,10 +22,6 @@
 #include "scheduler/app/run_apply.h"
 #include "scheduler/core/session.h"
 #include "scheduler/core/snapshot.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace weft::scheduler {
 
@@ -68,6 +64,7 @@ class RunMetrics {
   prometheus::Counter& reclaims_;
   prometheus::Counter& api_errors_;
   prometheus::Counter& cycles_;
+  prometheus::Family<prometheus::Counter>& gang_repairs_;
   prometheus::Gauge& pending_;
   prometheus::Family<prometheus::Gauge>& unschedulable_;
   prometheus::Family<prometheus::Gauge>& queue_deserved_;
@@ -83,22 +80,6 @@ class RunMetrics {
   std::atomic<bool> leading_{false};
   std::atomic<int64_t> last_cycle_ns_{0};                        // steady clock, 0 = none yet
   std::atomic<int64_t> became_active_ns_{0};                     // leading and synced since
-};
-
-// The HTTP endpoint, served from its own thread.
-class RunHttpServer {
- public:
-  RunHttpServer(const RunMetrics& metrics, std::chrono::milliseconds stall);
-  ~RunHttpServer();
-  // "0.0.0.0:9466", "127.0.0.1:0", ":9466"; returns the bound port.
-  Result<int> start(const std::string& listen);
-  void stop();
-
- private:
-  const RunMetrics& metrics_;
-  std::chrono::milliseconds stall_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
 };
 
 }  // namespace weft::scheduler

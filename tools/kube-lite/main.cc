@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <regex>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -46,12 +47,24 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(size_t{1}, size_t{100000000}));
   app.add_option("--bookmark-interval-ms", bookmark_ms, "idle time before a watch gets a BOOKMARK")
       ->check(CLI::Range(10, 3600000));
+  app.add_option("--kill-after-writes", opts.kill_after_writes,
+                 "crash tests: SIGKILL the process in --kill-pid-file once this many writes succeeded (0: off)")
+      ->check(CLI::Range(0, 1 << 30));
+  app.add_option("--kill-pid-file", opts.kill_pid_file, "file holding the pid --kill-after-writes kills");
+  app.add_option("--kill-writes-matching", opts.kill_writes_matching,
+                 "count only writes whose path matches this regex (default: every write)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::fprintf(stderr, "kube-lite: %s\n", e.what());
     return 2;
+  }
+  if (opts.kill_after_writes > 0 && opts.kill_pid_file.empty()) return fail("--kill-after-writes needs --kill-pid-file");
+  try {
+    std::regex check(opts.kill_writes_matching);
+  } catch (const std::regex_error& e) {
+    return fail("--kill-writes-matching '" + opts.kill_writes_matching + "': " + e.what());
   }
   opts.latency_ms = latency;
   opts.drop_watch_after = static_cast<size_t>(drop_after);

@@ -63,6 +63,7 @@ Server::Server(Registry& registry, const Authenticator& auth, ServerOptions opti
       options_(options),
       log_(log),
       faults_(options.fail_rate, options.retry_after_seconds, options.seed),
+      crash_(options.kill_after_writes, options.kill_pid_file, options.kill_writes_matching),
       http_(std::make_unique<httplib::Server>()) {
   int threads = options_.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
@@ -126,6 +127,7 @@ void Server::handle(const httplib::Request& req, httplib::Response& res) {
   }
   if (log_) log_->write(req.method, req.path, query, user_name, streaming ? 200 : reply.status);
   if (streaming) return;
+  crash_.served(req.method, req.path, reply.status);
   res.status = reply.status;
   if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
   res.set_content("", 0, "application/json");

@@ -10,6 +10,7 @@
 
 #include "common/result.h"
 #include "tools/kube-lite/auth.h"
+#include "tools/kube-lite/crash_trigger.h"
 #include "tools/kube-lite/faults.h"
 #include "tools/kube-lite/field_validation.h"
 #include "tools/kube-lite/registry.h"
@@ -31,6 +32,8 @@ struct ServerOptions {
   std::chrono::milliseconds bookmark_interval{1000};
   uint64_t seed = 1;
   int threads = 256;   // one per open connection (watches and idle keep-alives hold one)
+  int kill_after_writes = 0;        // crash tests (crash_trigger.h); 0: off
+  std::string kill_pid_file, kill_writes_matching;
 };
 
 class Server {
@@ -53,6 +56,7 @@ class Server {
   ServerOptions options_;
   RequestLog* log_;
   FaultInjector faults_;
+  CrashTrigger crash_;
   FieldSchemas schemas_;
   std::unique_ptr<httplib::Server> http_;
   std::string address_;
