@@ -13,6 +13,10 @@ inline constexpr const char* kFabric = "weft.dev/ib-fabric";          // IB subn
 inline constexpr const char* kLeaf = "weft.dev/ib-leaf";              // tier-1 domain
 inline constexpr const char* kSpine = "weft.dev/ib-spine";            // tier-2 domain
 inline constexpr const char* kRateGbps = "weft.dev/ib-rate-gbps";
+inline constexpr const char* kRails = "weft.dev/ib-rails";                // IB compute ports
+inline constexpr const char* kRailsActive = "weft.dev/ib-rails-active";   // ... of them ACTIVE
+inline constexpr const char* kNvlinkDomain = "weft.dev/nvlink-domain";    // from nvidia.com/gpu.clique
+inline constexpr const char* kGpuClique = "nvidia.com/gpu.clique";        // GPU feature discovery's label
 
 // Node annotations written by the agent.
 inline constexpr const char* kPortsAnnotation = "weft.dev/ib-ports";

@@ -25,7 +25,10 @@ CLI::App* add_probe_command(CLI::App& app, ProbeOptions& o) {
       ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
   p->add_option("--cgroup", o.cgroup, "Also measure this cgroup (v2 path)");
   p->add_option("--compute-devices", o.compute_devices,
-                "Comma-separated RDMA devices that make up the compute fabric (default: the subnet with most active ports)");
+                "Comma-separated RDMA devices that make up the compute fabric (default: the ports with a GPU behind "
+                "their PCIe switch, else the IB subnets with the most ports)");
+  p->add_option("--sysfs-root", o.sysfs_root, "Where sysfs is (the host's, when it is mounted elsewhere)")
+      ->capture_default_str();
   p->add_option("--node-name", o.node_name, "Node name in the report (default: $NODE_NAME, else the host name)");
   p->add_option("--mad-timeout-ms", o.mad_timeout_ms, "Per-MAD timeout")->check(CLI::Range(1, 60000))->capture_default_str();
   p->add_option("--mad-retries", o.mad_retries, "Retries per MAD")->check(CLI::Range(0, 20))->capture_default_str();
@@ -35,16 +38,6 @@ CLI::App* add_probe_command(CLI::App& app, ProbeOptions& o) {
 }
 
 namespace {
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 std::string node_name(const ProbeOptions& o) {
   if (!o.node_name.empty()) return o.node_name;
@@ -90,7 +83,8 @@ std::string text_report(const nlohmann::json& j) {
 int run_probe(const ProbeOptions& o) {
   ib::ProbeOptions ibo;
   ibo.backend = o.ib_backend;
-  ibo.compute_devices = split_list(o.compute_devices);
+  ibo.compute_devices = ib::device_list(o.compute_devices);
+  ibo.sysfs_root = o.sysfs_root;
   ibo.mad_timeout = std::chrono::milliseconds(o.mad_timeout_ms);
   ibo.mad_retries = o.mad_retries;
   ibo.deadline = std::chrono::milliseconds(static_cast<long>(o.deadline_seconds * 1000));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -16,6 +17,7 @@ struct ProbeOptions {
   double sample_seconds = 1.0;       // 0 skips the load window
   std::string cgroup;
   std::string compute_devices;       // comma-separated device names
+  std::string sysfs_root = "/sys";   // where the PCIe tree is read
   std::string node_name;             // default $NODE_NAME, else the host name
   int mad_timeout_ms = 250;
   int mad_retries = 2;

@@ -23,6 +23,7 @@
 #include "node-agent/daemon/kube_node_api.h"
 #include "node-agent/daemon/metrics.h"
 #include "node-agent/daemon/pod_directory.h"
+#include "collectors/ib/report.h"
 
 #ifndef WEFT_VERSION
 #define WEFT_VERSION "dev"
@@ -37,6 +38,11 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   run->add_option("--kubeconfig", o.kubeconfig, "kubeconfig file (default: in-cluster service account)");
   run->add_flag("--no-publish", o.no_publish, "Do not write Node labels or annotations");
   run->add_option("--ib-backend", o.ib_backend, "auto|umad|verbs")->capture_default_str();
+  run->add_option("--compute-devices", o.compute_devices,
+                  "Comma-separated RDMA devices that make up the compute fabric (default: the ports with a GPU behind "
+                  "their PCIe switch, else the IB subnets with the most ports)");
+  run->add_option("--sysfs-root", o.sysfs_root, "Where sysfs is (the host's, when it is mounted elsewhere)")
+      ->capture_default_str();
   run->add_option("--load-backend", o.load_backend, "auto|ebpf|procfs")->capture_default_str();
   run->add_option("--load-cgroup", o.load_cgroup,
                   "Measure this cgroup v2 group as the node's load, for simulated nodes sharing one machine "
@@ -143,7 +149,8 @@ int run_daemon(const RunOptions& o) {
   weft::StopSignal stop;
 
   std::string why;
-  auto ib = make_ib_source(o.ib_backend, &why);
+  auto ib = make_ib_source({.backend = o.ib_backend, .compute_devices = weft::ib::device_list(o.compute_devices), .sysfs_root = o.sysfs_root},
+                           &why);
   if (!ib) {
     spdlog::error("run: --ib-backend {}: {}", o.ib_backend, ib.message());
     return 2;

@@ -16,6 +16,8 @@ struct RunOptions {
   std::string kubeconfig;
   bool no_publish = false;
   std::string ib_backend = "auto";
+  std::string compute_devices;      // --compute-devices: comma-separated
+  std::string sysfs_root = "/sys";  // --sysfs-root
   std::string load_backend = "auto";
   std::string load_cgroup;          // --load-cgroup: this cgroup's CPU time is the node's load
   double load_cgroup_cpus = 1;      // --load-cgroup-cpus: that node's CPU capacity in cores

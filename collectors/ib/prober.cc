@@ -20,21 +20,6 @@ namespace {
 
 std::string key(const PortReport& p) { return p.device + "/" + std::to_string(p.port); }
 
-void remember_fabric(PortReport& p, std::map<std::string, std::string>& last) {
-  if (!p.infiniband() || p.backend != "umad") return;
-  if (!p.fabric.empty()) {
-    last[key(p)] = p.fabric;
-    return;
-  }
-  auto it = last.find(key(p));
-  if (it != last.end()) {
-    p.fabric = it->second;
-    p.fabric_reason = "last known id; now: " + p.fabric_reason;
-  } else if (p.fabric_reason.empty()) {
-    p.fabric_reason = "subnet id never learnt";
-  }
-}
-
 std::vector<PortReport> umad_reports(const ProbeOptions& o, UmadDevices& umad, const std::vector<LocalPort>& ports,
                                      Clock::time_point deadline, bool& deadline_hit) {
   std::vector<PortReport> out;
@@ -82,7 +67,7 @@ std::string verbs_not_needed(const Backends& b, const std::optional<std::vector<
 
 }  // namespace
 
-IbReport run_probe(const ProbeOptions& o, Backends& b, std::map<std::string, std::string>& last_fabric) {
+IbReport run_probe(const ProbeOptions& o, Backends& b, PortMemory& memory) {
   const auto start = Clock::now();
   const auto deadline = start + o.deadline;
   IbReport report;
@@ -139,8 +124,10 @@ IbReport run_probe(const ProbeOptions& o, Backends& b, std::map<std::string, std
       report.backend_notes.push_back(fmt::format("verbs: {} port(s) used", used));
     }
   }
-  for (auto& p : report.ports) remember_fabric(p, last_fabric);
-  summarize(report, o.compute_devices);
+  for (auto& p : report.ports) remember_place(p, memory);
+  place_on_pcie(report, o.sysfs_root);
+  assign_roles(report, o.compute_devices);
+  summarize(report);
   if (Clock::now() >= deadline) report.deadline_hit = true;
   report.probe_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
@@ -163,7 +150,11 @@ IbReport IbProber::probe() {
 #else
   b.verbs_missing = "not built (libibverbs-dev missing at build time)";
 #endif
-  return run_probe(options_, b, last_fabric_);
+  return run_probe(options_, b, memory_);
+}
+
+void IbProber::recall(const PortMemory& memory) {
+  for (const auto& [key, memo] : memory) memory_.emplace(key, memo);   // what it learnt itself wins
 }
 
 }  // namespace weft::ib

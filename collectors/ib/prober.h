@@ -21,10 +21,20 @@ struct Backends {
   std::function<std::vector<std::string>()> verbs_devices;
 };
 
-// last_fabric: "device/port" -> last fabric id seen there; read and updated.
-IbReport run_probe(const ProbeOptions& options, Backends& backends, std::map<std::string, std::string>& last_fabric);
+// memory: the last known place of each port; read and updated.
+IbReport run_probe(const ProbeOptions& options, Backends& backends, PortMemory& memory);
 
-// Fills the report-level fields (rdma, fabric, leaf, spine, compute_devices) from the ports.
-void summarize(IbReport& report, const std::vector<std::string>& compute_devices);
+// port_memory.cc: fills a port's fabric, leaf and spine from what it sees now, else from
+// memory (saying so in the reasons), and keeps what it saw.
+void remember_place(PortReport& port, PortMemory& memory);
+
+// roles.cc: each port's PCI address and distance to every GPU (from sysfs under root).
+void place_on_pcie(IbReport& report, const std::string& sysfs_root);
+// roles.cc: each port's role, compute or storage (docs/ib-collector.md has the rule).
+void assign_roles(IbReport& report, const std::vector<std::string>& compute_devices);
+
+// Fills the report-level fields (rdma, fabric, leaf, spine, rails, compute_devices) from the
+// ports and their roles.
+void summarize(IbReport& report);
 
 }  // namespace weft::ib

@@ -1,4 +1,4 @@
-// Report-level fields (compute fabric, leaf, spine, rdma), the probe JSON and the labels.
+// Report-level fields (compute fabric, rail group, spine, rails, rdma), the probe JSON and the labels.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -13,53 +13,72 @@ namespace weft::ib {
 
 std::string guid_string(uint64_t guid) { return fmt::format("0x{:016x}", guid); }
 
-namespace {
-
-// Ports grouped by the subnet they are on: the fabric id when known, else the subnet
-// prefix and device (two unknown subnets must not merge).
-std::string subnet_key(const PortReport& p) {
-  if (!p.fabric.empty()) return p.fabric;
-  return "unknown:" + p.subnet_prefix + ":" + p.device;
+std::vector<std::string> device_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
 }
 
-std::vector<const PortReport*> compute_ports(const IbReport& r, const std::vector<std::string>& devices,
-                                             std::string& why) {
-  std::vector<const PortReport*> out;
-  if (!devices.empty()) {
-    std::set<std::string> want(devices.begin(), devices.end());
-    for (const auto& p : r.ports) {
-      if (want.count(p.device)) out.push_back(&p);
+namespace {
+
+std::string where(const PortReport& p) { return p.device + " port " + std::to_string(p.port); }
+
+void summarize_fabric(IbReport& r, const std::vector<const PortReport*>& ports, bool any_ib) {
+  std::set<std::string> fabrics;
+  std::string fabric_reason;
+  for (const auto* p : ports) {
+    if (!p->infiniband()) continue;
+    if (!p->fabric.empty()) fabrics.insert(p->fabric);
+    if (fabric_reason.empty() && !p->fabric_reason.empty()) fabric_reason = where(*p) + ": " + p->fabric_reason;
+  }
+  if (!fabrics.empty()) {
+    r.fabric = *fabrics.begin();
+    r.fabric_reason = fabrics.size() > 1 ? fmt::format("compute ports span {} subnets (planes); smallest id", fabrics.size())
+                                         : fabric_reason;
+  } else {
+    r.fabric.clear();
+    r.fabric_reason = any_ib ? (fabric_reason.empty() ? "no port learnt the subnet id" : fabric_reason)
+                             : "no InfiniBand port";
+  }
+}
+
+// The rail group and the spine above it: smallest over the IB compute ports, each with its
+// leaf as seen now or, while it cannot see it, as last seen.
+void summarize_rails(IbReport& r, const std::vector<const PortReport*>& ports, bool any_ib) {
+  std::string leaf, spine, leaf_reason, spine_reason;
+  r.rails = r.rails_active = 0;
+  for (const auto* p : ports) {
+    if (!p->infiniband()) continue;
+    ++r.rails;
+    r.rails_active += p->active();
+    if (p->leaf.empty()) {
+      if (leaf_reason.empty()) leaf_reason = where(*p) + ": " + p->leaf_reason;
+      continue;
     }
-    why = "--compute-devices";
-    return out;
+    if (leaf.empty() || p->leaf < leaf) leaf = p->leaf;
+    if (!p->spine.empty() && (spine.empty() || p->spine < spine)) spine = p->spine;
+    if (p->spine.empty() && spine_reason.empty())
+      spine_reason = where(*p) + ": " + (p->uplinks_reason.empty() ? "no switch above its leaf" : p->uplinks_reason);
   }
-  // The fabric with the most active ports (IB before RoCE; ties: smallest key).
-  std::map<std::string, int> active;
-  for (const auto& p : r.ports) {
-    if (p.infiniband()) active[subnet_key(p)] += p.active() ? 1 : 0;
-  }
-  std::string best;
-  int best_n = -1;
-  for (const auto& [k, n] : active) {
-    if (n > best_n) best = k, best_n = n;
-  }
-  if (best_n >= 0) {
-    for (const auto& p : r.ports) {
-      if (p.infiniband() && subnet_key(p) == best) out.push_back(&p);
-    }
-    why = active.size() > 1 ? "the IB subnet with the most active ports" : "the only IB subnet";
-    return out;
-  }
-  for (const auto& p : r.ports) out.push_back(&p);
-  why = "no InfiniBand ports";
-  return out;
+  if (!any_ib) leaf_reason = spine_reason = "no InfiniBand port";
+  r.leaf = leaf;
+  r.leaf_reason = leaf.empty() ? (leaf_reason.empty() ? "no first-hop switch found" : leaf_reason) : "";
+  r.spine = spine;
+  r.spine_reason = spine.empty() ? (spine_reason.empty() ? (leaf.empty() ? "no leaf switch" : "no switch above the leaves") : spine_reason) : "";
 }
 
 }  // namespace
 
-void summarize(IbReport& r, const std::vector<std::string>& devices) {
-  std::string why;
-  auto ports = compute_ports(r, devices, why);
+void summarize(IbReport& r) {
+  std::vector<const PortReport*> ports;
+  for (const auto& p : r.ports)
+    if (p.role == "compute") ports.push_back(&p);
   std::set<std::string> devs;
   bool any_ib = false, any_eth = false;
   for (const auto* p : ports) {
@@ -72,53 +91,13 @@ void summarize(IbReport& r, const std::vector<std::string>& devices) {
   if (r.rdma == "none") {
     std::string notes;
     for (const auto& n : r.backend_notes) notes += (notes.empty() ? "" : "; ") + n;
-    if (r.rdma_reason.empty()) r.rdma_reason = ports.empty() && !devices.empty()
-                                                   ? "no port on --compute-devices"
-                                                   : "no RDMA ports found (" + notes + ")";
+    if (r.rdma_reason.empty()) r.rdma_reason = !r.ports.empty() ? "no compute port (" + r.ports.front().role_reason + ")"
+                                                                 : "no RDMA ports found (" + notes + ")";
   } else {
-    r.rdma_reason = fmt::format("compute fabric: {} ({} port(s))", why, ports.size());
+    r.rdma_reason = fmt::format("compute: {} port(s); {}: {}", ports.size(), where(*ports.front()), ports.front()->role_reason);
   }
-
-  // Fabric: the compute ports' id (they share one unless --compute-devices spans subnets).
-  std::set<std::string> fabrics;
-  std::string fabric_reason;
-  for (const auto* p : ports) {
-    if (!p->infiniband()) continue;
-    if (!p->fabric.empty()) fabrics.insert(p->fabric);
-    if (fabric_reason.empty() && !p->fabric_reason.empty()) fabric_reason = p->device + " port " + std::to_string(p->port) + ": " + p->fabric_reason;
-  }
-  if (!fabrics.empty()) {
-    r.fabric = *fabrics.begin();
-    r.fabric_reason = fabrics.size() > 1 ? fmt::format("compute ports span {} subnets; smallest id", fabrics.size())
-                                         : fabric_reason;
-  } else {
-    r.fabric.clear();
-    r.fabric_reason = any_ib ? (fabric_reason.empty() ? "no port learnt the subnet id" : fabric_reason)
-                             : "no InfiniBand port";
-  }
-
-  // Leaf and spine over the active IB compute ports.
-  std::string leaf, spine, leaf_reason, spine_reason;
-  int active_ib = 0;
-  for (const auto* p : ports) {
-    if (!p->infiniband() || !p->active()) continue;
-    ++active_ib;
-    if (p->neighbor && p->neighbor->type == "switch") {
-      if (leaf.empty() || p->neighbor->node_guid < leaf) leaf = p->neighbor->node_guid;
-      for (const auto& u : p->uplinks) {
-        if (spine.empty() || u < spine) spine = u;
-      }
-      if (p->uplinks.empty() && spine_reason.empty()) spine_reason = p->device + " port " + std::to_string(p->port) + ": " + p->uplinks_reason;
-    } else if (leaf_reason.empty()) {
-      leaf_reason = p->device + " port " + std::to_string(p->port) + ": " +
-                    (p->neighbor ? "first-hop neighbour is a " + p->neighbor->type : p->neighbor_reason);
-    }
-  }
-  if (active_ib == 0) leaf_reason = spine_reason = any_ib ? "no ACTIVE InfiniBand port" : "no InfiniBand port";
-  r.leaf = leaf;
-  r.leaf_reason = leaf.empty() ? (leaf_reason.empty() ? "no first-hop switch found" : leaf_reason) : "";
-  r.spine = spine;
-  r.spine_reason = spine.empty() ? (spine_reason.empty() ? (leaf.empty() ? "no leaf switch" : "no switch above the leaves") : spine_reason) : "";
+  summarize_fabric(r, ports, any_ib);
+  summarize_rails(r, ports, any_ib);
 }
 
 namespace {
@@ -164,6 +143,14 @@ nlohmann::json port_json(const PortReport& p) {
   j["counters"] = p.counters;
   if (!p.counters_reason.empty()) j["counters_reason"] = p.counters_reason;
   j["errors"] = p.errors;
+  j["role"] = p.role;
+  j["role_reason"] = p.role_reason;
+  j["pci"] = or_null(p.pci);
+  if (!p.pci_reason.empty()) j["pci_reason"] = p.pci_reason;
+  j["gpus"] = p.gpus;
+  j["leaf"] = or_null(p.leaf);
+  j["spine"] = or_null(p.spine);
+  if (!p.leaf_reason.empty()) j["leaf_reason"] = p.leaf_reason;
   return j;
 }
 
@@ -176,6 +163,8 @@ nlohmann::json ib_json(const IbReport& r) {
   j["spine"] = or_null(r.spine);
   if (!r.spine_reason.empty()) j["spine_reason"] = r.spine_reason;
   j["compute_devices"] = r.compute_devices;
+  j["rails"] = r.rails;
+  j["rails_active"] = r.rails_active;
   j["backend"] = r.backend;
   j["backend_notes"] = r.backend_notes;
   j["rdma_reason"] = r.rdma_reason;
@@ -197,7 +186,11 @@ std::map<std::string, std::string> ib_labels(const IbReport& r) {
   for (const auto& p : r.ports) {
     if (p.infiniband() && p.active() && devs.count(p.device)) rate += p.rate_gbps;
   }
-  if (r.rdma == "ib") l[keys::kRateGbps] = fmt::format("{}", rate);
+  if (r.rdma == "ib") {
+    l[keys::kRateGbps] = fmt::format("{}", rate);
+    l[keys::kRails] = std::to_string(r.rails);
+    l[keys::kRailsActive] = std::to_string(r.rails_active);
+  }
   return l;
 }
 

@@ -6,12 +6,14 @@
 
 namespace weft::agent {
 
-Result<std::unique_ptr<IbSource>> make_ib_source(const std::string& backend, std::string* why) {
-  if (backend != "auto" && backend != "umad" && backend != "verbs")
-    return make_error("'" + backend + "' is not auto, umad or verbs");
+Result<std::unique_ptr<IbSource>> make_ib_source(const IbSourceOptions& o, std::string* why) {
+  if (o.backend != "auto" && o.backend != "umad" && o.backend != "verbs")
+    return make_error("'" + o.backend + "' is not auto, umad or verbs");
   weft::ib::ProbeOptions options;
-  options.backend = backend;
-  if (why) *why = "--ib-backend " + backend + " (each probe reports which backend served each port)";
+  options.backend = o.backend;
+  options.sysfs_root = o.sysfs_root;
+  options.compute_devices = o.compute_devices;
+  if (why) *why = "--ib-backend " + o.backend + " (each probe reports which backend served each port)";
   return std::unique_ptr<IbSource>(std::make_unique<CollectorIbSource>(std::move(options)));
 }
 

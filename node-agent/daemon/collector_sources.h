@@ -12,8 +12,13 @@
 
 namespace weft::agent {
 
-// auto|umad|verbs. `why` says which backend was chosen and why.
-Result<std::unique_ptr<IbSource>> make_ib_source(const std::string& backend, std::string* why);
+struct IbSourceOptions {
+  std::string backend = "auto";       // auto|umad|verbs
+  std::vector<std::string> compute_devices;   // empty: the collector's rule
+  std::string sysfs_root = "/sys";
+};
+// `why` says which backend was chosen and why.
+Result<std::unique_ptr<IbSource>> make_ib_source(const IbSourceOptions& options, std::string* why);
 // auto|ebpf|procfs; sampling starts at once (a reading every `period`), summaries span
 // up to `window`. With pods, each pod's usage too: the pods' groups under pod_roots
 // (empty: kubelet's places under the cgroup2 mount).

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/keys.h"
 #include "node-agent/daemon/pod_directory.h"
 
 namespace weft::agent {
@@ -113,7 +114,32 @@ void Daemon::sample_load() {
   cv_.notify_all();
 }
 
+// A restarted agent starts from the places it last published: a port that is down now
+// keeps its last leaf, so the first patch does not move the node.
+void Daemon::recall_ib_places() {
+  if (!api_) return;
+  try {
+    auto node = api_->get_node(node_);
+    if (!node) {
+      spdlog::warn("ib: cannot read node {} to recall its ports' last places: {}", node_, node.message());
+      return;
+    }
+    const auto annotation = node->value(nlohmann::json::json_pointer("/metadata/annotations"), nlohmann::json::object())
+                                .value(keys::kPortsAnnotation, std::string());
+    if (annotation.empty()) return;
+    auto ports = nlohmann::json::parse(annotation, nullptr, false);
+    if (ports.is_discarded() || !ports.is_array()) {
+      spdlog::warn("ib: node {}: {} is not a JSON array; not recalled", node_, keys::kPortsAnnotation);
+      return;
+    }
+    ib_.recall(ports);
+  } catch (const std::exception& e) {
+    spdlog::warn("ib: recalling the ports' last places: {}", e.what());
+  }
+}
+
 void Daemon::ib_loop() {
+  recall_ib_places();
   std::string ports;
   auto fingerprint = [this]() -> std::string {
     try {

@@ -45,6 +45,7 @@ class Daemon {
   void load_loop();
   void publish_loop();
   void probe_ib();
+  void recall_ib_places();
   void sample_load();
   void publish_once();
   // Sleeps until `until` or stop; returns false on stop.

@@ -10,7 +10,9 @@ namespace {
 
 constexpr const char* kAnnotationFields[] = {"device",   "port",          "state", "phys_state", "link_layer",
                                              "lid",      "port_guid",     "node_guid", "rate_gbps", "width",
-                                             "speed",    "subnet_prefix", "sm",    "neighbor",   "uplinks"};
+                                             "speed",    "subnet_prefix", "sm",    "neighbor",   "uplinks",
+                                             "fabric",   "leaf",          "spine", "role",      "pci",
+                                             "gpus"};
 
 // libibumad's numeric port states (IB spec PortInfo:PortState).
 std::string umad_state_name(unsigned state) {
@@ -51,6 +53,8 @@ Result<IbSnapshot> snapshot_from_report(const weft::ib::IbReport& r) {
   s.leaf = r.leaf;
   s.spine = r.spine;
   s.labels = weft::ib::ib_labels(r);
+  s.rails = r.rails;
+  s.rails_active = r.rails_active;
   s.probe_seconds = r.probe_seconds;
   s.json = weft::ib::ib_json(r);
   for (const auto& p : r.ports) {
@@ -62,6 +66,8 @@ Result<IbSnapshot> snapshot_from_report(const weft::ib::IbReport& r) {
     port.port_guid = p.port_guid;
     port.rate_gbps = p.rate_gbps;
     port.counters = p.counters;
+    port.role = p.role;
+    port.gpus = p.gpus;
     port.json = annotation_port(weft::ib::port_json(p));
     // The master SM as the first active port that knows it sees it.
     if (!s.sm && p.sm && p.active()) s.sm = SmInfo{p.sm->guid, p.sm->lid, p.sm->state};
@@ -71,6 +77,10 @@ Result<IbSnapshot> snapshot_from_report(const weft::ib::IbReport& r) {
 }
 
 Result<IbSnapshot> CollectorIbSource::probe() { return snapshot_from_report(prober_.probe()); }
+
+void CollectorIbSource::recall(const nlohmann::json& annotation_ports) {
+  prober_.recall(weft::ib::memory_from_ports_json(annotation_ports));
+}
 
 Result<std::string> CollectorIbSource::port_states() {
   char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];

@@ -14,6 +14,7 @@ class CollectorIbSource : public IbSource {
   Result<IbSnapshot> probe() override;
   // "mlx5_0/1=ACTIVE mlx5_1/1=DOWN" from the umad sysfs view; "" without devices.
   Result<std::string> port_states() override;
+  void recall(const nlohmann::json& annotation_ports) override;
 
  private:
   weft::ib::IbProber prober_;

@@ -29,6 +29,10 @@ MetricFamily family(std::string name, std::string help, MetricType type) {
   return MetricFamily{std::move(name), std::move(help), type, {}};
 }
 
+double distance_rank(const std::string& cls) {
+  return cls == "PIX" ? 1 : cls == "PXB" ? 2 : cls == "PHB" ? 3 : 4;
+}
+
 // "xmit_data_bytes" -> "weft_ib_port_xmit_data_bytes_total".
 std::string counter_name(const std::string& raw) {
   std::string s;
@@ -76,6 +80,10 @@ class SnapshotMetrics : public prometheus::Collectable {
                        MetricType::Gauge);
     auto info = family("weft_ib_port_info",
                        "Constant 1 carrying the port's identity and fabric position as labels.", MetricType::Gauge);
+    auto gpu_distance = family("weft_ib_port_gpu_distance",
+                               "PCIe distance from the port's HCA to a GPU as NCCL classes it: 1 PIX, 2 PXB, 3 PHB, "
+                               "4 SYS (the class is also a label).",
+                               MetricType::Gauge);
     std::map<std::string, MetricFamily> counters;
     for (const auto& p : ib.ports) {
       std::vector<ClientMetric::Label> id = {{"device", p.device}, {"port", std::to_string(p.port)}};
@@ -86,8 +94,13 @@ class SnapshotMetrics : public prometheus::Collectable {
                                     {"port_guid", p.port_guid},
                                     {"link_layer", p.link_layer},
                                     {"fabric", ib.fabric},
-                                    {"leaf", ib.leaf}},
+                                    {"leaf", ib.leaf},
+                                    {"role", p.role}},
                                    1, MetricType::Gauge));
+      for (const auto& [gpu, cls] : p.gpus)
+        gpu_distance.metric.push_back(sample({{"device", p.device}, {"port", std::to_string(p.port)}, {"gpu", gpu},
+                                              {"class", cls}},
+                                             distance_rank(cls), MetricType::Gauge));
       for (const auto& [name, value] : p.counters) {
         const std::string full = counter_name(name);
         auto it = counters.find(full);
@@ -103,6 +116,13 @@ class SnapshotMetrics : public prometheus::Collectable {
     out.push_back(std::move(up));
     out.push_back(std::move(rate));
     out.push_back(std::move(info));
+    if (!gpu_distance.metric.empty()) out.push_back(std::move(gpu_distance));
+    auto rails = family("weft_ib_rails",
+                        "The node's InfiniBand compute ports (rails; planes count together), all and ACTIVE.",
+                        MetricType::Gauge);
+    rails.metric.push_back(sample({{"state", "all"}}, ib.rails, MetricType::Gauge));
+    rails.metric.push_back(sample({{"state", "active"}}, ib.rails_active, MetricType::Gauge));
+    out.push_back(std::move(rails));
     for (auto& [name, fam] : counters) out.push_back(std::move(fam));
     if (ib.sm) {
       auto sm = family("weft_ib_sm_info", "Constant 1 naming the subnet's master SM as seen from this node.",

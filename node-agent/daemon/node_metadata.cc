@@ -96,6 +96,13 @@ void diff_map(const nlohmann::json& current, const std::map<std::string, std::st
 
 }  // namespace
 
+std::string nvlink_domain(const nlohmann::json& labels) {
+  auto it = labels.find(keys::kGpuClique);
+  if (it == labels.end() || !it->is_string()) return "";
+  const std::string clique = it->get<std::string>();
+  return valid_label_value(clique) ? clique : "";
+}
+
 nlohmann::json merge_patch_for(const nlohmann::json& node, const PatchInputs& in, std::string* why) {
   const auto& meta = field(node, "metadata");
   const auto& labels = field(meta, "labels");
@@ -103,7 +110,9 @@ nlohmann::json merge_patch_for(const nlohmann::json& node, const PatchInputs& in
   nlohmann::json label_patch = nlohmann::json::object();
   nlohmann::json annotation_patch = nlohmann::json::object();
   if (in.ib) {
-    diff_map(labels, in.ib->labels, "", label_patch, why);
+    auto wanted = in.ib->labels;
+    if (auto domain = nvlink_domain(labels); !domain.empty()) wanted[keys::kNvlinkDomain] = domain;
+    diff_map(labels, wanted, "", label_patch, why);
     diff_map(annotations, in.ib->annotations, keys::kLoadAnnotation, annotation_patch, why);
   }
   if (in.load) {

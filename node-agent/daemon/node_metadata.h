@@ -46,4 +46,9 @@ nlohmann::json merge_patch_for(const nlohmann::json& node, const PatchInputs& in
 
 bool valid_label_value(const std::string& value);
 
+// The weft.dev/nvlink-domain a Node with these labels gets: GPU feature discovery's
+// nvidia.com/gpu.clique ("<cluster UUID>.<clique id>": the GPUs sharing one NVLink
+// domain), "" when absent or not a label value. Published with the IB labels.
+std::string nvlink_domain(const nlohmann::json& labels);
+
 }  // namespace weft::agent

@@ -24,6 +24,8 @@ struct IbPort {
   // Cumulative port counters by short name ("xmit_data_bytes", "symbol_errors"...);
   // exported as weft_ib_port_<name>_total.
   std::map<std::string, uint64_t> counters;
+  std::string role;            // "compute" | "storage"
+  std::map<std::string, std::string> gpus;   // GPU PCI address -> PIX | PXB | PHB | SYS
   // The port as in the probe JSON (device, port, state, ..., uplinks) without the
   // values that move on every probe (counters, per-query errors); it is what the
   // weft.dev/ib-ports annotation carries, so the annotation changes only with the port.
@@ -46,6 +48,8 @@ struct IbSnapshot {
   std::string spine;
   std::vector<IbPort> ports;
   std::optional<SmInfo> sm;
+  int rails = 0;               // IB compute ports
+  int rails_active = 0;        // ... of them ACTIVE
   // The weft.dev/ labels this probe sets (rdma, ib-fabric, ib-leaf, ib-spine,
   // ib-rate-gbps), as the IB collector computes them; unknown values are absent.
   std::map<std::string, std::string> labels;

@@ -21,6 +21,9 @@ class IbSource {
   // A cheap fingerprint of the local ports' states (read from sysfs/umad), polled
   // often so a link change triggers a probe at once. "" when not available.
   virtual Result<std::string> port_states() { return std::string(); }
+  // Before the first probe: the ports of this node's own weft.dev/ib-ports annotation (the
+  // last places a previous agent published), so a port down at start keeps its last leaf.
+  virtual void recall(const nlohmann::json& /*annotation_ports*/) {}
 };
 
 class LoadSource {

@@ -1,5 +1,7 @@
 #include "scheduler/core/topology.h"
 
+#include "scheduler/core/derived_tiers.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -15,49 +17,6 @@ using nlohmann::json;
 std::string label_or(const NodeInfo& n, const char* key) {
   const std::string* v = n.labels.find(key);
   return v ? *v : "";
-}
-
-// Domains derived from labels; names "fabric-F", "spine-S", "leaf-L" (made unique per fabric).
-std::vector<Domain> derive(const Snapshot& s) {
-  std::vector<Domain> out;
-  std::map<std::tuple<int, std::string, std::string>, int> index;   // (tier, fabric, value)
-  std::set<std::string> names;
-  auto get = [&](int tier, const std::string& fabric, const std::string& value, const char* prefix,
-                 const char* label) -> int {
-    auto key = std::make_tuple(tier, fabric, value);
-    if (auto it = index.find(key); it != index.end()) return it->second;
-    Domain d;
-    d.tier = tier;
-    d.tier_name = tier == 1 ? "leaf" : tier == 2 ? "spine" : "fabric";
-    d.name = std::string(prefix) + value;
-    if (names.count(d.name)) d.name += "-" + fabric;
-    names.insert(d.name);
-    d.fabric = fabric;
-    HyperNodeMember m;
-    if (tier == 1) {
-      kube::Labels want{{keys::kFabric, fabric}, {label, value}};
-      json sel = {{"matchLabels", want}};
-      m.labels = *kube::LabelSelector::from_json(sel);
-    }
-    if (tier == 1) d.members.push_back(std::move(m));
-    out.push_back(std::move(d));
-    return index[key] = static_cast<int>(out.size()) - 1;
-  };
-  for (size_t i = 0; i < s.nodes.size(); ++i) {
-    const auto& n = s.nodes[i];
-    std::string fabric = label_or(n, keys::kFabric);
-    if (fabric.empty()) continue;
-    std::string spine = label_or(n, keys::kSpine), leaf = label_or(n, keys::kLeaf);
-    int f = get(3, fabric, fabric, "fabric-", keys::kFabric);
-    int sp = spine.empty() ? -1 : get(2, fabric, spine, "spine-", keys::kSpine);
-    int lf = leaf.empty() ? -1 : get(1, fabric, leaf, "leaf-", keys::kLeaf);
-    for (int d : {f, sp, lf})
-      if (d >= 0) out[d].nodes.push_back(static_cast<int>(i));
-    // Parents: leaf -> spine (or fabric), spine -> fabric; the first node seen decides.
-    if (lf >= 0 && out[lf].parent < 0) out[lf].parent = sp >= 0 ? sp : f;
-    if (sp >= 0 && out[sp].parent < 0) out[sp].parent = f;
-  }
-  return out;
 }
 
 bool member_matches_node(const HyperNodeMember& m, const NodeInfo& n) {
@@ -125,12 +84,30 @@ std::vector<Domain> resolve(const Snapshot& s) {
   return out;
 }
 
+// A derived domain with children lists the nodes that sit in it directly (a node without
+// an NVLink domain beside the domains of its rail group) by name; one without children
+// keeps its label selector.
+void name_direct_nodes(Topology& t, const Snapshot& s) {
+  for (auto& d : t.domains) {
+    if (d.children.empty()) continue;
+    std::set<int> direct(d.nodes.begin(), d.nodes.end());
+    for (int c : d.children)
+      for (int n : t.domains[c].nodes) direct.erase(n);
+    d.members.clear();
+    for (int n : direct) {
+      HyperNodeMember m;
+      m.exact_name = s.nodes[n].name;
+      d.members.push_back(std::move(m));
+    }
+  }
+}
+
 }  // namespace
 
 Topology build_topology(const Snapshot& s) {
   Topology t;
   t.derived = s.hypernodes.empty();
-  std::vector<Domain> domains = t.derived ? derive(s) : resolve(s);
+  std::vector<Domain> domains = t.derived ? derive_domains(s, &t.problems) : resolve(s);
   // Sort by (tier, name), remapping parent/children.
   std::vector<int> order(domains.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
@@ -161,6 +138,7 @@ Topology build_topology(const Snapshot& s) {
     }
     d.fabric = mixed ? "" : fabric;
   }
+  if (t.derived) name_direct_nodes(t, s);
   std::map<std::string, std::vector<int>> fabrics;
   for (size_t i = 0; i < s.nodes.size(); ++i) {
     std::string f = label_or(s.nodes[i], keys::kFabric);
@@ -174,10 +152,9 @@ json hypernode_objects(const Topology& topo) {
   json items = json::array();
   for (const auto& d : topo.domains) {
     json members = json::array();
-    if (!d.children.empty()) {
-      for (int c : d.children)
-        members.push_back({{"type", "HyperNode"}, {"selector", {{"exactMatch", {{"name", topo.domains[c].name}}}}}});
-    } else {
+    for (int c : d.children)
+      members.push_back({{"type", "HyperNode"}, {"selector", {{"exactMatch", {{"name", topo.domains[c].name}}}}}});
+    if (d.children.empty() || topo.derived) {
       for (const auto& m : d.members) {
         json sel;
         if (!m.exact_name.empty()) sel["exactMatch"] = {{"name", m.exact_name}};
@@ -236,7 +213,9 @@ json topology_json(const Topology& topo, const Snapshot& s) {
     for (int n : nodes) names.push_back(s.nodes[n].name);
     clusters.push_back({{"fabric", fabric}, {"nodes", names}});
   }
-  return {{"derived", topo.derived}, {"max_tier", topo.max_tier}, {"clusters", clusters}, {"hypernodes", hns}};
+  json out = {{"derived", topo.derived}, {"max_tier", topo.max_tier}, {"clusters", clusters}, {"hypernodes", hns}};
+  if (!topo.problems.empty()) out["problems"] = topo.problems;
+  return out;
 }
 
 }  // namespace weft::scheduler

@@ -1,5 +1,7 @@
 // Network domains: Volcano HyperNodes resolved to node sets, or, when a snapshot has
-// none, derived from the agents' labels (leaf = tier 1, spine = tier 2, fabric = tier 3).
+// none, derived from node labels (derived_tiers.h): NVLink domain -> rail group (leaf) ->
+// spine -> fabric, each node as deep as its labels go; without NVLink domains the rail
+// group is tier 1, the spine tier 2, the fabric tier 3.
 #pragma once
 
 #include <string>
@@ -14,7 +16,7 @@ namespace weft::scheduler {
 struct Domain {
   std::string name;
   int tier = 1;
-  std::string tier_name;        // HyperNode spec.tierName; derived: "leaf", "spine", "fabric"
+  std::string tier_name;        // HyperNode spec.tierName; derived: "nvlink", "leaf", "spine", "fabric", "tier-N"
   std::vector<int> nodes;       // node indices into Snapshot::nodes, ascending
   std::vector<int> children;    // child domain indices
   int parent = -1;
@@ -29,6 +31,7 @@ struct Topology {
   int max_tier = 0;
   // IB clusters: nodes grouped by weft.dev/ib-fabric (sorted by fabric id).
   std::vector<std::pair<std::string, std::vector<int>>> fabrics;
+  std::vector<std::string> problems;            // derived: node labels that did not read, named
 };
 
 Topology build_topology(const Snapshot& snapshot);

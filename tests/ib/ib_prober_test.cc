@@ -33,7 +33,7 @@ ProbeOptions fast_options() {
   return o;
 }
 
-IbReport probe(fake::Devices& devices, std::map<std::string, std::string>& last, ProbeOptions o = fast_options()) {
+IbReport probe(fake::Devices& devices, PortMemory& last, ProbeOptions o = fast_options()) {
   Backends b;
   b.umad = &devices;
   b.verbs_missing = "not used in this test";
@@ -55,7 +55,7 @@ std::string all(const std::vector<std::string>& v) {
 TEST(IbProber, ReportsLeafSpineSmFabricAndCountersWithFewMads) {
   World w;
   fake::Devices devices({&w.host});
-  std::map<std::string, std::string> last;
+  PortMemory last;
   auto r = probe(devices, last);
   ASSERT_EQ(r.ports.size(), 1u);
   const auto& p = r.ports[0];
@@ -88,7 +88,7 @@ TEST(IbProber, ReportsLeafSpineSmFabricAndCountersWithFewMads) {
 
 TEST(IbProber, KeepsLastKnownFabricIdWhileNoSmAnswersAndSaysSo) {
   World w;
-  std::map<std::string, std::string> last;
+  PortMemory last;
   {
     fake::Devices devices({&w.host});
     ASSERT_EQ(probe(devices, last).fabric, guid_string(0x2000));
@@ -106,7 +106,7 @@ TEST(IbProber, KeepsLastKnownFabricIdWhileNoSmAnswersAndSaysSo) {
   EXPECT_EQ(r.leaf, guid_string(0x2000));   // directed routes need no SM
 
   // A prober that never learnt the id says "unknown" with the reason.
-  std::map<std::string, std::string> fresh;
+  PortMemory fresh;
   fake::Devices again({&w.host});
   auto u = probe(again, fresh);
   EXPECT_TRUE(u.fabric.empty());
@@ -133,7 +133,7 @@ TEST(IbProber, TwoSubnetsBothInPortsLabelsFollowTheComputeFabric) {
   fake::HostPort b2{.device = "mlx5_1", .port = 2, .subnet = &compute, .lid = 8, .port_guid = 0x202, .leaf_guid = 0x7000};
   a.spines = {0x3000};
   b1.spines = b2.spines = {0x8000};
-  std::map<std::string, std::string> last;
+  PortMemory last;
 
   fake::Devices devices({&a, &b1, &b2});
   auto r = probe(devices, last);
@@ -181,7 +181,7 @@ TEST(IbProber, AutoAsksVerbsOnlyForWhatUmadCannotSee) {
     if (verbs_devices) b.verbs_devices = [names = *verbs_devices] { return names; };
     auto o = fast_options();
     o.backend = backend;
-    std::map<std::string, std::string> last;
+    PortMemory last;
     auto r = run_probe(o, b, last);
     EXPECT_EQ(r.ports.size(), backend != "verbs" && h.link_layer == "InfiniBand" ? 1u : 0u);
     return asked;
@@ -214,7 +214,7 @@ TEST(IbProber, RocePortsComeFromVerbsAndMakeTheNodeRoceOnlyWithoutIb) {
     b.verbs_devices = [verbs_devices] { return verbs_devices; };
     auto o = fast_options();
     o.backend = "auto";
-    std::map<std::string, std::string> last;
+    PortMemory last;
     return run_probe(o, b, last);
   };
 
@@ -300,7 +300,7 @@ TEST(IbTransport, RetryIsAnsweredAndTheLateFirstReplyIgnored) {
 TEST(IbProber, SilentFabricProbeEndsAtItsDeadlineWithTheReportStanding) {
   World w;
   fake::Devices devices({&w.host}, [](const MadRequest&, int) { return fake::Fate{.drop = true}; });
-  std::map<std::string, std::string> last;
+  PortMemory last;
   auto o = fast_options();
   o.mad_timeout = 100ms;
   o.mad_retries = 10;
@@ -328,7 +328,7 @@ fake::Port::FateFn garbling(std::string key, int hops, std::function<void(Bytes&
 TEST(IbProber, ShortNodeInfoReplyIsAPortErrorAndTheRestStands) {
   World w;
   fake::Devices devices({&w.host}, garbling("NodeInfo", 1, [](Bytes& m) { m.resize(40); }));
-  std::map<std::string, std::string> last;
+  PortMemory last;
   auto r = probe(devices, last);
   const auto& p = r.ports[0];
   EXPECT_TRUE(has(p.errors, "NodeInfo via DR 0,1")) << all(p.errors);
@@ -352,7 +352,7 @@ TEST(IbProber, MalformedSmInfoAndSaTableCostOnlyTheirFields) {
     return f;
   };
   fake::Devices devices({&w.host}, fate);
-  std::map<std::string, std::string> last;
+  PortMemory last;
   auto r = probe(devices, last);
   const auto& p = r.ports[0];
   EXPECT_FALSE(p.sm);
@@ -367,7 +367,7 @@ TEST(IbProber, MalformedSmInfoAndSaTableCostOnlyTheirFields) {
 TEST(IbProber, ReplyToTheWrongAttributeIsRejected) {
   World w;
   fake::Devices devices({&w.host}, garbling("PortInfo", 0, [](Bytes& m) { put_be(m, 16, 2, kAttrNodeInfo); }));
-  std::map<std::string, std::string> last;
+  PortMemory last;
   auto r = probe(devices, last);
   const auto& p = r.ports[0];
   EXPECT_TRUE(has(p.errors, "reply attribute 0x0011, expected 0x0015")) << all(p.errors);

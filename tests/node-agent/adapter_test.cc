@@ -4,6 +4,8 @@
 #include "node-agent/daemon/ib_adapter.h"
 #include "node-agent/daemon/load_adapter.h"
 #include "node-agent/daemon/node_metadata.h"
+#include "collectors/ib/prober.h"
+#include "tests/ib/fake_fabric.h"
 
 namespace weft::agent {
 namespace {
@@ -83,6 +85,60 @@ TEST(IbAdapter, EveryPortFailingIsAnErrorButADownPortIsNot) {
   auto n = snapshot_from_report(none);
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(n->labels.at("weft.dev/rdma"), "none");
+}
+
+// Two rails; the node's Node after the agent published `r` on a Node without weft.dev/ keys.
+nlohmann::json published(const weft::ib::IbReport& r) {
+  auto s = snapshot_from_report(r);
+  EXPECT_TRUE(s.ok());
+  const auto m = desired_ib_metadata(*s);
+  PatchInputs in;
+  in.ib = &m;
+  nlohmann::json node = {{"metadata", {{"name", "n1"}}}};
+  node.merge_patch(merge_patch_for(node, in));
+  return node;
+}
+
+nlohmann::json patch_after(const nlohmann::json& node, const weft::ib::IbReport& r) {
+  auto s = snapshot_from_report(r);
+  EXPECT_TRUE(s.ok());
+  const auto m = desired_ib_metadata(*s);
+  PatchInputs in;
+  in.ib = &m;
+  return merge_patch_for(node, in);
+}
+
+TEST(IbAdapter, RestartWithARailDownRecallsItsPlacesAndPatchesNothing) {
+  weft::ib::fake::Subnet subnet{.switch_guids = {0x100, 0x500, 0x501}};
+  weft::ib::fake::HostPort a{.device = "mlx5_0", .subnet = &subnet, .lid = 10, .port_guid = 0x901, .leaf_guid = 0x500};
+  weft::ib::fake::HostPort b{.device = "mlx5_1", .subnet = &subnet, .lid = 11, .port_guid = 0x902, .leaf_guid = 0x501};
+  a.spines = b.spines = {0x100};
+  weft::ib::ProbeOptions o;
+  o.backend = "umad";
+  o.sysfs_root = "";
+  o.mad_timeout = std::chrono::milliseconds(20);
+  auto probe = [&](weft::ib::PortMemory& memory) {
+    weft::ib::fake::Devices devices({&a, &b});
+    weft::ib::Backends backends;
+    backends.umad = &devices;
+    return weft::ib::run_probe(o, backends, memory);
+  };
+  weft::ib::PortMemory memory;
+  const auto healthy = published(probe(memory));
+  a.state = 1;   // the rail on the smaller leaf goes down, then the agent restarts
+  const auto before_restart = patch_after(healthy, probe(memory));
+  ASSERT_FALSE(before_restart.is_null());
+  // Only the counts move: the rail group, spine and fabric stay.
+  EXPECT_EQ(before_restart["metadata"]["labels"],
+            (nlohmann::json{{"weft.dev/ib-rails-active", "1"}, {"weft.dev/ib-rate-gbps", "40"}}));
+  nlohmann::json node = healthy;
+  node.merge_patch(before_restart);
+
+  const std::string annotation = node["metadata"]["annotations"]["weft.dev/ib-ports"];
+  weft::ib::PortMemory recalled = weft::ib::memory_from_ports_json(nlohmann::json::parse(annotation));
+  for (int round = 0; round < 3; ++round)   // the first probe after the restart, and the ones after it
+    EXPECT_TRUE(patch_after(node, probe(recalled)).is_null()) << patch_after(node, probe(recalled)).dump();
+  EXPECT_EQ(node["metadata"]["labels"]["weft.dev/ib-leaf"], weft::ib::guid_string(0x500));
 }
 
 TEST(LoadAdapter, SummaryBecomesSnapshot) {

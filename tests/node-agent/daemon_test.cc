@@ -88,6 +88,20 @@ TEST(Daemon, PublishesServesAndBecomesReady) {
   EXPECT_EQ(h.api.patches, patches);
 }
 
+// A restarted agent recalls the places its last run published before probing, so a port
+// that is down at start keeps its last leaf.
+TEST(Daemon, RecallsItsOwnPortsAnnotationBeforeTheFirstProbe) {
+  Harness h;
+  const nlohmann::json ports = nlohmann::json::array({{{"device", "mlx5_0"}, {"port", 1}, {"leaf", "0x5"},
+                                                       {"fabric", "0xf"}, {"state", "DOWN"}}});
+  h.api.node["metadata"]["annotations"] = {{"weft.dev/ib-ports", ports.dump()}};
+  h.daemon->start();
+  ASSERT_TRUE(eventually([&] { return h.ib.calls.load() > 0; }));
+  std::lock_guard lock(h.ib.mu);
+  EXPECT_EQ(h.ib.recalled, ports);
+  EXPECT_EQ(h.ib.probes_before_recall, 0);
+}
+
 TEST(Daemon, ThrowingCollectorKeepsDaemonUpAndMarksStale) {
   Harness h;
   h.daemon->start();

@@ -72,7 +72,14 @@ class FakeIbSource : public IbSource {
     std::lock_guard lock(mu);
     return states;
   }
+  void recall(const nlohmann::json& ports) override {
+    std::lock_guard lock(mu);
+    recalled = ports;
+    probes_before_recall = calls;
+  }
   std::mutex mu;
+  nlohmann::json recalled;        // what the daemon passed to recall(), null if never
+  int probes_before_recall = -1;
   Mode mode = Mode::Ok;
   IbSnapshot snapshot;
   std::string states;

@@ -17,6 +17,10 @@ using namespace std::chrono_literals;
 
 void fill(AgentState& state) {
   auto ib = testing::make_ib("0xf", "0xa", "0xb", {testing::make_port("mlx5_0", 1, "ACTIVE", 100, "0x1")});
+  ib.ports[0].role = "compute";
+  ib.ports[0].gpus = {{"0000:13:00.0", "PIX"}, {"0000:93:00.0", "SYS"}};
+  ib.rails = 8;
+  ib.rails_active = 7;
   state.ib_ok(ib);
   auto load = testing::make_load(0.25, 0.5);
   load.reclaim_stall_seconds_total = 1.5;
@@ -43,9 +47,13 @@ TEST(Metrics, EveryDesignMetricHasHelpAndType) {
   }
   EXPECT_NE(text.find("weft_node_runqueue_latency_seconds_bucket{le=\"+Inf\"} 10"), std::string::npos) << text;
   EXPECT_NE(text.find("weft_ib_port_info{device=\"mlx5_0\",fabric=\"0xf\",leaf=\"0xa\",link_layer=\"InfiniBand\","
-                      "port=\"1\",port_guid=\"0x1\"} 1"),
+                      "port=\"1\",port_guid=\"0x1\",role=\"compute\"} 1"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find("weft_ib_port_gpu_distance{class=\"SYS\",device=\"mlx5_0\",gpu=\"0000:93:00.0\",port=\"1\"} 4"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("weft_ib_rails{state=\"active\"} 7"), std::string::npos) << text;
+  EXPECT_NE(text.find("weft_ib_rails{state=\"all\"} 8"), std::string::npos) << text;
   EXPECT_NE(text.find("weft_agent_build_info{version=\"1.2.3\"} 1"), std::string::npos);
 }
 

@@ -34,6 +34,22 @@ TEST(NodeMetadata, LabelsFromTheProbeAndEveryPortInTheAnnotation) {
   EXPECT_EQ(ports[2]["state"], "DOWN");
 }
 
+// weft.dev/nvlink-domain follows GPU feature discovery's nvidia.com/gpu.clique on the same
+// Node, and goes when the clique label goes.
+TEST(NodeMetadata, NvlinkDomainFollowsTheGpuCliqueLabel) {
+  auto ib = make_ib("0xf", "0xa", "0xb", {make_port("mlx5_0", 1, "ACTIVE", 100, "0x1")});
+  const auto m = desired_ib_metadata(ib);
+  PatchInputs in;
+  in.ib = &m;
+  const std::string clique = "4f1b6c3e-1d2a-4c5b-9e8f-0a1b2c3d4e5f.7";
+  auto patch = merge_patch_for(node_with({{"nvidia.com/gpu.clique", clique}}), in);
+  EXPECT_EQ(patch["metadata"]["labels"]["weft.dev/nvlink-domain"], clique);
+  auto gone = merge_patch_for(node_with({{"weft.dev/nvlink-domain", clique}}), in);
+  EXPECT_TRUE(gone["metadata"]["labels"]["weft.dev/nvlink-domain"].is_null()) << gone.dump();
+  auto bad = merge_patch_for(node_with({{"nvidia.com/gpu.clique", "not a label value!"}}), in);
+  EXPECT_FALSE(bad["metadata"]["labels"].contains("weft.dev/nvlink-domain"));
+}
+
 TEST(NodeMetadata, NoHcaIsRdmaNoneOnly) {
   auto m = desired_ib_metadata(make_ib("", "", "", {}));
   EXPECT_EQ(m.labels.size(), 1u);
