@@ -3,6 +3,7 @@
 #include "descheduler/core/defragment/plugin.h"
 #include "descheduler/core/framework/runner.h"
 #include "descheduler/core/plugins/LoadAware/load_aware.h"
+#include "descheduler/core/plugins/registry/registry.h"
 
 namespace weft::descheduler {
 
@@ -11,6 +12,7 @@ Result<framework::Profile> profile_from_policy(const Policy& policy, const Profi
   p.name = "default";
   p.evictor = policy.evictor;
   if (policy.load_aware_enabled) p.balance.push_back(std::make_unique<plugins::LoadAware>(policy, context.options));
+  plugins::add_to_profile(policy, p);   // the upstream strategies the policy enables
   if (policy.gang_defragment) {
     if (!context.world) return make_error("GangDefragment needs the cluster's pending pods, Queues and HyperNodes");
     p.balance.push_back(std::make_unique<defragment::GangDefragment>(

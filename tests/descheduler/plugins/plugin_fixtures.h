@@ -4,7 +4,9 @@
 // have their own tests.
 #pragma once
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,7 +23,7 @@ class RecordingEvictor : public framework::Evictor {
   std::set<std::string> blocked;             // pod keys Filter refuses
   std::set<std::string> refused_targets;     // node names target_blocker refuses
   std::optional<int> max_per_node, max_total;
-  std::vector<std::string> evicted;          // pod keys, in order
+  std::vector<std::string> evicted_keys;     // pod keys, in order
   std::vector<framework::EvictionRequest> requests;
 
   std::string filter(int pod) const override {
@@ -38,8 +40,8 @@ class RecordingEvictor : public framework::Evictor {
     if (std::string f = filter(r.pod); !f.empty()) return f;
     if (node_limit_reached(p.node)) return "limit-per-node";
     if (total_limit_reached()) return "limit-total";
-    if (std::find(evicted.begin(), evicted.end(), p.key()) != evicted.end()) return "already-evicted";
-    evicted.push_back(p.key());
+    if (evicted(r.pod)) return "already-evicted";
+    evicted_keys.push_back(p.key());
     requests.push_back(r);
     per_node_[p.node]++;
     return "";
@@ -48,7 +50,16 @@ class RecordingEvictor : public framework::Evictor {
     auto it = per_node_.find(node);
     return max_per_node && (it == per_node_.end() ? 0 : it->second) >= *max_per_node;
   }
-  bool total_limit_reached() const override { return max_total && static_cast<int>(evicted.size()) >= *max_total; }
+  bool total_limit_reached() const override { return max_total && static_cast<int>(evicted_keys.size()) >= *max_total; }
+  bool evicted(int pod) const override {
+    const std::string key = cluster_.pods[static_cast<size_t>(pod)].key();
+    return std::find(evicted_keys.begin(), evicted_keys.end(), key) != evicted_keys.end();
+  }
+  std::optional<int> total_left() const override {
+    if (!max_total) return std::nullopt;
+    return std::max(0, *max_total - static_cast<int>(evicted_keys.size()));
+  }
+  std::vector<int> overdrawn(const std::vector<int>&) const override { return {}; }
 
  private:
   const Cluster& cluster_;
@@ -91,7 +102,7 @@ std::vector<std::string> run_plugin(P& plugin, TestHandle& h) {
   if constexpr (std::is_base_of_v<framework::DeschedulePlugin, P>) s = plugin.deschedule(h.all_nodes(), h);
   else s = plugin.balance(h.all_nodes(), h);
   EXPECT_TRUE(s.ok()) << s.message();
-  return h.recorder().evicted;
+  return h.recorder().evicted_keys;
 }
 
 // Container status entries: {"state": {...}, "restartCount": n}.
