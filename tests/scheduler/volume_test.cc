@@ -138,7 +138,8 @@ TEST(Volumes, WaitForFirstConsumerTakesTheSmallestFittingStaticVolume) {
   three_nodes(b);
   b.add(storage_class("local", "kubernetes.io/no-provisioner", "WaitForFirstConsumer"));
   b.add(local_volume("small-n1", "n1", "2Gi"));    // too small for the claim
-  b.add(local_volume("big-n2", "n2", "100Gi"));
+  b.add(local_volume("small-n2", "n2", "4Gi"));
+  b.add(local_volume("big-n3", "n3", "100Gi"));    // the node's smallest that fits wins
   b.add(local_volume("fit-n3", "n3", "10Gi"));
   b.add(claim("data", "local", "5Gi"));
   b.add(pod_with_claims("p", {"data"}));
