@@ -125,7 +125,7 @@ spec:
   EXPECT_EQ(pg["spec"]["minMember"], 8);
   EXPECT_EQ(pg["spec"]["networkTopology"]["mode"], "hard");
   EXPECT_EQ(pg["metadata"]["generation"], 2);
-  EXPECT_NE(kubectl_ok({"get", "podgroups"}).find("train"), std::string::npos);
+  EXPECT_NE(kubectl_ok({"get", "podgroups.scheduling.volcano.sh"}).find("train"), std::string::npos);
   // A pod in a namespace that does not exist: the real NotFound.
   write_file(dir_.file("lost.yaml"), std::regex_replace(pod, std::regex("name: web"), "name: lost\n  namespace: nowhere"));
   auto [code, out] = api_->kubectl({"apply", "-f", dir_.file("lost.yaml")});
