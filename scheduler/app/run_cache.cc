@@ -53,7 +53,7 @@ json scheduler_projection(const std::string& kind) {
                                {"volcano.sh/preemptable", true},
                                {"volcano.sh/task-spec", true}};
     pod_meta["labels"] = true;   // sub-group selectors and ranks read any label
-    const json container = {{"resources", {{"requests", true}, {"limits", true}}}};
+    const json container = {{"resources", {{"requests", true}, {"limits", true}}}, {"ports", true}};
     return {{"metadata", pod_meta},
             {"spec",
              {{"volumes", true},
@@ -63,9 +63,13 @@ json scheduler_projection(const std::string& kind) {
               {"priorityClassName", true},
               {"tolerations", true},
               {"nodeSelector", true},
-              {"affinity", {{"nodeAffinity", true}}},
+              {"affinity", true},
+              {"topologySpreadConstraints", true},
+              {"schedulingGates", true},
+              {"resourceClaims", true},
+              {"resources", true},
               {"containers", container},
-              {"initContainers", {{"resources", {{"requests", true}, {"limits", true}}}, {"restartPolicy", true}}},
+              {"initContainers", {{"resources", {{"requests", true}, {"limits", true}}}, {"restartPolicy", true}, {"ports", true}}},
               {"overhead", true},
               {"schedulingGroup", true}}},
             // When it was bound (load-aware scoring: what its node's report has not seen).
