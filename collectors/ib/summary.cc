@@ -67,6 +67,13 @@ void summarize_rails(IbReport& r, const std::vector<const PortReport*>& ports, b
       spine_reason = where(*p) + ": " + (p->uplinks_reason.empty() ? "no switch above its leaf" : p->uplinks_reason);
   }
   if (!any_ib) leaf_reason = spine_reason = "no InfiniBand port";
+  // A downed rail keeps its last known leaf so the node stays in its unit; with every compute
+  // port down the node is off the fabric, and a leaf would draw gangs onto it.
+  if (r.rails > 0 && r.rails_active == 0 && !leaf.empty()) {
+    leaf_reason = spine_reason = "no compute port is ACTIVE (last known leaf " + leaf + ")";
+    leaf.clear();
+    spine.clear();
+  }
   r.leaf = leaf;
   r.leaf_reason = leaf.empty() ? (leaf_reason.empty() ? "no first-hop switch found" : leaf_reason) : "";
   r.spine = spine;

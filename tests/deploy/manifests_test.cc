@@ -132,7 +132,7 @@ TEST_F(Deploy, AgentRoleHoldsOnlyTheVerbsTheAgentUses) {
   EXPECT_EQ(api.find("watch"), std::string::npos) << "the agent watches nodes now: update deploy/agent/rbac.yaml";
 }
 
-// The descheduler lists (no watch, no get) and evicts; the scheduler only creates Events.
+// The descheduler lists (no watch, no get) what the scheduler's snapshot reads and evicts; the scheduler only creates Events.
 TEST_F(Deploy, DeschedulerAndSchedulerRolesHoldNoUnusedVerb) {
   Rendered r = render_source("deploy");
   std::map<std::string, std::set<std::string>> verbs;
@@ -144,7 +144,8 @@ TEST_F(Deploy, DeschedulerAndSchedulerRolesHoldNoUnusedVerb) {
                                                                  {"pods/eviction", {"create"}},
                                                                  {"podgroups", {"list"}},
                                                                  {"priorityclasses", {"list"}},
-                                                                 {"poddisruptionbudgets", {"list"}}}));
+                                                                 {"poddisruptionbudgets", {"list"}},
+                                                                 {"hypernodes", {"list"}}}));
   for (const auto& rule : find_object(r, "ClusterRole", "weft-scheduler")["rules"]) {
     if (strings(rule["resources"]).count("events")) {
       EXPECT_EQ(strings(rule["verbs"]), std::set<std::string>{"create"});

@@ -175,5 +175,25 @@ TEST(IbRails, PlanesOnSeveralSubnetsCountTogether) {
   EXPECT_EQ(down.at("weft.dev/ib-rails-active"), "7");
 }
 
+// Every compute rail down: the node is off the fabric. Its leaf and spine are withdrawn (a
+// leaf would draw IB gangs onto it) and come back, unchanged, with the first rail up.
+TEST(IbRails, EveryRailDownWithdrawsTheLeafUntilOneComesBack) {
+  RailNode node(8, 0);
+  PortMemory memory;
+  const auto o = rail_options("");
+  const auto healthy = ib_labels(probe(node.all(), memory, o));
+  for (auto& p : node.ports) p.state = 1;
+  auto dark = probe(node.all(), memory, o);
+  const auto labels = ib_labels(dark);
+  EXPECT_EQ(labels.count("weft.dev/ib-leaf"), 0u);
+  EXPECT_EQ(labels.count("weft.dev/ib-spine"), 0u);
+  EXPECT_EQ(labels.at("weft.dev/ib-rails-active"), "0");
+  EXPECT_NE(dark.leaf_reason.find("no compute port is ACTIVE"), std::string::npos) << dark.leaf_reason;
+  node.ports[5].state = 4;
+  const auto back = ib_labels(probe(node.all(), memory, o));
+  EXPECT_EQ(back.at("weft.dev/ib-leaf"), healthy.at("weft.dev/ib-leaf"));
+  EXPECT_EQ(back.at("weft.dev/ib-rails-active"), "1");
+}
+
 }  // namespace
 }  // namespace weft::ib
