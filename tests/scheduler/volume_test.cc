@@ -111,6 +111,17 @@ TEST(Volumes, BoundVolumeOnAMissingNodeAndMissingVolumeKeepThePodPending) {
       << run.reason_of("default/c");
 }
 
+// Volcano's default configuration with predicate.VolumeBindingEnable false.
+Result<Config> volume_binding_off() {
+  return parse_config(R"(actions: "enqueue, allocate"
+tiers:
+- plugins: [{name: priority}, {name: gang}]
+- plugins:
+  - {name: predicates, arguments: {predicate.VolumeBindingEnable: false}}
+  - {name: proportion}
+)", "conf");
+}
+
 TEST(Volumes, UnboundImmediateClaimWaitsForThePersistentVolumeController) {
   ScenarioBuilder b;
   three_nodes(b);
@@ -122,13 +133,7 @@ TEST(Volumes, UnboundImmediateClaimWaitsForThePersistentVolumeController) {
   EXPECT_NE(run.reason_of("default/p").find("pod has unbound immediate PersistentVolumeClaims"), std::string::npos)
       << run.reason_of("default/p");
   // Volcano's switch off: the claim is not looked at.
-  auto config = parse_config(R"(actions: "enqueue, allocate"
-tiers:
-- plugins: [{name: priority}, {name: gang}]
-- plugins:
-  - {name: predicates, arguments: {predicate.VolumeBindingEnable: false}}
-  - {name: proportion}
-)", "conf");
+  auto config = volume_binding_off();
   ASSERT_TRUE(config) << config.message();
   EXPECT_NE(b.run(*config).node_of("default/p"), "");
 }
@@ -150,13 +155,7 @@ TEST(Volumes, WaitForFirstConsumerTakesTheSmallestFittingStaticVolume) {
   EXPECT_EQ(run.report()["volume_bindings"][0]["volume"], "fit-n3");
   // VolumeBinding switched off: no filter and no PreBind, as in Volcano (the claim stays
   // unbound; the pod is placed on its other filters).
-  auto config = parse_config(R"(actions: "enqueue, allocate"
-tiers:
-- plugins: [{name: priority}, {name: gang}]
-- plugins:
-  - {name: predicates, arguments: {predicate.VolumeBindingEnable: false}}
-  - {name: proportion}
-)", "conf");
+  auto config = volume_binding_off();
   ASSERT_TRUE(config) << config.message();
   auto off = b.run(*config);
   EXPECT_NE(off.node_of("default/p"), "");
