@@ -27,6 +27,7 @@ std::vector<WatchedKind> watched_kinds() {
       {kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, "scheduling.k8s.io/v1",
        "PriorityClass", false},
       // What the volume filters read (scheduler/core/storage.h).
+      {res::namespaces(), "v1", "Namespace", false},   // namespaceSelector of pod (anti-)affinity
       {res::persistentvolumes(), "v1", "PersistentVolume", false},
       {res::persistentvolumeclaims(), "v1", "PersistentVolumeClaim", false},
       {res::storageclasses(), "storage.k8s.io/v1", "StorageClass", false},

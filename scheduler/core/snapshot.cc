@@ -290,7 +290,7 @@ Status add_hypernode(Snapshot& s, const json& o, const std::string& where) {
   return {};
 }
 
-// A PodGroup, Queue, HyperNode or PriorityClass (`kind`, as SnapshotBuilder::add read it).
+// A PodGroup, Queue, HyperNode, PriorityClass or Namespace (`kind`, as SnapshotBuilder::add read it).
 Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, const std::string& kind, const json& o,
                   const std::string& where) {
   std::string prefix = where.empty() ? "" : where + ": ";
@@ -301,6 +301,10 @@ Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, cons
   if (kind == "PodGroup") return add_podgroup(snap, o, where);
   if (kind == "Queue") return add_queue(snap, o, where);
   if (kind == "HyperNode") return add_hypernode(snap, o, where);
+  if (kind == "Namespace") {
+    snap.namespaces[kube::name_of(o)] = kube::labels_of(o);
+    return {};
+  }
   if (kind == "PriorityClass") {
     auto v = int_field(json_at(o, "value"), where, "value", 0);
     if (!v) return v.error();
@@ -309,7 +313,7 @@ Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, cons
     return {};
   }
   return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass, "
-                    "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CompositePodGroup, Workload)");
+                    "Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CompositePodGroup, Workload)");
 }
 
 }  // namespace
@@ -497,7 +501,8 @@ std::string PodGroupInfo::phase() const {
 
 bool known_kind(const std::string& kind) {
   static const std::set<std::string> kinds{"Node",          "Pod",      "PodGroup",         "Queue",
-                                           "HyperNode",     "PriorityClass", "CompositePodGroup", "Workload"};
+                                           "HyperNode",     "PriorityClass", "CompositePodGroup", "Workload",
+                                           "Namespace"};
   return kinds.count(kind) > 0 || StorageObjects::reads(kind);
 }
 

@@ -185,6 +185,7 @@ struct Snapshot {
   std::map<std::string, QueueInfo> queues;           // by name ("default" always present)
   std::vector<HyperNodeInfo> hypernodes;             // empty: derived from node labels
   std::map<std::string, int32_t> priority_classes;
+  std::map<std::string, kube::Labels> namespaces;    // Namespace objects' labels, by name (namespaceSelector)
   std::map<std::string, std::vector<std::string>> workloads;   // scheduling.k8s.io Workloads: key -> template names
   TimePoint now = Clock::now();                      // for the age of load annotations
   StorageObjects storage;                            // PVs, claims, classes, CSINodes (storage.h)

@@ -246,6 +246,26 @@ TEST(PodContract, NamespaceSelectorAndNamespacesWidenTheTerm) {
   EXPECT_EQ(run.node_of("default/by-name-label"), "n1");
 }
 
+// namespaceSelector selects by the Namespace objects' own labels (kube-scheduler reads
+// them from its namespace lister); a namespace without an object still carries its name label.
+TEST(PodContract, NamespaceSelectorMatchesTheNamespaceObjectsLabels) {
+  ScenarioBuilder b;
+  b.add(node("n1", 64));   // the emptier node: where web would go but for its anti-affinity
+  b.add(node("n2", 8));
+  for (auto [ns, tier] : {std::pair{"gold-a", "gold"}, std::pair{"bronze", "bronze"}})
+    b.add(json{{"apiVersion", "v1"}, {"kind", "Namespace"},
+               {"metadata", {{"name", ns}, {"labels", {{"tier", tier}, {"kubernetes.io/metadata.name", ns}}}}}});
+  b.add(bound(pod("db", {{"app", "db"}}, json::object(), "gold-a"), "n1"));
+  b.add(bound(pod("cache", {{"app", "db"}}, json::object(), "bronze"), "n2"));
+  // Repelled by app=db pods in gold namespaces only: n1 is out, n2 (bronze) is not.
+  const json gold = {{"namespaceSelector", {{"matchLabels", {{"tier", "gold"}}}}}};
+  b.add(pod("web", {}, anti({{"matchLabels", {{"app", "db"}}}}, "kubernetes.io/hostname", gold)));
+  b.add(pod("near-gold", {}, affinity({{"matchLabels", {{"app", "db"}}}}, "kubernetes.io/hostname", gold)));
+  auto run = b.run(volcano_default());
+  EXPECT_EQ(run.node_of("default/near-gold"), "n1") << run.reason_of("default/near-gold");
+  EXPECT_EQ(run.node_of("default/web"), "n2") << run.reason_of("default/web");
+}
+
 TEST(PodContract, MatchLabelKeysKeepAntiAffinityInsideOneRevision) {
   ScenarioBuilder b;
   b.add(node("n1", 16));

@@ -6,8 +6,10 @@
 namespace weft::scheduler {
 
 kube::Labels namespace_labels(const Snapshot& snap, const std::string& name) {
-  (void)snap;   // Namespace objects join the snapshot with the volume work; until then the label all carry
-  return {{"kubernetes.io/metadata.name", name}};
+  auto it = snap.namespaces.find(name);
+  kube::Labels labels = it == snap.namespaces.end() ? kube::Labels{} : it->second;
+  labels["kubernetes.io/metadata.name"] = name;   // the API server sets it on every Namespace
+  return labels;
 }
 
 bool PodSelection::matches(const Snapshot& snap, const PodInfo& pod) const {
