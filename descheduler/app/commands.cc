@@ -115,9 +115,13 @@ Result<Prepared> prepare_run(const RunFlags& f) {
   return p;
 }
 
+Result<ObjectRef> state_configmap(const RunFlags& f) {
+  return parse_object_ref(f.state_configmap.empty() ? own_namespace() + "/weft-descheduler-state" : f.state_configmap,
+                          "--state-configmap");
+}
+
 int run_once(const RunFlags& f, Prepared& p) {
-  auto ref = parse_object_ref(f.state_configmap.empty() ? own_namespace() + "/weft-descheduler-state" : f.state_configmap,
-                              "--state-configmap");
+  auto ref = state_configmap(f);
   if (!ref) return fail(ref.message());
   StateStore store(*p.client, *ref);
   auto state = store.load();
@@ -155,8 +159,7 @@ int run_interval(const RunFlags& f, Prepared& p) {
   }
   DeschedulerState state;   // in memory: the same process plans every cycle
   // Rooms in progress outlive the process: a restarted one finishes them (defragment_step.h).
-  auto rooms_ref = parse_object_ref(
-      f.state_configmap.empty() ? own_namespace() + "/weft-descheduler-state" : f.state_configmap, "--state-configmap");
+  auto rooms_ref = state_configmap(f);
   if (!rooms_ref) return fail(rooms_ref.message());
   StateStore rooms_store(*p.client, *rooms_ref);
   p.config.rooms = rooms_store.journal();
