@@ -40,6 +40,7 @@ profiles:
 )";
 
 enum class Mode { Once, Interval };
+void PrintTo(Mode m, std::ostream* os) { *os << (m == Mode::Once ? "--once" : "--interval"); }
 
 std::string descheduler_binary() { return daemon_binary("WEFT_CRASH_DESCHEDULER", "descheduler/weft-descheduler"); }
 
