@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -12,9 +11,10 @@
 #include <sstream>
 #include <thread>
 
-#include <prometheus/exposer.h>
 #include <spdlog/spdlog.h>
 
+#include "common/daemon_http.h"
+#include "common/signals.h"
 #include "descheduler/app/cluster_source.h"
 #include "descheduler/app/cycle.h"
 #include "descheduler/app/load_source.h"
@@ -85,50 +85,6 @@ Result<std::unique_ptr<kube::Client>> connect_client(const std::string& kubeconf
   return kube::Client::from_config(*config);
 }
 
-// SIGTERM/SIGINT end the --interval loop: a thread waits for them and wakes the loop.
-class StopSignal {
- public:
-  StopSignal() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGTERM);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGUSR2);   // our own wake-up when the loop ends first
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    waiter_ = std::thread([this] {
-      int sig = 0;
-      sigwait(&set_, &sig);
-      if (sig == SIGUSR2) return;
-      spdlog::info("signal {}: stopping", sig);
-      stop();
-    });
-  }
-  ~StopSignal() {
-    stop();
-    pthread_kill(waiter_.native_handle(), SIGUSR2);
-    waiter_.join();
-  }
-  void stop() {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopped_ = true;
-    cv_.notify_all();
-  }
-  // Sleeps up to d; true when stopped.
-  bool wait(std::chrono::duration<double> d) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, d, [&] { return stopped_; });
-  }
-  bool stopped() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return stopped_;
-  }
-
- private:
-  sigset_t set_;
-  std::thread waiter_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopped_ = false;
-};
 
 struct Prepared {
   CycleConfig config;
@@ -159,14 +115,19 @@ Result<Prepared> prepare_run(const RunFlags& f) {
   return p;
 }
 
+Result<ObjectRef> state_configmap(const RunFlags& f) {
+  return parse_object_ref(f.state_configmap.empty() ? own_namespace() + "/weft-descheduler-state" : f.state_configmap,
+                          "--state-configmap");
+}
+
 int run_once(const RunFlags& f, Prepared& p) {
-  auto ref = parse_object_ref(f.state_configmap.empty() ? own_namespace() + "/weft-descheduler-state" : f.state_configmap,
-                              "--state-configmap");
+  auto ref = state_configmap(f);
   if (!ref) return fail(ref.message());
   StateStore store(*p.client, *ref);
   auto state = store.load();
   if (!state) return fail(state.message());
   DeschedulerMetrics metrics;
+  p.config.rooms = store.journal();
   Cycle cycle(*p.client, p.config, metrics);
   auto plan = cycle.run(*state);
   for (std::istringstream lines(metrics.text()); !lines.eof();) {
@@ -186,29 +147,29 @@ int run_interval(const RunFlags& f, Prepared& p) {
   auto interval = duration_flag("--interval", f.interval);
   if (!interval) return fail(interval.message());
   if (interval->count() < 1) return fail("--interval must be at least 1s");
-  StopSignal stop;   // before any thread starts, so every thread has the signals blocked
+  StopSignal stop;   // common/signals.h; before any thread starts, so every thread has the signals blocked
   DeschedulerMetrics metrics;
-  std::unique_ptr<prometheus::Exposer> exposer;
+  DaemonHttpServer http({.metrics = [&metrics] { return metrics.text(); }});
   if (!f.metrics_listen.empty()) {
-    try {
-      exposer = std::make_unique<prometheus::Exposer>(f.metrics_listen);
-    } catch (const std::exception& e) {
-      return fail("--metrics-listen " + f.metrics_listen + ": " + e.what());
-    }
-    exposer->RegisterCollectable(metrics.registry());
-    auto ports = exposer->GetListeningPorts();
-    std::string host = f.metrics_listen.substr(0, f.metrics_listen.rfind(':'));
-    std::printf("metrics on http://%s:%d/metrics\n", host.c_str(), ports.empty() ? 0 : ports[0]);
+    auto address = parse_listen_address(f.metrics_listen, "--metrics-listen");
+    auto port = address ? http.start(*address, "--metrics-listen") : Result<int>(address.error());
+    if (!port) return fail(port.message());
+    std::printf("metrics on http://%s:%d/metrics\n", address->host.c_str(), *port);
     std::fflush(stdout);
   }
   DeschedulerState state;   // in memory: the same process plans every cycle
+  // Rooms in progress outlive the process: a restarted one finishes them (defragment_step.h).
+  auto rooms_ref = state_configmap(f);
+  if (!rooms_ref) return fail(rooms_ref.message());
+  StateStore rooms_store(*p.client, *rooms_ref);
+  p.config.rooms = rooms_store.journal();
   Cycle cycle(*p.client, p.config, metrics);
   auto loop = [&](const std::function<bool()>& still_leader) {
     while (!stop.stopped() && still_leader()) {
       auto plan = cycle.run(state);
       if (!plan) spdlog::error("cycle failed: {}", plan.message());
       else if (f.dry_run) (void)print_plan(*plan, f.output);
-      if (stop.wait(*interval)) break;
+      if (!stop.sleep_for(std::chrono::duration_cast<std::chrono::nanoseconds>(*interval))) break;
     }
   };
   if (!f.leader_elect) {
@@ -227,7 +188,7 @@ int run_interval(const RunFlags& f, Prepared& p) {
   std::thread worker;
   std::atomic<bool> leading{false};
   std::thread stopper([&] {
-    while (!stop.wait(std::chrono::milliseconds(200))) {
+    while (stop.sleep_for(std::chrono::milliseconds(200))) {
     }
     elector.stop();
   });

@@ -60,6 +60,25 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::vector<std::string> warnings;
   TimePoint now = std::chrono::system_clock::now();
+  PatchPodGroupFn patch = [&](const std::string& ns, const std::string& name, const nlohmann::json& p) -> Status {
+    auto r = client_.patch(kube::resources::podgroups(), ns, name, p, kube::PatchType::Merge);
+    if (!r) return r.error();
+    return {};
+  };
+  EvictFn evict = [&](const std::string& ns, const std::string& name) {
+    return evict_and_report(client_, ns, name, config_.policy.grace_period_seconds.value_or(-1),
+                            config_.policy.eviction_failure_events);
+  };
+  Plan resumed;   // what an interrupted run left, finished before anything is listed
+  if (config_.policy.gang_defragment && !config_.dry_run) {
+    auto getter = [&](const kube::ResourceRef& ref) {
+      return [&, ref](const std::string& ns, const std::string& name) { return client_.get(ref, ns, name); };
+    };
+    if (auto s = resume_rooms(config_.rooms, resumed, getter(kube::resources::podgroups()),
+                              getter(kube::resources::pods()), patch, evict);
+        !s)
+      spdlog::error("defragment: {}", s.message());
+  }
   // GangDefragment needs pending pods, Queues and HyperNodes too: its world holds the cluster.
   std::optional<defragment::World> world;
   Result<Cluster> listed = make_error("not listed");
@@ -118,18 +137,13 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
     // A room's victims go only after its reservation is written (carry_out_rooms); the
     // other plugins' evictions first.
     std::erase_if(plan->evictions, [](const PlannedEviction& e) { return e.plugin == defragment::kPluginName; });
-    EvictFn evict = [&](const std::string& ns, const std::string& name) {
-      return evict_and_report(client_, ns, name, config_.policy.grace_period_seconds.value_or(-1),
-                              config_.policy.eviction_failure_events);
-    };
     execute_evictions(*plan, evict);
     if (rooms)
-      carry_out_rooms(*rooms, *plan, [&](const std::string& ns, const std::string& name, const nlohmann::json& p) -> Status {
-        auto r = client_.patch(kube::resources::podgroups(), ns, name, p, kube::PatchType::Merge);
-        if (!r) return r.error();
-        return {};
-      }, evict, [] { std::this_thread::sleep_for(kReservationLead); });
+      carry_out_rooms(*rooms, *plan, patch, evict, [] { std::this_thread::sleep_for(kReservationLead); }, config_.rooms);
   }
+  plan->evictions.insert(plan->evictions.begin(), resumed.evictions.begin(), resumed.evictions.end());
+  plan->skipped.insert(plan->skipped.end(), resumed.skipped.begin(), resumed.skipped.end());
+  plan->notes.insert(plan->notes.end(), resumed.notes.begin(), resumed.notes.end());
   if (rooms) metrics_.observe_defragment(*rooms);
   if (!config_.dry_run) {
     record_evictions(state, plan->evictions, now, config_.policy.load_aware.metrics.window);

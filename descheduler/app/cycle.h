@@ -9,6 +9,7 @@
 #include "common/result.h"
 #include "descheduler/app/load_source.h"
 #include "descheduler/app/metrics.h"
+#include "descheduler/app/state_store.h"
 #include "descheduler/core/planner.h"
 #include "kube/client/client.h"
 
@@ -28,6 +29,7 @@ struct CycleConfig {
   Seconds max_metric_age{300};
   Seconds cooldown{600};
   bool dry_run = false;
+  RoomJournal rooms;   // GangDefragment rooms in progress (defragment_step.h); unset: not kept
 };
 
 class Cycle {

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   r->add_option("--load", run.load, "override the policy's metrics: prometheus=URL | annotations");
   r->add_option("--max-metric-age", run.max_metric_age, "older node metrics make the node unknown")->default_val("5m");
   r->add_option("--cooldown", run.cooldown, "a moved workload is not moved again for this long")->default_val("10m");
-  r->add_option("--state-configmap", run.state_configmap, "NAMESPACE/NAME of the state ConfigMap (--once)");
+  r->add_option("--state-configmap", run.state_configmap, "NAMESPACE/NAME of the state ConfigMap (--once: state and rooms in progress; --interval: rooms in progress)");
   r->add_option("--metrics-listen", run.metrics_listen, "host:port for /metrics in --interval mode ('' = off)")
       ->default_val("0.0.0.0:9465");
   r->add_flag("--leader-elect,!--no-leader-elect", run.leader_elect, "hold a Lease while running (--interval)")

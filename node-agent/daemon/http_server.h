@@ -1,24 +1,17 @@
 // The agent's HTTP endpoint: /metrics, /healthz, /readyz (after the first IB probe),
-// /probe (the probe JSON). cpp-httplib, served from its own thread pool.
+// /probe (the probe JSON), on the daemons' common server (common/daemon_http.h).
 #pragma once
 
 #include <functional>
-#include <memory>
 #include <string>
-#include <thread>
 
+#include "common/daemon_http.h"
+#include "common/listen_address.h"
 #include "common/result.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace weft::agent {
 
-struct ListenAddress {
-  std::string host;
-  int port = 0;
-};
+using weft::ListenAddress;
 // "0.0.0.0:9464", "127.0.0.1:0", "[::]:9464", ":9464" (all interfaces).
 Result<ListenAddress> parse_listen(const std::string& text);
 
@@ -31,15 +24,12 @@ struct HttpHandlers {
 class HttpServer {
  public:
   explicit HttpServer(HttpHandlers handlers);
-  ~HttpServer();
   // Binds (port 0 picks a free one) and starts serving; returns the bound port.
-  Result<int> start(const ListenAddress& address);
-  void stop();
+  Result<int> start(const ListenAddress& address) { return server_.start(address, "--listen"); }
+  void stop() { server_.stop(); }
 
  private:
-  HttpHandlers handlers_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  DaemonHttpServer server_;
 };
 
 }  // namespace weft::agent

@@ -168,5 +168,16 @@ TEST(Scenario, SplitsDocumentsAsYamlDoes) {
   EXPECT_NE(bad.message().find("bad.yaml: document 2: YAML error at line 6"), std::string::npos) << bad.message();
 }
 
+// A file read as one document (a scheduler --config, a descheduler --policy) used to drop
+// everything after a "---" without a word.
+TEST(Scenario, YamlToJsonRefusesASecondDocumentNamingIt) {
+  auto r = yaml_to_json("kind: A\n---\n# only a comment\n---\nkind: B\n", "policy.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "policy.yaml: document 3 (line 4): a second YAML document; this file takes exactly one");
+  auto one = yaml_to_json("---\nkind: A\n---\n", "x");
+  ASSERT_TRUE(one.ok()) << one.message();
+  EXPECT_EQ((*one)["kind"], "A");
+}
+
 }  // namespace
 }  // namespace weft::kube

@@ -1,6 +1,5 @@
 #include "scheduler/global/app/global_run.h"
 
-#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/log.h"
+#include "common/signals.h"
 #include "kube/objects.h"
 #include "scheduler/global/app/global_apply.h"
 #include "scheduler/global/app/global_watch.h"
@@ -18,15 +18,6 @@
 
 namespace weft::scheduler::global {
 namespace {
-
-// SIGTERM/SIGINT are blocked (threads started later inherit that) and taken while the
-// loop waits: true when one came within `wait`.
-bool stop_signal_within(const sigset_t& signals, std::chrono::milliseconds wait) {
-  timespec ts{static_cast<time_t>(wait.count() / 1000), static_cast<long>(wait.count() % 1000) * 1000000L};
-  int sig = sigtimedwait(&signals, nullptr, &ts);
-  if (sig > 0) spdlog::info("{}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-  return sig > 0;
-}
 
 kube::ClientOptions client_options() {
   kube::ClientOptions o;
@@ -113,11 +104,7 @@ int run_global(const GlobalRunOptions& o) {
     spdlog::error("global run: control plane {}: {}", (*control)->address(), probe.message());
     return 1;
   }
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  StopSignal stop_signal;   // common/signals.h; before the watch's threads start
   GlobalWatch watch(**control, members);
   watch.start();
   char host[256] = {0};
@@ -126,10 +113,9 @@ int run_global(const GlobalRunOptions& o) {
   std::map<std::string, std::string> warned;
   int cycles = 0;
   const auto period = std::chrono::milliseconds(static_cast<int64_t>(o.period_s * 1000));
-  bool stop = false;
-  while (!stop) {
+  while (!stop_signal.stopped()) {
     if (!watch.synced()) {
-      stop = stop_signal_within(signals, std::chrono::milliseconds(50));
+      stop_signal.sleep_for(std::chrono::milliseconds(50));
       continue;
     }
     const auto started = std::chrono::steady_clock::now();
@@ -143,8 +129,9 @@ int run_global(const GlobalRunOptions& o) {
     if (o.cycles > 0 && ++cycles >= o.cycles) break;
     if (o.cycles == 0) ++cycles;
     auto left = period - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-    stop = stop_signal_within(signals, std::max(left, std::chrono::milliseconds(1)));
+    stop_signal.sleep_for(std::max(left, std::chrono::milliseconds(1)));
   }
+  if (int sig = stop_signal.signal(); sig > 0) spdlog::info("{}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   watch.stop();
   spdlog::info("stopped after {} cycle(s)", cycles);
   return 0;
