@@ -111,6 +111,11 @@ RunMetrics::RunMetrics(const std::string& version)
                         .Help("Gangs found below minMember with running members: completed in their domain, or "
                               "undone (members evicted) after --gang-repair-timeout")
                         .Register(*registry_)),
+      degraded_rails_(prometheus::BuildCounter()
+                          .Name("weft_scheduler_degraded_rail_nodes_total")
+                          .Help("Nodes with fewer active IB rails than expected (rail-health) that a bound multi-node "
+                                "gang was kept off (avoided) or placed on (used), once per gang and node")
+                          .Register(*registry_)),
       pending_(prometheus::BuildGauge()
                    .Name("weft_scheduler_pending_pods")
                    .Help("Pods of this scheduler without a node at the start of the last cycle")
@@ -144,6 +149,7 @@ RunMetrics::RunMetrics(const std::string& version)
       .Add({{"version", version}})
       .Set(1);
   for (const char* result : {"completed", "undone"}) gang_repairs_.Add({{"result", result}});
+  for (const char* decision : {"avoided", "used"}) degraded_rails_.Add({{"decision", decision}});
 }
 
 void RunMetrics::observe_cycle(const Snapshot& snapshot, const Decisions& decisions, const ApplyReport& report,
@@ -184,6 +190,8 @@ void RunMetrics::observe_cycle(const Snapshot& snapshot, const Decisions& decisi
   for (const auto& r : decisions.gang_repairs)
     if ((r.result == "completed" ? gangs_bound : gangs_evicted).count(r.podgroup))
       gang_repairs_.Add({{"result", r.result}}).Increment();
+  for (const auto& c : decisions.degraded_rails)
+    if (gangs_bound.count(c.podgroup)) degraded_rails_.Add({{"decision", c.used ? "used" : "avoided"}}).Increment();
   std::map<std::string, std::string> action_of;
   for (const auto& e : decisions.evictions) action_of[e.pod] = eviction_action(e.reason);
   for (const auto& pod : report.evicted) {

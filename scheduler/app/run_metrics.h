@@ -65,6 +65,7 @@ class RunMetrics {
   prometheus::Counter& api_errors_;
   prometheus::Counter& cycles_;
   prometheus::Family<prometheus::Counter>& gang_repairs_;
+  prometheus::Family<prometheus::Counter>& degraded_rails_;
   prometheus::Gauge& pending_;
   prometheus::Family<prometheus::Gauge>& unschedulable_;
   prometheus::Family<prometheus::Gauge>& queue_deserved_;

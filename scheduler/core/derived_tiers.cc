@@ -19,11 +19,6 @@ constexpr const char* kTopographLeaf = "network.topology.nvidia.com/leaf";
 constexpr const char* kTopographSpine = "network.topology.nvidia.com/spine";
 constexpr const char* kTopographCore = "network.topology.nvidia.com/core";
 
-std::string label_or(const NodeInfo& n, const char* key) {
-  const std::string* v = n.labels.find(key);
-  return v ? *v : "";
-}
-
 NodeLevel level(int rank, std::string scope, std::string value, kube::Labels selector) {
   static const char* const names[] = {"nvlink", "leaf", "spine", "fabric"};
   NodeLevel l;
@@ -78,6 +73,11 @@ void add_topograph(const NodeInfo& n, std::vector<NodeLevel>& out, std::vector<s
 }
 
 }  // namespace
+
+std::string label_or(const NodeInfo& n, const char* key) {
+  const std::string* v = n.labels.find(key);
+  return v ? *v : "";
+}
 
 std::vector<NodeLevel> node_levels(const NodeInfo& n, std::vector<std::string>* problems) {
   std::vector<NodeLevel> out;

@@ -31,6 +31,9 @@ struct NodeLevel {
   kube::Labels selector;        // labels every node of the level has (for HyperNode output)
 };
 
+// The node's label `key`, "" when it has none.
+std::string label_or(const NodeInfo& node, const char* key);
+
 // The node's levels, lowest first; `problems` gets labels that do not read (named).
 std::vector<NodeLevel> node_levels(const NodeInfo& node, std::vector<std::string>* problems = nullptr);
 

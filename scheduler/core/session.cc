@@ -18,6 +18,7 @@ Decisions run_session(const Snapshot& snapshot, const Config& config, const Sess
   // with allocate configured).
   if (config.has(Action::Allocate)) repair_gangs(ssn);
   for (Action a : config.actions) run_action(a, ssn);
+  ssn.close_plugins();
   write_statuses(ssn);
   if (volume_binding_enabled(config)) ssn.out.claim_writes = prebind_writes(snapshot, ssn.out.bindings);
   for (const auto& [name, q] : ssn.queues) {

@@ -65,6 +65,14 @@ struct GangRepair {
   std::string result;            // "completed" | "undone"
 };
 
+// A multi-node gang bound this cycle and a node with fewer active IB rails than expected
+// (plugin rail-health): `used` when a member went there, else a candidate it was kept off.
+struct DegradedRailChoice {
+  std::string podgroup;
+  std::string node;
+  bool used = false;
+};
+
 struct QueueShare {
   std::string name;
   double weight = 1;
@@ -88,6 +96,7 @@ struct Decisions {
   std::map<std::string, std::string> unschedulable_reasons;
   std::vector<ClaimWrite> claim_writes;    // PreBind: claims to write before their pods' bindings (storage.h)
   std::vector<GangRepair> gang_repairs;
+  std::vector<DegradedRailChoice> degraded_rails;
 };
 
 struct SessionOptions {

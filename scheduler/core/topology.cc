@@ -14,11 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string label_or(const NodeInfo& n, const char* key) {
-  const std::string* v = n.labels.find(key);
-  return v ? *v : "";
-}
-
 bool member_matches_node(const HyperNodeMember& m, const NodeInfo& n) {
   if (!m.exact_name.empty()) return n.name == m.exact_name;
   if (!m.regex.empty()) return std::regex_search(n.name, std::regex(m.regex));

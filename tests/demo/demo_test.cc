@@ -92,7 +92,7 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   EXPECT_EQ(summary["fabrics"][0]["sms"].size(), 2u);
 
   // Every step ran and held.
-  ASSERT_EQ(summary["steps"].size(), 7u);
+  ASSERT_EQ(summary["steps"].size(), 8u);   // the last: the rail unit (tools/demo/lib/rails.sh)
   for (const auto& s : summary["steps"]) EXPECT_TRUE(s["ok"].get<bool>()) << s.dump();
 
   // Jobs bound inside one fabric; the hard-tier job inside one leaf.
@@ -180,6 +180,23 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   EXPECT_TRUE(summary["failover"]["labels_unchanged"].get<bool>());
   EXPECT_NE(summary["failover"]["old_master"], summary["failover"]["new_master"]);
 
+  // The rail unit: one rail of one node down, every node in its rail group still, the gang where it was.
+  const auto& rails = summary["rails"];
+  ASSERT_FALSE(rails.empty()) << "summary.json lacks the rail unit";
+  int degraded = 0;
+  for (const auto& n : rails["nodes"]) {
+    EXPECT_EQ(n["leaf"], n["leaf_before"]) << n.dump();
+    EXPECT_EQ(n["leaf"], rails["nodes"][0]["leaf"]) << n.dump();
+    if (n["name"] == rails["downed"]["node"]) {
+      EXPECT_EQ(n["active"].get<int>(), n["rails"].get<int>() - 1) << n.dump();
+      ++degraded;
+    } else {
+      EXPECT_EQ(n["active"], n["rails"]) << n.dump();
+    }
+  }
+  EXPECT_EQ(degraded, 1) << rails.dump();
+  for (const auto& p : rails["pods"]) EXPECT_EQ(p["phase"], "Running") << p.dump();
+
   // A valid picture naming the nodes and the hot one.
   const std::string svg = read_file(out.file("topology.svg"));
   EXPECT_NE(svg.find("<svg"), std::string::npos);
@@ -188,6 +205,7 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   EXPECT_TRUE(svg.find("a-h0000") != std::string::npos || svg.find("a&#45;h0000") != std::string::npos);
   EXPECT_NE(svg.find("HOT"), std::string::npos);
   EXPECT_NE(svg.find("room reserved for ml/allgather"), std::string::npos);
+  EXPECT_NE(svg.find("DEGRADED"), std::string::npos);   // the node with a rail down
   auto [xml_code, xml_out] = weft::testing::run_command({"python3", "-c",
       "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])", out.file("topology.svg")});
   EXPECT_EQ(xml_code, 0) << "topology.svg is not well-formed XML: " << xml_out;

@@ -118,5 +118,20 @@ TEST(RunMetrics, HealthFailsOnlyForAWedgedLeader) {
   EXPECT_TRUE(m.healthy(stall));
 }
 
+// rail-health's reports count once the API took the gang's bindings.
+TEST(RunMetrics, DegradedRailNodesCountWhenTheGangIsBound) {
+  RunMetrics m("1");
+  Snapshot snap;
+  snap.pods = {pod("ns/a-0", "ns/a"), pod("ns/b-0", "ns/b")};
+  Decisions d;
+  d.degraded_rails = {{"ns/a", "n1", false}, {"ns/a", "n4", true}, {"ns/b", "n1", false}};
+  ApplyReport report;
+  report.bound = {{"ns/a-0", "n4"}};   // b's binding was refused: its report does not count
+  m.observe_cycle(snap, d, report, ObjectIndex{}, 0.01, 2, system_clock::now());
+  const std::string t = m.text();
+  EXPECT_TRUE(has(t, "weft_scheduler_degraded_rail_nodes_total{decision=\"avoided\"} 1")) << t;
+  EXPECT_TRUE(has(t, "weft_scheduler_degraded_rail_nodes_total{decision=\"used\"} 1")) << t;
+}
+
 }  // namespace
 }  // namespace weft::scheduler

@@ -143,11 +143,14 @@ std::optional<Bytes> answer(const HostPort& h, const MadRequest& r) {
 Status Port::send(const MadRequest& r, uint32_t tid, std::chrono::milliseconds) {
   const std::string key = attribute_key(r);
   const int attempt = ++attempts_[key + " " + r.to.to_string() + " " + std::to_string(mod_of(r.mad))];
+  std::unique_lock<std::mutex> held;
   if (counters_) {
+    held = std::unique_lock<std::mutex>(counters_->lock);
     ++counters_->sends[key];
     ++counters_->total;
   }
   Fate fate = fate_ ? fate_(r, attempt) : Fate{};
+  if (held) held.unlock();
   if (fate.drop) return {};
   auto reply = answer(host_, r);
   if (!reply) return {};

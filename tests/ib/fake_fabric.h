@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,7 @@ struct Fate {
 struct Counters {
   std::map<std::string, int> sends;       // by attribute name ("NodeInfo", "SA", ...)
   int total = 0;
+  std::mutex lock;                        // the prober sends from one thread per port; also guards fate calls
 };
 
 // Builds the reply the fabric would give to one request from `port`, or nullopt when no

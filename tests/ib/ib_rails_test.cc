@@ -195,5 +195,36 @@ TEST(IbRails, EveryRailDownWithdrawsTheLeafUntilOneComesBack) {
   EXPECT_EQ(back.at("weft.dev/ib-rails-active"), "1");
 }
 
+// The ports of a node are probed side by side: with every reply 40 ms late, ten HCAs take
+// about as long as one (one after the other they took ten times as long), and say the same.
+TEST(IbRails, TenHcasAreProbedSideBySide) {
+  fake::Subnet storage{.switch_guids = {0x10, 0x11}};
+  RailNode node(8, 2, &storage);
+  ProbeOptions o = rail_options("");
+  o.mad_timeout = 1000ms;
+  auto late = [](const MadRequest&, int) { return fake::Fate{.delay = 40ms}; };
+  auto timed = [&](std::vector<fake::HostPort*> ports, IbReport& report) {
+    fake::Devices devices(std::move(ports), late);
+    Backends b;
+    b.umad = &devices;
+    b.verbs_missing = "not used in this test";
+    PortMemory memory;
+    const auto start = Clock::now();
+    report = run_probe(o, b, memory);
+    return Clock::now() - start;
+  };
+  IbReport one, all;
+  const auto one_took = timed({&node.ports[0]}, one);
+  const auto all_took = timed(node.all(), all);
+  ASSERT_EQ(all.ports.size(), 10u);
+  for (const auto& p : all.ports) EXPECT_TRUE(p.errors.empty()) << p.device << ": " << p.errors.front();
+  EXPECT_EQ(ib_labels(all).at("weft.dev/ib-leaf"), "0x0000000000000500");
+  EXPECT_EQ(ib_labels(all).at("weft.dev/ib-rails-active"), "8");
+  EXPECT_EQ(all.ports[9].role, "storage");
+  EXPECT_EQ(all.ports[3].leaf, "0x0000000000000503");
+  EXPECT_LT(all_took, 3 * one_took) << "one port " << std::chrono::duration<double>(one_took).count() << " s, ten "
+                                    << std::chrono::duration<double>(all_took).count() << " s";
+}
+
 }  // namespace
 }  // namespace weft::ib

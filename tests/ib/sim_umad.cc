@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 #include <random>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -171,7 +172,7 @@ Devices::Devices(std::vector<Hca> hcas) : hcas_(std::move(hcas)) {
   next_ = static_cast<int>(std::random_device{}() % 20000) * 100000;
 }
 
-int Devices::next_id() { return next_ + (serial_++ % 100000); }
+int Devices::next_id() { return next_ + (serial_.fetch_add(1) % 100000); }
 
 Result<std::vector<LocalPort>> Devices::ports() {
   std::vector<LocalPort> out;
@@ -202,7 +203,13 @@ Result<std::vector<LocalPort>> Devices::ports() {
 Result<std::unique_ptr<MadTransport>> Devices::open(const std::string& device, int port) {
   for (const auto& h : hcas_) {
     if (h.device != device || port != 1) continue;
+    // ibsim serves 10 clients (its SM included): a host with more HCAs on one subnet than
+    // that, all probed at once, waits for a slot as the first ports finish.
     auto c = Client::attach(h, next_id());
+    for (int tries = 0; !c && c.message().find("ibsim refused") != std::string::npos && tries < 200; ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      c = Client::attach(h, next_id());
+    }
     if (!c) return wrap(c.error(), device);
     return make_pipelined_transport(std::make_unique<Port>(std::move(c.value()), sent_));
   }

@@ -30,7 +30,8 @@ class Devices final : public UmadDevices {
  private:
   int next_id();
   std::vector<Hca> hcas_;
-  int next_ = 0, serial_ = 0;
+  int next_ = 0;
+  std::atomic<int> serial_{0};   // open() runs in the prober's threads, one per port
   std::shared_ptr<std::atomic<int>> sent_ = std::make_shared<std::atomic<int>>(0);
 };
 

@@ -28,6 +28,7 @@ class Plugin {
  public:
   virtual ~Plugin() = default;
   virtual void open(Session& ssn) = 0;
+  virtual void close(Session&) {}   // Volcano's OnSessionClose: after the actions, before statuses
 };
 
 // A node set a job may be confined to: a HyperNode (tier >= 1) or an IB cluster (tier 0).
@@ -140,6 +141,9 @@ class Session {
   std::map<std::string, std::vector<Domain>> key_domain_cache;
 
   void own(std::unique_ptr<Plugin> plugin) { plugins_.push_back(std::move(plugin)); }
+  void close_plugins() {
+    for (auto& p : plugins_) p->close(*this);
+  }
 
  private:
   template <class F>

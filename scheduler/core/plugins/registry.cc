@@ -14,6 +14,7 @@
 #include "scheduler/core/plugins/predicates/predicates.h"
 #include "scheduler/core/plugins/priority/priority.h"
 #include "scheduler/core/plugins/proportion/proportion.h"
+#include "scheduler/core/plugins/rail-health/rail_health.h"
 #include "scheduler/core/plugins/reserved-room/reserved_room.h"
 #include "scheduler/core/plugins/usage/usage.h"
 #include "scheduler/core/plugins/volumes/volumes.h"
@@ -34,6 +35,7 @@ const std::vector<PluginFactory>& plugin_factories() {
       {"overcommit", make_overcommit_plugin},
       {"network-topology-aware", make_network_topology_aware_plugin},
       {"usage", make_usage_plugin},
+      {"rail-health", make_rail_health_plugin},
       {"ib-cluster", make_ib_cluster_plugin, /*implicit=*/true},
       {"reserved-room", make_reserved_room_plugin, /*implicit=*/true},
       {"volumes", make_volumes_plugin, /*implicit=*/true},

@@ -44,6 +44,54 @@ std::string short_guid(const std::string& guid) {
 const char* const kPalette[] = {"#8dd3c7", "#bebada", "#80b1d3", "#fdb462", "#b3de69",
                                 "#fccde5", "#ffffb3", "#bc80bd", "#ccebc5", "#d9d9d9"};
 
+constexpr const char* kRailGangColour = "#c7e9c0";
+
+std::string rails_text(const nlohmann::json& n) {
+  return fmt::format("{}/{} rails active", n.value("active", 0), n.value("rails", 0));
+}
+
+// The rail unit of the rail step (rails.json): each node's rail group before and after one
+// rail went down, and the gang on it.
+std::string rail_unit_table(const nlohmann::json& r) {
+  if (r.empty()) return "";
+  std::string out = fmt::format("\nRail unit (fabric {}, {} rails per node; {} of {} downed)\n", r.value("fabric", ""),
+                                r.value("rails", 0), r["downed"].value("device", ""), r["downed"].value("node", ""));
+  for (const auto& n : r.value("nodes", nlohmann::json::array())) {
+    std::string pods;
+    for (const auto& p : r.value("pods", nlohmann::json::array()))
+      if (p.value("node", "") == n.value("name", "")) pods += " " + p.value("pod", "");
+    out += fmt::format("  {:<8} rail group {} -> {}  {:<18}{}\n", n.value("name", ""), n.value("leaf_before", ""),
+                       n.value("leaf", ""), rails_text(n), pods);
+  }
+  return out;
+}
+
+std::string rail_unit_dot(const nlohmann::json& r, const std::string& gang_colour) {
+  if (r.empty()) return "";
+  std::ostringstream d;
+  const std::string group = r["nodes"].empty() ? "" : r["nodes"][0].value("leaf", "");
+  d << fmt::format("  subgraph cluster_rails {{\n    label=\"rail-optimized unit  fabric {}\\n{} rails per node; {} of {} "
+                   "downed: rail group unchanged\"; style=rounded; color=\"#444444\";\n",
+                   r.value("fabric", ""), r.value("rails", 0), r["downed"].value("device", ""),
+                   r["downed"].value("node", ""));
+  d << fmt::format("    \"rg{}\" [label=\"rail group {}\\n({} rail leaves)\", shape=box, fillcolor=\"#f6f6f6\"];\n", group,
+                   short_guid(group), r.value("rails", 0));
+  for (const auto& n : r.value("nodes", nlohmann::json::array())) {
+    const std::string name = n.value("name", "");
+    std::string label = name + "\\n" + rails_text(n);
+    bool busy = false;
+    for (const auto& p : r.value("pods", nlohmann::json::array()))
+      if (p.value("node", "") == name) label += "\\n" + p.value("pod", ""), busy = true;
+    const bool degraded = n.value("active", 0) < n.value("rails", 0);
+    d << fmt::format("    \"n{}\" [label=\"{}{}\", shape=box, fillcolor=\"{}\"{}];\n", name, degraded ? "DEGRADED " : "",
+                     label, busy ? gang_colour : "white",
+                     degraded ? ", color=\"#ff7f0e\", penwidth=4, fontcolor=\"#b35900\", style=\"filled,dashed\"" : "");
+    d << fmt::format("    \"rg{}\" -> \"n{}\";\n", n.value("leaf", ""), name);
+  }
+  d << "  }\n";
+  return d.str();
+}
+
 }  // namespace
 
 Result<nlohmann::json> build_summary(const std::string& dir) {
@@ -59,6 +107,7 @@ Result<nlohmann::json> build_summary(const std::string& dir) {
   const auto load_after = file_or(dir, "load-after.json", nlohmann::json::object());
 
   s["spread"] = file_or(dir, "spread.json", nlohmann::json::object());
+  s["rails"] = file_or(dir, "rails.json", nlohmann::json::object());
   s["defragment"] = file_or(dir, "defragment.json", nlohmann::json::object());
   if (!s["defragment"].empty()) {
     s["defragment"]["leaves_before"] = file_or(dir, "leaf-room-before.json", nlohmann::json::array());
@@ -243,6 +292,7 @@ std::string summary_table(const nlohmann::json& s) {
       gang_nodes += (gang_nodes.empty() ? "" : " ") + p.value("node", "");
     out << fmt::format("  {} bound in leaf {}: {}\n", dg.value("gang", ""), dg.value("leaf", ""), gang_nodes);
   }
+  out << rail_unit_table(s.value("rails", nlohmann::json::object()));
   out << "\nCPU load per node (agents via Prometheus): before -> after rebalancing\n";
   int col = 0;
   for (const auto& n : s["nodes"]) {
@@ -346,6 +396,7 @@ std::string topology_dot(const nlohmann::json& s) {
                      "label=\"{}\", fontcolor=\"#1f77b4\", fontsize=9];\n",
                      e.value("from", ""), e.value("to", ""), pod.substr(pod.find('/') + 1));
   }
+  d << rail_unit_dot(s.value("rails", nlohmann::json::object()), kRailGangColour);
   // Legend: one swatch per job.
   d << "  subgraph cluster_legend {\n    label=\"jobs\"; style=rounded; color=\"#999999\";\n";
   std::string prev;
@@ -358,6 +409,11 @@ std::string topology_dot(const nlohmann::json& s) {
                      colour[name]);
     if (!prev.empty()) d << fmt::format("    \"job_{}\" -> \"job_{}\" [style=invis];\n", prev, name);
     prev = name;
+  }
+  if (const auto rails = s.value("rails", nlohmann::json::object()); !rails.empty()) {
+    d << fmt::format("    \"job_rails\" [label=\"{}\\nhard-tier gang (rail unit)\", shape=box, fillcolor=\"{}\"];\n",
+                     rails.value("gang", ""), kRailGangColour);
+    if (!prev.empty()) d << fmt::format("    \"job_{}\" -> \"job_rails\" [style=invis];\n", prev);
   }
   d << "  }\n}\n";
   return d.str();
