@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/core/native_groups.h"
+#include "scheduler/core/session.h"
+#include "scheduler/core/snapshot.h"
 #include "tests/scheduler/scenario_runner.h"
 
 namespace weft::scheduler::testing {
@@ -124,6 +126,32 @@ TEST(NativeGang, MissingGroupOrTooFewPodsBindsNothing) {
   EXPECT_EQ(run.node_of("default/orphan-0"), "");
   EXPECT_NE(run.reason_of("default/orphan-0").find("not found"), std::string::npos) << run.reason_of("default/orphan-0");
   EXPECT_EQ(bound(run, "short-", 2), 0);
+}
+
+int failed_scheduling_events(const Decisions& d) {
+  int n = 0;
+  for (const auto& e : d.events) n += e.kind == "Pod" && e.reason == "FailedScheduling";
+  return n;
+}
+
+// kube-scheduler holds the pods of a gang with fewer than minCount pods at PreEnqueue: no
+// FailedScheduling Event for them (a 4,096-pod gang being created would post thousands a
+// cycle), while the PodGroup's condition says why. A complete gang that does not fit gets them.
+TEST(NativeGang, PodsWaitingForTheirGangGetNoFailedSchedulingEvents) {
+  for (int pods : {2, 4}) {
+    SCOPED_TRACE(pods);
+    SnapshotBuilder b;
+    auto add = [&](const json& o) { ASSERT_TRUE(b.add(o).ok()) << o.dump(); };
+    add({{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n0"}}},
+         {"status", {{"allocatable", {{"cpu", "4"}, {"memory", "64Gi"}, {"pods", "110"}}}}}});
+    add(native_group("train", 4));
+    for (int i = 0; i < pods; ++i) add(native_pod("train-" + std::to_string(i), "train", 2));
+    const Decisions d = run_session(b.build(), Config::defaults());
+    EXPECT_TRUE(d.bindings.empty());
+    EXPECT_EQ(failed_scheduling_events(d), pods == 4 ? 4 : 0);
+    ASSERT_EQ(d.status_writes.size(), 1u);
+    EXPECT_EQ(d.status_writes[0].status["conditions"][0].value("reason", ""), "Unschedulable");
+  }
 }
 
 // A basic PodGroup schedules pod by pod.

@@ -2,7 +2,8 @@
 // PodGroupInitiallyScheduled condition (PodGroupScheduled in v1alpha2), True with reason
 // Scheduled once the gang was placed (terminal: never set back to False), else False with
 // reason Unschedulable and why. A CompositePodGroup's status stays empty, as in Kubernetes
-// 1.37; its children get theirs. Other conditions (DisruptionTarget) are kept.
+// 1.37; its children get theirs. Other conditions (DisruptionTarget) are kept. Pods get
+// FailedScheduling Events only once their gang has its pods.
 #include "scheduler/core/framework/native_status.h"
 
 #include "kube/time.h"
@@ -46,7 +47,10 @@ void write_group(Session& s, const PodGroupInfo& g, bool scheduled, const std::s
 
 void write_native_status(Session& s, const Job& j, const std::optional<std::pair<std::string, std::string>>& why) {
   const std::string message = why ? why->second : "";
-  if (!j.pending.empty() && why)
+  // Pods of a gang still waiting for members are held before the queue (kube-scheduler's
+  // PreEnqueue): the PodGroup's condition says why, the pods get no FailedScheduling.
+  const bool waiting_for_members = s.job_valid(j).has_value();
+  if (!j.pending.empty() && why && !waiting_for_members)
     for (int p : j.pending)
       if (s.node_of_pod[p] < 0) s.out.events.push_back({"Pod", s.snap.pods[p].key, "Warning", "FailedScheduling", message});
   const bool ready = s.job_ready(j);
