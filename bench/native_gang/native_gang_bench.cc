@@ -49,17 +49,20 @@ weft::kube::ResourceRef ref_of(const json& o) {
   return weft::kube::resources::pods();
 }
 
-// The groups in order (as scheduler_perf's opcodes), then the pods from many threads.
+// The composites, then the PodGroups, then the pods (scheduler_perf's opcode order), each
+// kind from many threads.
 bool create_all(weft::kube::Client& client, const Case& c, int threads, std::string* error) {
-  for (const auto& g : c.group_objects) {
-    if (auto r = client.create(ref_of(g), "bench", g); !r) {
-      *error = weft::kube::kind_of(g) + " " + weft::kube::name_of(g) + ": " + r.message();
-      return false;
-    }
-  }
-  return parallel(static_cast<int>(c.pods.size()), threads, [&](int i) {
-    return client.create(weft::kube::resources::pods(), "bench", c.pods[i]).ok();
-  }, error);
+  auto create = [&](const std::vector<json>& objects, const std::string& kind) {
+    std::vector<const json*> of_kind;
+    for (const auto& o : objects)
+      if (weft::kube::kind_of(o) == kind) of_kind.push_back(&o);
+    return parallel(static_cast<int>(of_kind.size()), threads, [&](int i) {
+      auto r = client.create(ref_of(*of_kind[i]), "bench", *of_kind[i]);
+      if (!r) std::fprintf(stderr, "%s %s: %s\n", kind.c_str(), weft::kube::name_of(*of_kind[i]).c_str(), r.message().c_str());
+      return r.ok();
+    }, error);
+  };
+  return create(c.group_objects, "CompositePodGroup") && create(c.group_objects, "PodGroup") && create(c.pods, "Pod");
 }
 
 // Waits for every pod of the case to be seen bound (or the deadline) and fills the timing.

@@ -2,8 +2,8 @@
 // PodGroupInitiallyScheduled condition (PodGroupScheduled in v1alpha2), True with reason
 // Scheduled once the gang was placed (terminal: never set back to False), else False with
 // reason Unschedulable and why. A CompositePodGroup's status stays empty, as in Kubernetes
-// 1.37; its children get theirs. Other conditions (DisruptionTarget) are kept. Pods get
-// FailedScheduling Events only once their gang has its pods.
+// 1.37; its children get theirs. Other conditions (DisruptionTarget) are kept. Nothing is
+// written for a gang still short of its pods.
 #include "scheduler/core/framework/native_status.h"
 
 #include "kube/time.h"
@@ -46,11 +46,12 @@ void write_group(Session& s, const PodGroupInfo& g, bool scheduled, const std::s
 }  // namespace
 
 void write_native_status(Session& s, const Job& j, const std::optional<std::pair<std::string, std::string>>& why) {
+  // A gang still short of its pods is held before the queue (kube-scheduler's PreEnqueue):
+  // no scheduling attempt, so no condition and no FailedScheduling (while a 4,096-pod gang
+  // is being created, each count would be a write).
+  if (s.job_valid(j)) return;
   const std::string message = why ? why->second : "";
-  // Pods of a gang still waiting for members are held before the queue (kube-scheduler's
-  // PreEnqueue): the PodGroup's condition says why, the pods get no FailedScheduling.
-  const bool waiting_for_members = s.job_valid(j).has_value();
-  if (!j.pending.empty() && why && !waiting_for_members)
+  if (!j.pending.empty() && why)
     for (int p : j.pending)
       if (s.node_of_pod[p] < 0) s.out.events.push_back({"Pod", s.snap.pods[p].key, "Warning", "FailedScheduling", message});
   const bool ready = s.job_ready(j);
