@@ -242,8 +242,10 @@ step_llm_jobs() {
     --out "$STATE/llm-groups.json" || fail "the llm jobs' placement claims do not hold (see problems above)"
   jq -r '.native | to_entries[] | "\(.key): \(.value.key) \(.value.domains | join(",")), \(.value.condition.type) \(.value.condition.status)"' \
     "$STATE/llm-groups.json" | sed 's/^/           /'
-  jq -r '.subGroups | to_entries[] | .key as $g | .value | to_entries[] | .key as $p | .value | to_entries[] |
-    "\($g) \($p) \(.key): leaf \(.value.domains | join(","))"' "$STATE/llm-groups.json" | sed 's/^/           /'
+  jq -r '.subGroups | to_entries[] | .key as $g | .value | "\($g): spine \(.job.domains | join(","))",
+    (del(.job) | to_entries[] | .key as $p | .value | to_entries[] |
+      "\($g) \($p) \(.key): \(.value.pods | keys | join(" ")) in leaf \(.value.domains | join(","))")' \
+    "$STATE/llm-groups.json" | sed 's/^/           /'
   kc delete pods,podgroups.scheduling.volcano.sh,podgroups.scheduling.k8s.io -n llm --all --wait=false >/dev/null ||
     fail "kubectl delete of the llm jobs failed"
   wait_until 60 "the llm jobs to be gone" llm_jobs_gone
