@@ -111,6 +111,7 @@ TEST(NativeGang, MinCountIsAllOrNothing) {
     json c = condition_of(run, kGroupKey + "train");
     EXPECT_EQ(c.value("status", ""), nodes == 4 ? "True" : "False") << run.podgroup(kGroupKey + "train").dump();
     EXPECT_EQ(c.value("reason", ""), nodes == 4 ? "Scheduled" : "Unschedulable");
+    EXPECT_EQ(run.podgroup(kGroupKey + "train").value("minMember", 0), 4) << "simulate reports the gang's minCount";
   }
 }
 
@@ -305,6 +306,7 @@ TEST(NativeGang, CompositeGangNeedsMinGroupCountChildren) {
   auto run = s.run();
   EXPECT_EQ(bound(run, "x-", 2), 0) << "the composite is all-or-nothing over minGroupCount children";
   EXPECT_EQ(condition_of(run, kGroupKey + "x").value("status", ""), "False");
+  EXPECT_EQ(run.podgroup("compositepodgroups.scheduling.k8s.io/default/job").value("minGroupCount", 0), 2);
 }
 
 // Volcano subGroupPolicy: each partition (volcano.sh/partition-id) of subGroupSize 2 sits
