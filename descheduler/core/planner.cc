@@ -10,6 +10,7 @@
 
 #include "descheduler/core/framework/default_evictor.h"
 #include "descheduler/core/framework/plugin.h"
+#include "descheduler/core/plugins/common/victim_order.h"
 
 namespace weft::descheduler {
 namespace {
@@ -412,16 +413,13 @@ class Planner {
       }
       candidates.push_back({p, u, weight, by_usage});
     }
-    // Upstream's order: pods without a priority, then by priority, then BestEffort,
-    // Burstable, Guaranteed, pods preferring no eviction last; within that the pod that
-    // uses most goes first (fewest evictions).
+    // Upstream's order (plugins::evicted_before); within it the pod that uses most goes
+    // first (fewest evictions).
     std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
       const PodInfo& pa = cluster_.pods[static_cast<size_t>(a.pod)];
       const PodInfo& pb = cluster_.pods[static_cast<size_t>(b.pod)];
-      if (pa.has_priority != pb.has_priority) return !pa.has_priority;
-      if (pa.priority != pb.priority) return pa.priority < pb.priority;
-      if (pa.qos != pb.qos) return pa.qos < pb.qos;
-      if (pa.prefer_no_eviction != pb.prefer_no_eviction) return !pa.prefer_no_eviction;
+      if (plugins::evicted_before(pa, pb)) return true;
+      if (plugins::evicted_before(pb, pa)) return false;
       if (a.weight != b.weight) return a.weight > b.weight;
       return pa.key() < pb.key();
     });

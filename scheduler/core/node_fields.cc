@@ -5,6 +5,7 @@
 #include "kube/client/json_reader.h"
 #include "kube/objects.h"
 #include "scheduler/core/pod_fields.h"
+#include "kube/json_field.h"
 
 namespace weft::scheduler {
 
@@ -13,13 +14,7 @@ using kube::JsonCursor;
 
 namespace {
 
-const json& at(const json& obj, const char* name) {
-  static const json null_value;
-  if (!obj.is_object()) return null_value;
-  auto it = obj.find(name);
-  return it == obj.end() ? null_value : *it;
-}
-
+using kube::json_at;
 // A string's value; else "" (metadata strings of another type read as absent, as
 // kube::metadata_string reads them).
 Status string_or_nothing(JsonCursor& c, std::string& into) {
@@ -133,23 +128,23 @@ Result<NodeFields> node_fields_of(const json& o) {
   f.uid = kube::metadata_string(o, "uid");
   f.resource_version = kube::metadata_string(o, "resourceVersion");
   f.created = kube::metadata_string(o, "creationTimestamp");
-  if (const json& labels = at(at(o, "metadata"), "labels"); labels.is_object())
+  if (const json& labels = json_at(json_at(o, "metadata"), "labels"); labels.is_object())
     for (const auto& [k, v] : labels.items()) f.labels.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
   f.load = kube::annotation(o, keys::kLoadAnnotation);
-  const json& spec = at(o, "spec");
-  f.unschedulable = at(spec, "unschedulable").is_boolean() && at(spec, "unschedulable").get<bool>();
-  f.taints = at(spec, "taints").dump();
-  const json& status = at(o, "status");
-  f.allocatable = at(status, "allocatable").dump();
-  f.allocatable_given = at(status, "allocatable").is_object() && !at(status, "allocatable").empty();
-  f.capacity = at(status, "capacity").dump();
-  if (const json& conds = at(status, "conditions"); conds.is_array()) {
+  const json& spec = json_at(o, "spec");
+  f.unschedulable = json_at(spec, "unschedulable").is_boolean() && json_at(spec, "unschedulable").get<bool>();
+  f.taints = json_at(spec, "taints").dump();
+  const json& status = json_at(o, "status");
+  f.allocatable = json_at(status, "allocatable").dump();
+  f.allocatable_given = json_at(status, "allocatable").is_object() && !json_at(status, "allocatable").empty();
+  f.capacity = json_at(status, "capacity").dump();
+  if (const json& conds = json_at(status, "conditions"); conds.is_array()) {
     f.conditions_listed = true;
     f.conditions = conds.size();
     for (const auto& cond : conds) {
-      const json& type = at(cond, "type");
+      const json& type = json_at(cond, "type");
       if (!type.is_string() || type != "Ready") continue;
-      const json& st = at(cond, "status");
+      const json& st = json_at(cond, "status");
       f.ready = st.is_string() ? st.get<std::string>() : "";
       break;
     }

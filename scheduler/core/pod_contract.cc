@@ -1,4 +1,5 @@
 #include "scheduler/core/pod_contract.h"
+#include "kube/json_field.h"
 
 #include <set>
 
@@ -8,13 +9,7 @@ using nlohmann::json;
 
 namespace {
 
-const json& at(const json& obj, const char* name) {
-  static const json null_value;
-  if (!obj.is_object()) return null_value;
-  auto it = obj.find(name);
-  return it == obj.end() ? null_value : *it;
-}
-
+using kube::json_at;
 Error field_error(const std::string& field, const std::string& what) { return make_error(field + ": " + what); }
 
 Result<std::vector<std::string>> string_list(const json& v, const std::string& field) {
@@ -44,21 +39,21 @@ Result<int32_t> int_of(const json& v, const std::string& field, int32_t fallback
 Result<PodAffinityTerm> affinity_term(const json& t, const std::string& field) {
   if (!t.is_object()) return field_error(field, "not an object");
   PodAffinityTerm term;
-  auto selector = optional_selector(at(t, "labelSelector"), field + ".labelSelector");
+  auto selector = optional_selector(json_at(t, "labelSelector"), field + ".labelSelector");
   if (!selector) return selector.error();
   term.selector = std::move(*selector);
-  auto ns_selector = optional_selector(at(t, "namespaceSelector"), field + ".namespaceSelector");
+  auto ns_selector = optional_selector(json_at(t, "namespaceSelector"), field + ".namespaceSelector");
   if (!ns_selector) return ns_selector.error();
   term.namespace_selector = std::move(*ns_selector);
-  auto namespaces = string_list(at(t, "namespaces"), field + ".namespaces");
+  auto namespaces = string_list(json_at(t, "namespaces"), field + ".namespaces");
   if (!namespaces) return namespaces.error();
   term.namespaces = std::move(*namespaces);
-  const json& key = at(t, "topologyKey");
+  const json& key = json_at(t, "topologyKey");
   if (!key.is_string() || key.get<std::string>().empty()) return field_error(field + ".topologyKey", "missing");
   term.topology_key = key.get<std::string>();
   for (auto [name, into] : {std::pair{"matchLabelKeys", &term.match_label_keys},
                             std::pair{"mismatchLabelKeys", &term.mismatch_label_keys}}) {
-    auto keys = string_list(at(t, name), field + "." + name);
+    auto keys = string_list(json_at(t, name), field + "." + name);
     if (!keys) return keys.error();
     *into = std::move(*keys);
   }
@@ -81,9 +76,9 @@ Status preferred_terms(const json& v, const std::string& field, std::vector<PodA
   if (!v.is_array()) return field_error(field, "not a list");
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string where = field + "[" + std::to_string(i) + "]";
-    auto term = affinity_term(at(v[i], "podAffinityTerm"), where + ".podAffinityTerm");
+    auto term = affinity_term(json_at(v[i], "podAffinityTerm"), where + ".podAffinityTerm");
     if (!term) return term.error();
-    auto weight = int_of(at(v[i], "weight"), where + ".weight", 0);
+    auto weight = int_of(json_at(v[i], "weight"), where + ".weight", 0);
     if (!weight) return weight.error();
     if (*weight < 1 || *weight > 100) return field_error(where + ".weight", "must be in 1..100");
     term->weight = *weight;
@@ -97,24 +92,24 @@ Status pod_affinity(const json& affinity, PodContract& c) {
   const char* preferred = "preferredDuringSchedulingIgnoredDuringExecution";
   for (auto [name, req, pref] : {std::tuple{"podAffinity", &c.affinity, &c.preferred_affinity},
                                  std::tuple{"podAntiAffinity", &c.anti_affinity, &c.preferred_anti_affinity}}) {
-    const json& part = at(affinity, name);
+    const json& part = json_at(affinity, name);
     if (part.is_null()) continue;
     const std::string field = std::string("spec.affinity.") + name;
     if (!part.is_object()) return field_error(field, "not an object");
-    if (auto s = required_terms(at(part, required), field + "." + required, *req); !s) return s;
-    if (auto s = preferred_terms(at(part, preferred), field + "." + preferred, *pref); !s) return s;
+    if (auto s = required_terms(json_at(part, required), field + "." + required, *req); !s) return s;
+    if (auto s = preferred_terms(json_at(part, preferred), field + "." + preferred, *pref); !s) return s;
   }
   return {};
 }
 
 Status preferred_node(const json& affinity, PodContract& c) {
   const std::string field = "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution";
-  const json& list = at(at(affinity, "nodeAffinity"), "preferredDuringSchedulingIgnoredDuringExecution");
+  const json& list = json_at(json_at(affinity, "nodeAffinity"), "preferredDuringSchedulingIgnoredDuringExecution");
   if (list.is_null()) return {};
   if (!list.is_array()) return field_error(field, "not a list");
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string where = field + "[" + std::to_string(i) + "]";
-    auto weight = int_of(at(list[i], "weight"), where + ".weight", 0);
+    auto weight = int_of(json_at(list[i], "weight"), where + ".weight", 0);
     if (!weight) return weight.error();
     if (*weight < 1 || *weight > 100) return field_error(where + ".weight", "must be in 1..100");
     // The preference read by the one node-affinity reader, as a single required term.
@@ -122,7 +117,7 @@ Status preferred_node(const json& affinity, PodContract& c) {
                  {{"affinity",
                    {{"nodeAffinity",
                      {{"requiredDuringSchedulingIgnoredDuringExecution",
-                       {{"nodeSelectorTerms", json::array({at(list[i], "preference")})}}}}}}}}}};
+                       {{"nodeSelectorTerms", json::array({json_at(list[i], "preference")})}}}}}}}}}};
     auto term = kube::NodeAffinity::from_pod(pod);
     if (!term) return field_error(where + ".preference", term.message());
     c.preferred_node.push_back({*weight, std::move(*term)});
@@ -133,35 +128,35 @@ Status preferred_node(const json& affinity, PodContract& c) {
 Result<SpreadConstraint> spread_constraint(const json& v, const std::string& field) {
   if (!v.is_object()) return field_error(field, "not an object");
   SpreadConstraint s;
-  auto skew = int_of(at(v, "maxSkew"), field + ".maxSkew", 0);
+  auto skew = int_of(json_at(v, "maxSkew"), field + ".maxSkew", 0);
   if (!skew) return skew.error();
   if (*skew < 1) return field_error(field + ".maxSkew", "must be at least 1");
   s.max_skew = *skew;
-  const json& key = at(v, "topologyKey");
+  const json& key = json_at(v, "topologyKey");
   if (!key.is_string() || key.get<std::string>().empty()) return field_error(field + ".topologyKey", "missing");
   s.topology_key = key.get<std::string>();
-  const json& when = at(v, "whenUnsatisfiable");
+  const json& when = json_at(v, "whenUnsatisfiable");
   if (when == "DoNotSchedule") s.hard = true;
   else if (when == "ScheduleAnyway") s.hard = false;
   else return field_error(field + ".whenUnsatisfiable", when.dump() + " is not DoNotSchedule or ScheduleAnyway");
-  auto selector = optional_selector(at(v, "labelSelector"), field + ".labelSelector");
+  auto selector = optional_selector(json_at(v, "labelSelector"), field + ".labelSelector");
   if (!selector) return selector.error();
   s.selector = std::move(*selector);
-  auto min_domains = int_of(at(v, "minDomains"), field + ".minDomains", 1);
+  auto min_domains = int_of(json_at(v, "minDomains"), field + ".minDomains", 1);
   if (!min_domains) return min_domains.error();
   if (*min_domains < 1) return field_error(field + ".minDomains", "must be at least 1");
-  if (!at(v, "minDomains").is_null() && !s.hard)
+  if (!json_at(v, "minDomains").is_null() && !s.hard)
     return field_error(field + ".minDomains", "only with whenUnsatisfiable DoNotSchedule");
   s.min_domains = *min_domains;
   for (auto [name, into] : {std::pair{"nodeAffinityPolicy", &s.honor_node_affinity},
                             std::pair{"nodeTaintsPolicy", &s.honor_taints}}) {
-    const json& policy = at(v, name);
+    const json& policy = json_at(v, name);
     if (policy.is_null()) continue;
     if (policy != "Honor" && policy != "Ignore")
       return field_error(field + "." + name, policy.dump() + " is not Honor or Ignore");
     *into = policy == "Honor";
   }
-  auto keys = string_list(at(v, "matchLabelKeys"), field + ".matchLabelKeys");
+  auto keys = string_list(json_at(v, "matchLabelKeys"), field + ".matchLabelKeys");
   if (!keys) return keys.error();
   s.match_label_keys = std::move(*keys);
   return s;
@@ -172,13 +167,13 @@ Result<SpreadConstraint> spread_constraint(const json& v, const std::string& fie
 Result<PodContract> pod_contract_of(const json& pod, std::vector<HostPort> host_ports) {
   PodContract c;
   c.host_ports = std::move(host_ports);
-  const json& spec = at(pod, "spec");
-  const json& affinity = at(spec, "affinity");
+  const json& spec = json_at(pod, "spec");
+  const json& affinity = json_at(spec, "affinity");
   if (affinity.is_object()) {
     if (auto s = pod_affinity(affinity, c); !s) return s.error();
     if (auto s = preferred_node(affinity, c); !s) return s.error();
   }
-  const json& spread = at(spec, "topologySpreadConstraints");
+  const json& spread = json_at(spec, "topologySpreadConstraints");
   if (!spread.is_null()) {
     if (!spread.is_array()) return field_error("spec.topologySpreadConstraints", "not a list");
     std::set<std::pair<std::string, bool>> seen;
@@ -201,13 +196,13 @@ Result<std::vector<HostPort>> host_ports_of_json(const json& ports) {
   for (size_t i = 0; i < ports.size(); ++i) {
     const json& p = ports[i];
     const std::string field = "ports[" + std::to_string(i) + "]";
-    auto port = int_of(at(p, "hostPort"), field + ".hostPort", 0);
+    auto port = int_of(json_at(p, "hostPort"), field + ".hostPort", 0);
     if (!port) return port.error();
     if (*port <= 0) continue;
     HostPort h;
     h.port = *port;
-    if (const json& ip = at(p, "hostIP"); ip.is_string() && !ip.get<std::string>().empty()) h.ip = ip.get<std::string>();
-    if (const json& proto = at(p, "protocol"); proto.is_string() && !proto.get<std::string>().empty())
+    if (const json& ip = json_at(p, "hostIP"); ip.is_string() && !ip.get<std::string>().empty()) h.ip = ip.get<std::string>();
+    if (const json& proto = json_at(p, "protocol"); proto.is_string() && !proto.get<std::string>().empty())
       h.protocol = proto.get<std::string>();
     out.push_back(std::move(h));
   }

@@ -9,6 +9,7 @@
 #include "kube/objects.h"
 #include "kube/quantity.h"
 #include "scheduler/core/pod_contract.h"
+#include "kube/json_field.h"
 
 namespace weft::scheduler {
 
@@ -28,13 +29,7 @@ bool read_key(const std::string& key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
-const json& at(const json& obj, const char* name) {
-  static const json null_value;
-  if (!obj.is_object()) return null_value;
-  auto it = obj.find(name);
-  return it == obj.end() ? null_value : *it;
-}
-
+using kube::json_at;
 struct ConstraintTexts {
   std::string_view tolerations = "null", node_selector = "null", affinity = "null", spread = "null";
 };
@@ -57,7 +52,7 @@ bool non_empty_list(const json& v) { return v.is_array() && !v.empty(); }
 // ---- from a tree ----
 
 Status string_map_of(const json& metadata, const char* part, std::vector<std::pair<std::string, std::string>>& into) {
-  const json& m = at(metadata, part);
+  const json& m = json_at(metadata, part);
   if (m.is_null()) return {};
   const std::string field = std::string("metadata.") + part;
   if (!m.is_object()) return make_error(field + ": " + m.dump() + " is not an object");
@@ -75,12 +70,12 @@ Status string_map_of(const json& metadata, const char* part, std::vector<std::pa
 Result<std::vector<HostPort>> tree_host_ports(const json& spec) {
   std::vector<HostPort> out;
   for (const char* list : {"containers", "initContainers"}) {
-    const json& containers = at(spec, list);
+    const json& containers = json_at(spec, list);
     if (!containers.is_array()) continue;
     for (size_t i = 0; i < containers.size(); ++i) {
       const json& c = containers[i];
-      if (std::string_view(list) == "initContainers" && at(c, "restartPolicy") != "Always") continue;
-      auto ports = host_ports_of_json(at(c, "ports"));
+      if (std::string_view(list) == "initContainers" && json_at(c, "restartPolicy") != "Always") continue;
+      auto ports = host_ports_of_json(json_at(c, "ports"));
       if (!ports) return make_error("spec." + std::string(list) + "[" + std::to_string(i) + "]." + ports.message());
       out.insert(out.end(), ports->begin(), ports->end());
     }
@@ -363,10 +358,10 @@ PodFields& reset_status(PodFields& f) {
 Result<PodFields> pod_fields_of(const json& o) {
   if (!o.is_object()) return make_error(o.dump().substr(0, 60) + " is not an object");
   for (const char* section : {"metadata", "spec", "status"})
-    if (const json& v = at(o, section); !v.is_null() && !v.is_object())
+    if (const json& v = json_at(o, section); !v.is_null() && !v.is_object())
       return make_error(std::string(section) + ": " + v.dump().substr(0, 60) + " is not an object");
   PodFields f;
-  const json& md = at(o, "metadata");
+  const json& md = json_at(o, "metadata");
   for (auto [key, into] : {std::pair{"name", &f.name}, std::pair{"namespace", &f.namespace_name},
                            std::pair{"uid", &f.uid}, std::pair{"resourceVersion", &f.resource_version},
                            std::pair{"creationTimestamp", &f.created}}) {
@@ -374,14 +369,14 @@ Result<PodFields> pod_fields_of(const json& o) {
     if (!v) return v.error();
     *into = std::move(*v);
   }
-  f.deleting = at(md, "deletionTimestamp").is_string();
+  f.deleting = json_at(md, "deletionTimestamp").is_string();
   if (auto s = string_map_of(md, "annotations", f.annotations); !s) return s.error();
   if (auto s = string_map_of(md, "labels", f.labels); !s) return s.error();
   auto resources = kube::pod_resources(o);
   if (!resources) return resources.error();
   f.resources = std::move(*resources);
-  const json& spec = at(o, "spec");
-  f.priority = at(spec, "priority");
+  const json& spec = json_at(o, "spec");
+  f.priority = json_at(spec, "priority");
   for (auto [key, into] : {std::pair{"nodeName", &f.node_name}, std::pair{"schedulerName", &f.scheduler_name},
                            std::pair{"priorityClassName", &f.priority_class}}) {
     auto v = kube::optional_string(spec, key, "spec");
@@ -390,29 +385,29 @@ Result<PodFields> pod_fields_of(const json& o) {
   }
   auto ports = tree_host_ports(spec);
   if (!ports) return ports.error();
-  const json& affinity = at(spec, "affinity");
-  const std::string tolerations = at(spec, "tolerations").dump(), node_selector = at(spec, "nodeSelector").dump(),
+  const json& affinity = json_at(spec, "affinity");
+  const std::string tolerations = json_at(spec, "tolerations").dump(), node_selector = json_at(spec, "nodeSelector").dump(),
                     affinity_text = affinity.is_object() ? affinity.dump() : "null",
-                    spread = at(spec, "topologySpreadConstraints").dump();
+                    spread = json_at(spec, "topologySpreadConstraints").dump();
   f.constraints = constraints_text({tolerations, node_selector, affinity_text, spread}, *ports);
-  f.scheduling_gated = non_empty_list(at(spec, "schedulingGates"));
-  f.resource_claims = non_empty_list(at(spec, "resourceClaims"));
-  f.volumes = at(spec, "volumes").dump();
-  if (const json& g = at(spec, "schedulingGroup"); g.is_object()) {
+  f.scheduling_gated = non_empty_list(json_at(spec, "schedulingGates"));
+  f.resource_claims = non_empty_list(json_at(spec, "resourceClaims"));
+  f.volumes = json_at(spec, "volumes").dump();
+  if (const json& g = json_at(spec, "schedulingGroup"); g.is_object()) {
     auto name = kube::optional_string(g, "podGroupName", "spec.schedulingGroup");
     if (!name) return name.error();
     f.scheduling_group = std::move(*name);
   }
-  const json& status = at(o, "status");
+  const json& status = json_at(o, "status");
   auto phase = kube::optional_string(status, "phase", "status");
   if (!phase) return phase.error();
   f.phase = std::move(*phase);
-  if (at(status, "startTime").is_string()) f.start_time = at(status, "startTime").get<std::string>();
-  if (at(status, "conditions").is_array())
-    for (const auto& cond : at(status, "conditions"))
-      if (at(cond, "type") == "PodScheduled" && at(cond, "status") == "True" &&
-          at(cond, "lastTransitionTime").is_string() && f.scheduled_time.empty())
-        f.scheduled_time = at(cond, "lastTransitionTime").get<std::string>();
+  if (json_at(status, "startTime").is_string()) f.start_time = json_at(status, "startTime").get<std::string>();
+  if (json_at(status, "conditions").is_array())
+    for (const auto& cond : json_at(status, "conditions"))
+      if (json_at(cond, "type") == "PodScheduled" && json_at(cond, "status") == "True" &&
+          json_at(cond, "lastTransitionTime").is_string() && f.scheduled_time.empty())
+        f.scheduled_time = json_at(cond, "lastTransitionTime").get<std::string>();
   return f;
 }
 

@@ -4,6 +4,7 @@
 #include "scheduler/core/actions/gang-repair/gang_repair.h"
 #include "scheduler/core/framework/session.h"
 #include "scheduler/core/plugins/volumes/binding.h"
+#include "scheduler/core/plugins/volumes/volumes.h"
 
 namespace weft::scheduler {
 
@@ -18,7 +19,7 @@ Decisions run_session(const Snapshot& snapshot, const Config& config, const Sess
   if (config.has(Action::Allocate)) repair_gangs(ssn);
   for (Action a : config.actions) run_action(a, ssn);
   write_statuses(ssn);
-  ssn.out.claim_writes = prebind_writes(snapshot, ssn.out.bindings);
+  if (volume_binding_enabled(config)) ssn.out.claim_writes = prebind_writes(snapshot, ssn.out.bindings);
   for (const auto& [name, q] : ssn.queues) {
     QueueShare share{.name = name, .weight = q.info->weight};
     Quantities allocated = q.allocated;

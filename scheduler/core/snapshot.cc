@@ -15,24 +15,15 @@
 #include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
 #include "scheduler/core/query/group_name.h"
+#include "kube/json_field.h"
 
 namespace weft::scheduler {
 namespace {
 
 using nlohmann::json;
 
-const json& at(const json& obj, const char* name) {
-  static const json null_value;
-  if (!obj.is_object()) return null_value;
-  auto it = obj.find(name);
-  return it == obj.end() ? null_value : *it;
-}
-
-Error field_error(const std::string& where, const std::string& field, const std::string& what) {
-  std::string prefix = where.empty() ? "" : where + ": ";
-  return make_error(prefix + field + ": " + what);
-}
-
+using kube::json_at;
+using kube::field_error;
 Result<int32_t> int_field(const json& v, const std::string& where, const std::string& field, int32_t fallback) {
   if (v.is_null()) return fallback;
   if (v.is_number_integer()) return v.get<int32_t>();
@@ -80,9 +71,9 @@ std::optional<bool> parse_go_bool(const std::string& v) {
 
 // The annotation, else the label (Volcano's order for volcano.sh/preemptable and task-spec).
 std::optional<std::string> annotation_or_label(const json& o, const std::string& key, std::string* field) {
-  const json& md = at(o, "metadata");
+  const json& md = json_at(o, "metadata");
   for (const char* part : {"annotations", "labels"}) {
-    const json& m = at(md, part);
+    const json& m = json_at(md, part);
     if (m.is_object() && m.contains(key) && m[key].is_string()) {
       *field = std::string("metadata.") + part + "." + key;
       return m[key].get<std::string>();
@@ -198,7 +189,7 @@ Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
     if (!r) return r.error();
     g.reservation = std::move(*r);
   }
-  if (at(o, "status").is_object()) g.status = at(o, "status");
+  if (json_at(o, "status").is_object()) g.status = json_at(o, "status");
   s.podgroups[g.key] = std::move(g);
   return {};
 }
@@ -206,34 +197,34 @@ Status add_podgroup(Snapshot& s, const json& o, const std::string& where) {
 Status add_queue(Snapshot& s, const json& o, const std::string& where) {
   QueueInfo q;
   q.name = kube::name_of(o);
-  const json& spec = at(o, "spec");
-  if (!at(spec, "weight").is_null()) {
-    const json& w = at(spec, "weight");
+  const json& spec = json_at(o, "spec");
+  if (!json_at(spec, "weight").is_null()) {
+    const json& w = json_at(spec, "weight");
     if (!w.is_number() || w.get<double>() <= 0) return field_error(where, "spec.weight", w.dump() + " is not a positive number");
     q.weight = w.get<double>();
   }
   for (auto [field, into] : {std::pair{"capability", &q.capability}, std::pair{"deserved", &q.deserved},
                              std::pair{"guarantee", &q.guarantee}}) {
-    const json* v = &at(spec, field);
+    const json* v = &json_at(spec, field);
     if (std::string(field) == "guarantee" && v->is_object() && v->contains("resource")) v = &(*v)["resource"];
-    auto r = list_field(*v, where, std::string("spec.") + field + (v != &at(spec, field) ? ".resource" : ""));
+    auto r = list_field(*v, where, std::string("spec.") + field + (v != &json_at(spec, field) ? ".resource" : ""));
     if (!r) return r.error();
     *into = std::move(*r);
   }
-  if (const json& r = at(spec, "reclaimable"); !r.is_null()) {
+  if (const json& r = json_at(spec, "reclaimable"); !r.is_null()) {
     if (!r.is_boolean()) return field_error(where, "spec.reclaimable", r.dump() + " is not true or false");
     q.reclaimable = r.get<bool>();
   }
-  auto priority = int_field(at(spec, "priority"), where, "spec.priority", 0);
+  auto priority = int_field(json_at(spec, "priority"), where, "spec.priority", 0);
   if (!priority) return priority.error();
   q.priority = *priority;
-  const json& parent = at(spec, "parent");
+  const json& parent = json_at(spec, "parent");
   if (!parent.is_null()) {
     if (!parent.is_string()) return field_error(where, "spec.parent", "not a queue name");
     q.parent = parent.get<std::string>();
     if (q.parent == q.name) return field_error(where, "spec.parent", "a queue cannot be its own parent");
   }
-  const json& state = at(at(o, "status"), "state");
+  const json& state = json_at(json_at(o, "status"), "state");
   if (state.is_string() && (state == "Closed" || state == "Closing")) q.open = false;
   s.queues[q.name] = std::move(q);
   return {};
@@ -245,18 +236,18 @@ Result<HyperNodeMember> parse_member(const json& m, const std::string& where, co
   if (type == "Node") out.type = HyperNodeMember::Type::Node;
   else if (type == "HyperNode") out.type = HyperNodeMember::Type::HyperNode;
   else return field_error(where, field + ".type", "'" + type + "' is not Node or HyperNode");
-  const json& sel = at(m, "selector");
+  const json& sel = json_at(m, "selector");
   if (!sel.is_object()) return field_error(where, field + ".selector", "missing");
   int kinds = 0;
   if (sel.contains("exactMatch")) {
     ++kinds;
-    const json& n = at(at(sel, "exactMatch"), "name");
+    const json& n = json_at(json_at(sel, "exactMatch"), "name");
     if (!n.is_string() || n.get<std::string>().empty()) return field_error(where, field + ".selector.exactMatch.name", "missing");
     out.exact_name = n.get<std::string>();
   }
   if (sel.contains("regexMatch")) {
     ++kinds;
-    const json& p = at(at(sel, "regexMatch"), "pattern");
+    const json& p = json_at(json_at(sel, "regexMatch"), "pattern");
     if (!p.is_string() || p.get<std::string>().empty()) return field_error(where, field + ".selector.regexMatch.pattern", "missing");
     out.regex = p.get<std::string>();
     try {
@@ -267,7 +258,7 @@ Result<HyperNodeMember> parse_member(const json& m, const std::string& where, co
   }
   if (sel.contains("labelMatch")) {
     ++kinds;
-    auto ls = kube::LabelSelector::from_json(at(sel, "labelMatch"));
+    auto ls = kube::LabelSelector::from_json(json_at(sel, "labelMatch"));
     if (!ls) return field_error(where, field + ".selector.labelMatch", ls.message());
     out.labels = std::move(*ls);
   }
@@ -278,17 +269,17 @@ Result<HyperNodeMember> parse_member(const json& m, const std::string& where, co
 Status add_hypernode(Snapshot& s, const json& o, const std::string& where) {
   HyperNodeInfo h;
   h.name = kube::name_of(o);
-  const json& spec = at(o, "spec");
-  auto tier = int_field(at(spec, "tier"), where, "spec.tier", -1);
+  const json& spec = json_at(o, "spec");
+  auto tier = int_field(json_at(spec, "tier"), where, "spec.tier", -1);
   if (!tier) return tier.error();
   if (*tier < 1) return field_error(where, "spec.tier", "missing or below 1");
   h.tier = *tier;
-  const json& tier_name = at(spec, "tierName");
+  const json& tier_name = json_at(spec, "tierName");
   if (!tier_name.is_null()) {
     if (!tier_name.is_string()) return field_error(where, "spec.tierName", "not a string");
     h.tier_name = tier_name.get<std::string>();
   }
-  const json& members = at(spec, "members");
+  const json& members = json_at(spec, "members");
   if (!members.is_null() && !members.is_array()) return field_error(where, "spec.members", "not a list");
   for (size_t i = 0; i < members.size(); ++i) {
     auto m = parse_member(members[i], where, "spec.members[" + std::to_string(i) + "]");
@@ -311,10 +302,10 @@ Status add_object(Snapshot& snap, std::optional<int32_t>& default_priority, cons
   if (kind == "Queue") return add_queue(snap, o, where);
   if (kind == "HyperNode") return add_hypernode(snap, o, where);
   if (kind == "PriorityClass") {
-    auto v = int_field(at(o, "value"), where, "value", 0);
+    auto v = int_field(json_at(o, "value"), where, "value", 0);
     if (!v) return v.error();
     snap.priority_classes[kube::name_of(o)] = *v;
-    if (at(o, "globalDefault").is_boolean() && at(o, "globalDefault").get<bool>()) default_priority = *v;
+    if (json_at(o, "globalDefault").is_boolean() && json_at(o, "globalDefault").get<bool>()) default_priority = *v;
     return {};
   }
   return make_error(prefix + "kind: '" + kind + "' is unknown (supported: Node, Pod, PodGroup, Queue, HyperNode, PriorityClass, "

@@ -7,25 +7,17 @@
 #include "kube/client/json_reader.h"
 #include "kube/objects.h"
 #include "kube/quantity.h"
+#include "kube/json_field.h"
 
 namespace weft::scheduler {
 namespace {
 
 using nlohmann::json;
 
-const json& at(const json& obj, const char* name) {
-  static const json null_value;
-  if (!obj.is_object()) return null_value;
-  auto it = obj.find(name);
-  return it == obj.end() ? null_value : *it;
-}
-
-Error field_error(const std::string& where, const std::string& field, const std::string& what) {
-  return make_error((where.empty() ? "" : where + ": ") + field + ": " + what);
-}
-
+using kube::json_at;
+using kube::field_error;
 Result<std::string> string_at(const json& obj, const char* key, const std::string& where, const std::string& field) {
-  const json& v = at(obj, key);
+  const json& v = json_at(obj, key);
   if (v.is_null()) return std::string();
   if (!v.is_string()) return field_error(where, field, v.dump() + " is not a string");
   return v.get<std::string>();
@@ -33,7 +25,7 @@ Result<std::string> string_at(const json& obj, const char* key, const std::strin
 
 Result<std::vector<std::string>> strings_at(const json& obj, const char* key, const std::string& where,
                                             const std::string& field) {
-  const json& v = at(obj, key);
+  const json& v = json_at(obj, key);
   std::vector<std::string> out;
   if (v.is_null()) return out;
   if (!v.is_array()) return field_error(where, field, "not a list");
@@ -45,7 +37,7 @@ Result<std::vector<std::string>> strings_at(const json& obj, const char* key, co
 }
 
 Result<int64_t> storage_at(const json& list, const std::string& where, const std::string& field) {
-  const json& v = at(list, "storage");
+  const json& v = json_at(list, "storage");
   if (v.is_null()) return int64_t{0};
   auto q = kube::parse_quantity_milli(v);
   if (!q) return field_error(where, field + ".storage", q.message());
@@ -53,15 +45,15 @@ Result<int64_t> storage_at(const json& list, const std::string& where, const std
 }
 
 std::string annotation(const json& o, const char* key) {
-  const json& v = at(at(at(o, "metadata"), "annotations"), key);
+  const json& v = json_at(json_at(json_at(o, "metadata"), "annotations"), key);
   return v.is_string() ? v.get<std::string>() : "";
 }
 
 Status add_volume(StorageObjects& s, const json& o, const std::string& where) {
   PersistentVolumeInfo pv;
   pv.name = kube::name_of(o);
-  const json& spec = at(o, "spec");
-  auto capacity = storage_at(at(spec, "capacity"), where, "spec.capacity");
+  const json& spec = json_at(o, "spec");
+  auto capacity = storage_at(json_at(spec, "capacity"), where, "spec.capacity");
   if (!capacity) return capacity.error();
   pv.capacity = *capacity;
   auto modes = strings_at(spec, "accessModes", where, "spec.accessModes");
@@ -74,10 +66,10 @@ Status add_volume(StorageObjects& s, const json& o, const std::string& where) {
   auto mode = string_at(spec, "volumeMode", where, "spec.volumeMode");
   if (!mode) return mode.error();
   if (!mode->empty()) pv.volume_mode = *mode;
-  auto phase = string_at(at(o, "status"), "phase", where, "status.phase");
+  auto phase = string_at(json_at(o, "status"), "phase", where, "status.phase");
   if (!phase) return phase.error();
   pv.phase = *phase;
-  if (const json& ref = at(spec, "claimRef"); ref.is_object()) {
+  if (const json& ref = json_at(spec, "claimRef"); ref.is_object()) {
     auto ns = string_at(ref, "namespace", where, "spec.claimRef.namespace");
     auto name = string_at(ref, "name", where, "spec.claimRef.name");
     auto uid = string_at(ref, "uid", where, "spec.claimRef.uid");
@@ -86,14 +78,14 @@ Status add_volume(StorageObjects& s, const json& o, const std::string& where) {
     pv.claim = (ns->empty() ? std::string("default") : *ns) + "/" + *name;
     pv.claim_uid = *uid;
   }
-  if (const json& required = at(at(spec, "nodeAffinity"), "required"); !required.is_null()) {
+  if (const json& required = json_at(json_at(spec, "nodeAffinity"), "required"); !required.is_null()) {
     json as_pod = {{"spec", {{"affinity", {{"nodeAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", required}}}}}}}};
     auto affinity = kube::NodeAffinity::from_pod(as_pod);
     if (!affinity) return field_error(where, "spec.nodeAffinity.required", affinity.message());
     pv.node_affinity = std::move(*affinity);
   }
   pv.labels = kube::labels_of(o);
-  if (const json& csi = at(spec, "csi"); csi.is_object()) {
+  if (const json& csi = json_at(spec, "csi"); csi.is_object()) {
     auto driver = string_at(csi, "driver", where, "spec.csi.driver");
     auto handle = string_at(csi, "volumeHandle", where, "spec.csi.volumeHandle");
     if (!driver) return driver.error();
@@ -101,7 +93,7 @@ Status add_volume(StorageObjects& s, const json& o, const std::string& where) {
     pv.csi_driver = *driver;
     pv.csi_handle = *handle;
   }
-  pv.deleting = at(at(o, "metadata"), "deletionTimestamp").is_string();
+  pv.deleting = json_at(json_at(o, "metadata"), "deletionTimestamp").is_string();
   s.volumes[pv.name] = std::move(pv);
   return {};
 }
@@ -110,12 +102,12 @@ Status add_claim(StorageObjects& s, const json& o, const std::string& where) {
   ClaimInfo c;
   std::string ns = kube::namespace_of(o);
   c.key = (ns.empty() ? "default" : ns) + "/" + kube::name_of(o);
-  c.uid = at(at(o, "metadata"), "uid").is_string() ? at(at(o, "metadata"), "uid").get<std::string>() : "";
-  const json& spec = at(o, "spec");
+  c.uid = json_at(json_at(o, "metadata"), "uid").is_string() ? json_at(json_at(o, "metadata"), "uid").get<std::string>() : "";
+  const json& spec = json_at(o, "spec");
   auto modes = strings_at(spec, "accessModes", where, "spec.accessModes");
   if (!modes) return modes.error();
   c.access_modes = std::move(*modes);
-  auto request = storage_at(at(at(spec, "resources"), "requests"), where, "spec.resources.requests");
+  auto request = storage_at(json_at(json_at(spec, "resources"), "requests"), where, "spec.resources.requests");
   if (!request) return request.error();
   c.request = *request;
   auto cls = string_at(spec, "storageClassName", where, "spec.storageClassName");
@@ -128,20 +120,20 @@ Status add_claim(StorageObjects& s, const json& o, const std::string& where) {
   auto mode = string_at(spec, "volumeMode", where, "spec.volumeMode");
   if (!mode) return mode.error();
   if (!mode->empty()) c.volume_mode = *mode;
-  if (const json& sel = at(spec, "selector"); !sel.is_null()) {
+  if (const json& sel = json_at(spec, "selector"); !sel.is_null()) {
     auto selector = kube::LabelSelector::from_json(sel);
     if (!selector) return field_error(where, "spec.selector", selector.message());
     c.selector = std::move(*selector);
   }
   c.selected_node = annotation(o, kSelectedNodeAnnotation);
-  c.bind_completed = at(at(at(o, "metadata"), "annotations"), kBindCompletedAnnotation).is_string();
-  auto phase = string_at(at(o, "status"), "phase", where, "status.phase");
+  c.bind_completed = json_at(json_at(json_at(o, "metadata"), "annotations"), kBindCompletedAnnotation).is_string();
+  auto phase = string_at(json_at(o, "status"), "phase", where, "status.phase");
   if (!phase) return phase.error();
   c.phase = *phase;
-  for (const auto& ref : at(at(o, "metadata"), "ownerReferences"))
-    if (at(ref, "kind") == "Pod" && at(ref, "controller") == true && at(ref, "uid").is_string())
-      c.owner_pod_uid = at(ref, "uid").get<std::string>();
-  c.deleting = at(at(o, "metadata"), "deletionTimestamp").is_string();
+  for (const auto& ref : json_at(json_at(o, "metadata"), "ownerReferences"))
+    if (json_at(ref, "kind") == "Pod" && json_at(ref, "controller") == true && json_at(ref, "uid").is_string())
+      c.owner_pod_uid = json_at(ref, "uid").get<std::string>();
+  c.deleting = json_at(json_at(o, "metadata"), "deletionTimestamp").is_string();
   s.claims[c.key] = std::move(c);
   return {};
 }
@@ -157,10 +149,10 @@ Status add_class(StorageObjects& s, const json& o, const std::string& where) {
   if (*mode != "" && *mode != "Immediate" && *mode != "WaitForFirstConsumer")
     return field_error(where, "volumeBindingMode", "'" + *mode + "' is not Immediate or WaitForFirstConsumer");
   sc.wait_for_first_consumer = *mode == "WaitForFirstConsumer";
-  const json& terms = at(o, "allowedTopologies");
+  const json& terms = json_at(o, "allowedTopologies");
   for (size_t i = 0; terms.is_array() && i < terms.size(); ++i) {
     std::vector<std::pair<std::string, std::vector<std::string>>> term;
-    const json& exprs = at(terms[i], "matchLabelExpressions");
+    const json& exprs = json_at(terms[i], "matchLabelExpressions");
     for (size_t j = 0; exprs.is_array() && j < exprs.size(); ++j) {
       std::string field = "allowedTopologies[" + std::to_string(i) + "].matchLabelExpressions[" + std::to_string(j) + "]";
       auto key = string_at(exprs[j], "key", where, field + ".key");
@@ -178,12 +170,12 @@ Status add_class(StorageObjects& s, const json& o, const std::string& where) {
 Status add_csi_node(StorageObjects& s, const json& o, const std::string& where) {
   CSINodeInfo n;
   n.name = kube::name_of(o);
-  const json& drivers = at(at(o, "spec"), "drivers");
+  const json& drivers = json_at(json_at(o, "spec"), "drivers");
   for (size_t i = 0; drivers.is_array() && i < drivers.size(); ++i) {
     std::string field = "spec.drivers[" + std::to_string(i) + "]";
     auto name = string_at(drivers[i], "name", where, field + ".name");
     if (!name) return name.error();
-    const json& count = at(at(drivers[i], "allocatable"), "count");
+    const json& count = json_at(json_at(drivers[i], "allocatable"), "count");
     if (count.is_null()) continue;
     if (!count.is_number_integer() || count.get<int64_t>() < 0)
       return field_error(where, field + ".allocatable.count", count.dump() + " is not a count");
@@ -205,7 +197,7 @@ const std::array<const char*, 7> kVolumeKinds = {"persistentVolumeClaim", "ephem
 // Whether the volume is one of kDisks (then `into` names it).
 Result<bool> disk_of(const json& v, const std::string& field, PodVolume& into) {
   for (const auto& [type, id_key] : kDisks) {
-    const json& d = at(v, type);
+    const json& d = json_at(v, type);
     if (d.is_null()) continue;
     const std::string f = field + "." + type;
     auto id = string_at(d, id_key, "", f + "." + id_key);
@@ -220,7 +212,7 @@ Result<bool> disk_of(const json& v, const std::string& field, PodVolume& into) {
       into.disk_id = (pool->empty() ? std::string("rbd") : *pool) + "/" + *id;
       into.monitors = std::move(*monitors);
     }
-    const json& ro = at(d, "readOnly");
+    const json& ro = json_at(d, "readOnly");
     if (!ro.is_null() && !ro.is_boolean()) return make_error(f + ".readOnly: " + ro.dump() + " is not true or false");
     into.read_only = ro.is_boolean() && ro.get<bool>();
     return true;
@@ -307,15 +299,15 @@ Result<std::shared_ptr<const PodVolumes>> pod_volumes_of(const std::string& text
     auto name = string_at(v, "name", "", field + ".name");
     if (!name) return name.error();
     pv.name = *name;
-    if (const json& claim = at(v, "persistentVolumeClaim"); !claim.is_null()) {
+    if (const json& claim = json_at(v, "persistentVolumeClaim"); !claim.is_null()) {
       auto claim_name = string_at(claim, "claimName", "", field + ".persistentVolumeClaim.claimName");
       if (!claim_name) return claim_name.error();
       if (claim_name->empty()) return make_error(field + ".persistentVolumeClaim.claimName: missing");
       pv.claim = *claim_name;
-    } else if (!at(v, "ephemeral").is_null()) {
+    } else if (!json_at(v, "ephemeral").is_null()) {
       pv.claim = pod_name + "-" + pv.name;
       pv.ephemeral = true;
-    } else if (const json& csi = at(v, "csi"); !csi.is_null()) {
+    } else if (const json& csi = json_at(v, "csi"); !csi.is_null()) {
       auto driver = string_at(csi, "driver", "", field + ".csi.driver");
       if (!driver) return driver.error();
       pv.csi_driver = *driver;

@@ -57,7 +57,9 @@ TEST(DutyCycle, SwitchesOnAndOffAndCountsTheOnTime) {
   EXPECT_FALSE(s.is_on);
   EXPECT_EQ(s.ons.load(), s.offs.load());
   const uint64_t on = cycle.on_ns(monotonic_now_ns());
-  EXPECT_GE(on, 2u * 10000000u);  // at least the two whole on phases before the third
+  // Phases keep their period's schedule, so on a loaded machine a late switch shortens the
+  // phase after it: count one whole phase's worth, not two.
+  EXPECT_GE(on, 10000000u);
   EXPECT_LT(on, static_cast<uint64_t>(elapsed));
   // Stopped: the on time no longer grows.
   EXPECT_EQ(cycle.on_ns(monotonic_now_ns() + 1000000000), on);

@@ -111,6 +111,17 @@ TEST(Volumes, BoundVolumeOnAMissingNodeAndMissingVolumeKeepThePodPending) {
       << run.reason_of("default/c");
 }
 
+// Volcano's default configuration with predicate.VolumeBindingEnable false.
+Result<Config> volume_binding_off() {
+  return parse_config(R"(actions: "enqueue, allocate"
+tiers:
+- plugins: [{name: priority}, {name: gang}]
+- plugins:
+  - {name: predicates, arguments: {predicate.VolumeBindingEnable: false}}
+  - {name: proportion}
+)", "conf");
+}
+
 TEST(Volumes, UnboundImmediateClaimWaitsForThePersistentVolumeController) {
   ScenarioBuilder b;
   three_nodes(b);
@@ -122,13 +133,7 @@ TEST(Volumes, UnboundImmediateClaimWaitsForThePersistentVolumeController) {
   EXPECT_NE(run.reason_of("default/p").find("pod has unbound immediate PersistentVolumeClaims"), std::string::npos)
       << run.reason_of("default/p");
   // Volcano's switch off: the claim is not looked at.
-  auto config = parse_config(R"(actions: "enqueue, allocate"
-tiers:
-- plugins: [{name: priority}, {name: gang}]
-- plugins:
-  - {name: predicates, arguments: {predicate.VolumeBindingEnable: false}}
-  - {name: proportion}
-)", "conf");
+  auto config = volume_binding_off();
   ASSERT_TRUE(config) << config.message();
   EXPECT_NE(b.run(*config).node_of("default/p"), "");
 }
@@ -148,6 +153,13 @@ TEST(Volumes, WaitForFirstConsumerTakesTheSmallestFittingStaticVolume) {
   ASSERT_TRUE(run.report().contains("volume_bindings")) << run.report().dump();
   EXPECT_EQ(run.report()["volume_bindings"][0]["claim"], "default/data");
   EXPECT_EQ(run.report()["volume_bindings"][0]["volume"], "fit-n3");
+  // VolumeBinding switched off: no filter and no PreBind, as in Volcano (the claim stays
+  // unbound; the pod is placed on its other filters).
+  auto config = volume_binding_off();
+  ASSERT_TRUE(config) << config.message();
+  auto off = b.run(*config);
+  EXPECT_NE(off.node_of("default/p"), "");
+  EXPECT_FALSE(off.report().contains("volume_bindings")) << off.report().dump();
 }
 
 TEST(Volumes, WaitForFirstConsumerWithoutAVolumeNeedsAProvisionerAllowedOnTheNode) {
@@ -329,6 +341,48 @@ TEST(Volumes, InTreeDisksConflictAsKubeSchedulerComparesThem) {
   EXPECT_NE(pending.reason_of("default/second").find("1 node(s) had no available disk"), std::string::npos)
       << pending.reason_of("default/second");
 }
+
+TEST(Volumes, GangMembersSharingAReadWriteOncePodClaimCannotAllBePlaced) {
+  ScenarioBuilder b;
+  three_nodes(b);
+  b.add(storage_class("local", "kubernetes.io/no-provisioner", "WaitForFirstConsumer"));
+  b.add(volume("shared", "10Gi", "local", {{"nfs", {{"server", "s"}, {"path", "/"}}}}));
+  b.add(bound_claim("once", "shared", {"ReadWriteOncePod"}));
+  b.queue("default", 0);
+  b.group("g", "default", 2, 0);
+  for (const char* name : {"g-0", "g-1"}) {
+    json p = pod_with_claims(name, {"once"});
+    p["metadata"]["annotations"] = {{"scheduling.k8s.io/group-name", "g"}};
+    b.add(p);
+  }
+  b.group("solo", "default", 1, 0);
+  for (const char* name : {"solo-0", "solo-1"}) {
+    json p = pod_with_claims(name, {"once"});
+    p["metadata"]["name"] = name;
+    p["metadata"]["annotations"] = {{"scheduling.k8s.io/group-name", "solo"}};
+    b.add(p);
+  }
+  auto run = b.run();
+  EXPECT_EQ(run.bound_in("g"), 0);
+  EXPECT_LE(run.bound_in("solo"), 1);
+}
+
+TEST(Volumes, OneStaticVolumeIsTakenByOneClaimOfTheCycle) {
+  ScenarioBuilder b;
+  three_nodes(b);
+  b.add(storage_class("local", "kubernetes.io/no-provisioner", "WaitForFirstConsumer"));
+  b.add(local_volume("only", "n2"));
+  b.add(claim("a", "local"));
+  b.add(claim("b", "local"));
+  b.add(pod_with_claims("pa", {"a"}));
+  b.add(pod_with_claims("pb", {"b"}));
+  auto run = b.run();
+  const bool a = !run.node_of("default/pa").empty(), bb = !run.node_of("default/pb").empty();
+  EXPECT_TRUE(a != bb) << run.report().dump();
+  ASSERT_TRUE(run.report().contains("volume_bindings"));
+  EXPECT_EQ(run.report()["volume_bindings"].size(), 1u);
+}
+
 
 }  // namespace
 }  // namespace weft::scheduler::testing

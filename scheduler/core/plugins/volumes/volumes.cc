@@ -35,14 +35,6 @@ Result<Switches> switches_of(const PluginOption& predicates) {
   return s;
 }
 
-// The framework's per-placement check when it has one (it sees the cycle's placements);
-// else a static filter, which sees the bound pods only.
-template <class S>
-void add_placement_predicate(S& ssn, const PluginOption& option, PredicateFn fn) {
-  if constexpr (requires { ssn.add_dynamic_predicate(option, fn); }) ssn.add_dynamic_predicate(option, std::move(fn));
-  else ssn.add_predicate(option, std::move(fn));
-}
-
 class Volumes : public OptionPlugin {
  public:
   using OptionPlugin::OptionPlugin;
@@ -66,7 +58,7 @@ class Volumes : public OptionPlugin {
       return "";
     });
     PlacedVolumes* placed = placed_.get();
-    add_placement_predicate(ssn, *predicates, [&snap, placed, s](int pod, int node) -> std::string {
+    ssn.add_dynamic_predicate(*predicates, [&snap, placed, s](int pod, int node) -> std::string {
       if (!snap.pods[pod].volumes) return "";
       if (std::string why = placed->once_pod_reject(pod); !why.empty()) return why;
       if (std::string why = placed->disk_reject(pod, node); !why.empty()) return why;
@@ -84,6 +76,13 @@ class Volumes : public OptionPlugin {
 };
 
 }  // namespace
+
+bool volume_binding_enabled(const Config& config) {
+  const PluginOption* predicates = config.plugin("predicates");
+  if (!predicates) return false;
+  auto on = switches_of(*predicates);
+  return on && on->binding;
+}
 
 Result<std::unique_ptr<Plugin>> make_volumes_plugin(const PluginOption& option, std::vector<std::string>* warnings) {
   return make_without_arguments<Volumes>(option, warnings);
