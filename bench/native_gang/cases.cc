@@ -16,6 +16,8 @@ constexpr const char* kWorkloadVersion = "scheduling.k8s.io/v1beta1";
 constexpr const char* kCompositeVersion = "scheduling.k8s.io/v1alpha3";
 constexpr const char* kRankLabel = "batch.kubernetes.io/job-completion-index";
 
+std::string kube_name(const json& o) { return o["metadata"]["name"].get<std::string>(); }
+
 std::string numbered(const char* format, int i) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, i);
@@ -98,6 +100,40 @@ Case big_gang(const BigGangShape& s, const std::string& scheduler) {
   c.group_objects.push_back(podgroup(g, "", 0));
   job.groups.push_back(std::move(g));
   c.jobs.push_back(std::move(job));
+  return c;
+}
+
+Case big_subgroups(const BigGangShape& s, const std::string& scheduler, int partition) {
+  Case c = big_gang(s, scheduler);
+  c.name = "one Volcano gang of " + std::to_string(s.gang) + " pods x 8 GPUs in sub-groups of " +
+           std::to_string(partition) + ", " + std::to_string(s.nodes) + " nodes";
+  c.label = "partitioned";
+  const json leaf_tier = {{"mode", "hard"}, {"highestTierAllowed", 1}};
+  c.group_objects = {{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                      {"kind", "PodGroup"},
+                      {"metadata", {{"name", "tp"}, {"namespace", kNamespace}}},
+                      {"spec",
+                       {{"minMember", s.gang},
+                        {"queue", "default"},
+                        {"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 3}}},
+                        {"subGroupPolicy", json::array({{{"name", "tp"},
+                                                         {"subGroupSize", partition},
+                                                         {"minSubGroups", s.gang / partition},
+                                                         {"matchLabelKeys", json::array({"volcano.sh/partition-id"})},
+                                                         {"networkTopology", leaf_tier}}})}}}}};
+  JobSpec job{.name = "tp", .min_groups = s.gang / partition, .topology_key = keys::kFabric, .groups = {}};
+  for (int i = 0; i < s.gang; ++i) {
+    json& p = c.pods[i];
+    p["metadata"]["labels"]["app"] = c.label;
+    p["metadata"]["labels"]["volcano.sh/partition-id"] = std::to_string(i / partition);
+    p["metadata"]["annotations"] = {{keys::kGroupAnnotation, "tp"}};
+    p["spec"].erase("schedulingGroup");
+    if (i % partition == 0)
+      job.groups.push_back({.name = numbered("tp-%d", i / partition), .min_count = partition,
+                            .topology_key = keys::kLeaf, .pods = {}});
+    job.groups.back().pods.push_back(kube_name(p));
+  }
+  c.jobs = {std::move(job)};
   return c;
 }
 

@@ -48,6 +48,10 @@ struct BigGangShape {
 };
 
 Case big_gang(const BigGangShape& shape, const std::string& scheduler);
+// The same job as a Volcano PodGroup split in sub-groups (subGroupPolicy, as a vcjob's
+// partitionPolicy becomes): partitions of `partition` pods each in one leaf (hard tier 1),
+// the job in one fabric (hard tier 3).
+Case big_subgroups(const BigGangShape& shape, const std::string& scheduler, int partition);
 
 // scheduler_perf's test/integration/scheduler_perf/cpg workloads by name, e.g.
 // "CPGGangScheduling/5000Nodes_3CPGs_6Groups_9000Pods"; empty name when unknown.

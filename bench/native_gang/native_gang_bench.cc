@@ -19,6 +19,7 @@
 #include "bench/scheduler_run/phases.h"
 #include "kube/client/resource.h"
 #include "kube/objects.h"
+#include "kube/workload.h"
 
 using namespace weft::bench;
 using nlohmann::json;
@@ -45,7 +46,9 @@ double seconds(Steady::time_point from, Steady::time_point to) { return std::chr
 weft::kube::ResourceRef ref_of(const json& o) {
   const std::string kind = weft::kube::kind_of(o);
   if (kind == "CompositePodGroup") return weft::kube::resources::composite_podgroups();
-  if (kind == "PodGroup") return weft::kube::resources::native_podgroups();
+  if (kind == "PodGroup")   // told apart by API group, as the scheduler does
+    return weft::kube::api_group_of(o) == weft::kube::kWorkloadApiGroup ? weft::kube::resources::native_podgroups()
+                                                                         : weft::kube::resources::podgroups();
   return weft::kube::resources::pods();
 }
 
@@ -133,7 +136,7 @@ int main(int argc, char** argv) {
   CLI::App app("Kubernetes' gang API at LLM size through kube-lite, weft-scheduler run beside a naive placer");
   Options o;
   BigGangShape shape;
-  std::vector<std::string> cases = {"big-gang", "CPGGangScheduling/5000Nodes_1500CPGs_3000Groups_9000Pods",
+  std::vector<std::string> cases = {"big-gang", "big-subgroups", "CPGGangScheduling/5000Nodes_1500CPGs_3000Groups_9000Pods",
                                     "CPGGangScheduling/5000Nodes_3CPGs_6Groups_9000Pods",
                                     "CPGTopologyAwareScheduling/5000Nodes_1500CPGs_3000Groups_12000Pods",
                                     "CPGTopologyAwareScheduling/5000Nodes_3CPGs_6Groups_9000Pods"};
@@ -141,7 +144,7 @@ int main(int argc, char** argv) {
   bool skip_naive = false, list = false;
   app.add_option("--kube-lite", o.bin.kube_lite)->required();
   app.add_option("--scheduler", o.bin.scheduler)->required();
-  app.add_option("--case", cases, "big-gang, or a scheduler_perf workload (--list)")->capture_default_str();
+  app.add_option("--case", cases, "big-gang, big-subgroups, or a scheduler_perf workload (--list)")->capture_default_str();
   app.add_flag("--list", list, "print the scheduler_perf workloads known");
   app.add_option("--period", o.bin.scheduler_period, "weft-scheduler run --period")->capture_default_str();
   app.add_option("--bind-concurrency", o.concurrency, "weft's and the naive placer's bindings in flight")
@@ -150,6 +153,8 @@ int main(int argc, char** argv) {
   app.add_option("--runs", o.runs, "runs of each case (weft and naive alternated)")->capture_default_str();
   app.add_option("--nodes", shape.nodes, "big-gang: GPU nodes")->capture_default_str();
   app.add_option("--gang", shape.gang, "big-gang: pods in the gang")->capture_default_str();
+  int partition = 32;
+  app.add_option("--partition", partition, "big-subgroups: pods in each sub-group (one leaf)")->capture_default_str();
   app.add_option("--busy-nodes", shape.busy_nodes, "big-gang: nodes already full (first fabric)")->capture_default_str();
   app.add_option("--work-dir", o.work_dir)->capture_default_str();
   app.add_option("--json", json_out, "write the figures here");
@@ -164,7 +169,9 @@ int main(int argc, char** argv) {
   int failures = 0;
   json out = json::array();
   for (const auto& name : cases) {
-    Case c = name == "big-gang" ? big_gang(shape, "weft") : scheduler_perf_case(name, "weft");
+    Case c = name == "big-gang"        ? big_gang(shape, "weft")
+             : name == "big-subgroups" ? big_subgroups(shape, "weft", partition)
+                                       : scheduler_perf_case(name, "weft");
     if (c.name.empty()) {
       std::fprintf(stderr, "unknown case %s (--list)\n", name.c_str());
       return 2;
