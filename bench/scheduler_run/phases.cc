@@ -23,24 +23,6 @@ namespace {
 
 double since(Steady::time_point t) { return std::chrono::duration<double>(Steady::now() - t).count(); }
 
-// Runs fn(i) for i in [0, n) on `threads` threads; false when any call failed.
-bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::string* error) {
-  std::atomic<int> next{0};
-  std::atomic<bool> ok{true};
-  std::mutex mu;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (int i = next++; i < n && ok; i = next++) {
-        if (!fn(i)) ok = false;
-      }
-    });
-  }
-  for (auto& t : pool) t.join();
-  if (!ok && error && error->empty()) *error = "a request failed";
-  return ok;
-}
-
 // kB figures of /proc/PID/status ("VmHWM:", "VmRSS:").
 long proc_status_kb(pid_t pid, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
@@ -72,55 +54,63 @@ kube::ClientOptions fast_client() {
   return o;
 }
 
-// Counts pods of one label that the watch shows bound; the time of the last one.
-class BindingWatch {
- public:
-  BindingWatch(kube::Client& client, const std::string& label, int expect) : expect_(expect) {
-    auto page = client.list_page(kube::resources::pods(), "bench", kube::ListOptions{.limit = 1});
-    std::string rv = page ? page->resource_version : "";
-    thread_ = std::thread([this, &client, label, rv] {
-      kube::ListOptions o;
-      o.label_selector = label;
-      o.resource_version = rv;
-      std::string from = rv;
-      while (!cancel_.cancelled() && static_cast<int>(bound()) < expect_) {
-        o.resource_version = from;
-        auto end = client.watch(kube::resources::pods(), "bench", o, [&](const kube::WatchEvent& e) {
-          const auto& spec = e.object.contains("spec") ? e.object["spec"] : json::object();
-          if (e.type == "BOOKMARK") return true;
-          if (!spec.value("nodeName", "").empty()) {
-            std::lock_guard lock(mu_);
-            if (seen_.insert(e.object["metadata"].value("name", "")).second) last_ = Steady::now();
-          }
-          return static_cast<int>(bound()) < expect_;
-        }, &cancel_);
-        if (end) from = end->resource_version;
+}  // namespace
+
+bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::string* error) {
+  std::atomic<int> next{0};
+  std::atomic<bool> ok{true};
+  std::mutex mu;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (int i = next++; i < n && ok; i = next++) {
+        if (!fn(i)) ok = false;
       }
     });
   }
-  ~BindingWatch() {
-    cancel_.cancel();
-    thread_.join();
-  }
-  size_t bound() {
-    std::lock_guard lock(mu_);
-    return seen_.size();
-  }
-  Steady::time_point last() {
-    std::lock_guard lock(mu_);
-    return last_;
-  }
+  for (auto& t : pool) t.join();
+  if (!ok && error && error->empty()) *error = "a request failed";
+  return ok;
+}
 
- private:
-  int expect_;
-  kube::CancelToken cancel_;
-  std::mutex mu_;
-  std::set<std::string> seen_;
-  Steady::time_point last_{};
-  std::thread thread_;
-};
+BindingWatch::BindingWatch(kube::Client& client, const std::string& label, int expect) : expect_(expect) {
+  auto page = client.list_page(kube::resources::pods(), "bench", kube::ListOptions{.limit = 1});
+  std::string rv = page ? page->resource_version : "";
+  thread_ = std::thread([this, &client, label, rv] {
+    kube::ListOptions o;
+    o.label_selector = label;
+    o.resource_version = rv;
+    std::string from = rv;
+    while (!cancel_.cancelled() && static_cast<int>(bound()) < expect_) {
+      o.resource_version = from;
+      auto end = client.watch(kube::resources::pods(), "bench", o, [&](const kube::WatchEvent& e) {
+        const auto& spec = e.object.contains("spec") ? e.object["spec"] : json::object();
+        if (e.type == "BOOKMARK") return true;
+        if (!spec.value("nodeName", "").empty()) {
+          std::lock_guard lock(mu_);
+          if (seen_.insert(e.object["metadata"].value("name", "")).second) last_ = Steady::now();
+        }
+        return static_cast<int>(bound()) < expect_;
+      }, &cancel_);
+      if (end) from = end->resource_version;
+    }
+  });
+}
 
-}  // namespace
+BindingWatch::~BindingWatch() {
+  cancel_.cancel();
+  thread_.join();
+}
+
+size_t BindingWatch::bound() {
+  std::lock_guard lock(mu_);
+  return seen_.size();
+}
+
+Steady::time_point BindingWatch::last() {
+  std::lock_guard lock(mu_);
+  return last_;
+}
 
 Api::Api(const Binaries& bin, const std::string& state, const std::string& dir) {
   kubeconfig_ = dir + "/kubeconfig";

@@ -4,8 +4,13 @@
 // gangs, and the descheduler's run --once.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "bench/scheduler_run/cluster.h"
 #include "kube/client/client.h"
@@ -16,6 +21,27 @@ namespace weft::bench {
 struct Binaries {
   std::string kube_lite, scheduler, descheduler;
   std::string scheduler_period = "1s";   // weft-scheduler run --period (its default, as a user runs it)
+};
+
+// Runs fn(i) for i in [0, n) on `threads` threads; false when any call failed.
+bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::string* error);
+
+// Counts the pods of one label selector in namespace "bench" that a watch shows bound,
+// and when the last of them was seen.
+class BindingWatch {
+ public:
+  BindingWatch(kube::Client& client, const std::string& label, int expect);
+  ~BindingWatch();
+  size_t bound();
+  std::chrono::steady_clock::time_point last();
+
+ private:
+  int expect_;
+  kube::CancelToken cancel_;
+  std::mutex mu_;
+  std::set<std::string> seen_;
+  std::chrono::steady_clock::time_point last_{};
+  std::thread thread_;
 };
 
 // A kube-lite started from the state file, with a client on it.

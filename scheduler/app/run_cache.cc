@@ -8,6 +8,7 @@
 #include "common/keys.h"
 #include "kube/client/projection.h"
 #include "kube/objects.h"
+#include "kube/workload.h"
 #include "scheduler/core/native_groups.h"
 #include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
@@ -351,7 +352,12 @@ void ClusterCache::visit(const std::function<void(json& object)>& other,
       // Gone or replaced; one told after this visit began may not have been looked at yet.
       std::erase_if(evicted_, [&](const auto& e) { return e.second.since_visit < visit && !still_leaving.count(e.first); });
     }
-    if (podgroups) std::erase_if(statuses_, [&](const auto& a) { return !seen.count(a.first); });
+    if (podgroups) {   // only this API group's: the other's PodGroups are visited apart
+      const bool native = kind.ref.group == kube::kWorkloadApiGroup;
+      std::erase_if(statuses_, [&](const auto& a) {
+        return kube::split_native_group_key(a.first).has_value() == native && !seen.count(a.first);
+      });
+    }
   }
   pools_.sweep();   // texts and constraints of pods that are gone
 }

@@ -13,6 +13,20 @@
 namespace weft::scheduler {
 namespace {
 
+// A group's minMember in the report: Volcano's spec.minMember; a Kubernetes PodGroup's
+// gang minCount (basic: 1); a CompositePodGroup's is per child (minGroupCount beside it).
+int min_member_of(const nlohmann::json& g) {
+  if (kube::api_group_of(g) == kube::kWorkloadApiGroup) {
+    if (kube::kind_of(g) != "PodGroup") return 1;
+    auto pg = kube::parse_native_podgroup(g);
+    return pg && pg->gang ? pg->min_count : 1;
+  }
+  if (g.contains("spec") && g["spec"].is_object() && g["spec"].contains("minMember") &&
+      g["spec"]["minMember"].is_number_integer())
+    return g["spec"]["minMember"].get<int>();
+  return 1;
+}
+
 using nlohmann::json;
 
 struct SimObject {
@@ -199,16 +213,15 @@ Result<SimulationResult> simulate(const std::vector<kube::SourcedObject>& input,
   for (const auto& [key, i] : group_object) {
     const json& g = objects[i].object;
     json status = g.contains("status") && g["status"].is_object() ? g["status"] : json::object();
-    int min_member = 1;
-    if (g.contains("spec") && g["spec"].is_object() && g["spec"].contains("minMember") &&
-        g["spec"]["minMember"].is_number_integer())
-      min_member = g["spec"]["minMember"].get<int>();
     groups.push_back({{"name", key},
                       {"phase", status.value("phase", "Pending")},
                       {"scheduled", scheduled[key]},
-                      {"minMember", min_member},
+                      {"minMember", min_member_of(g)},
                       {"status_writes", writes[key]},
                       {"conditions", status.value("conditions", json::array())}});
+    if (auto cpg = kube::parse_composite_podgroup(g); cpg && kube::api_group_of(g) == kube::kWorkloadApiGroup &&
+                                                      kube::kind_of(g) == "CompositePodGroup")
+      groups.back()["minGroupCount"] = cpg->gang ? cpg->min_group_count : 0;
     if (auto c = crossing.find(key); c != crossing.end()) groups.back()["rank_pairs_crossing_leaf"] = c->second;
   }
   json queue_list = json::array();

@@ -3,7 +3,13 @@
 // gang actions, and Volcano input weft used to refuse. One behaviour per test.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <map>
+#include <set>
+
 #include "scheduler/core/native_groups.h"
+#include "scheduler/core/session.h"
+#include "scheduler/core/snapshot.h"
 #include "tests/scheduler/scenario_runner.h"
 
 namespace weft::scheduler::testing {
@@ -109,6 +115,7 @@ TEST(NativeGang, MinCountIsAllOrNothing) {
     json c = condition_of(run, kGroupKey + "train");
     EXPECT_EQ(c.value("status", ""), nodes == 4 ? "True" : "False") << run.podgroup(kGroupKey + "train").dump();
     EXPECT_EQ(c.value("reason", ""), nodes == 4 ? "Scheduled" : "Unschedulable");
+    EXPECT_EQ(run.podgroup(kGroupKey + "train").value("minMember", 0), 4) << "simulate reports the gang's minCount";
   }
 }
 
@@ -124,6 +131,34 @@ TEST(NativeGang, MissingGroupOrTooFewPodsBindsNothing) {
   EXPECT_EQ(run.node_of("default/orphan-0"), "");
   EXPECT_NE(run.reason_of("default/orphan-0").find("not found"), std::string::npos) << run.reason_of("default/orphan-0");
   EXPECT_EQ(bound(run, "short-", 2), 0);
+}
+
+int failed_scheduling_events(const Decisions& d) {
+  int n = 0;
+  for (const auto& e : d.events) n += e.kind == "Pod" && e.reason == "FailedScheduling";
+  return n;
+}
+
+// kube-scheduler holds the pods of a gang with fewer than minCount pods at PreEnqueue: no
+// scheduling attempt, so no FailedScheduling Event and no condition (a 4,096-pod gang being
+// created would cost thousands of writes a cycle). A complete gang that does not fit gets both.
+TEST(NativeGang, PodsWaitingForTheirGangGetNoFailedSchedulingEvents) {
+  for (int pods : {2, 4}) {
+    SCOPED_TRACE(pods);
+    SnapshotBuilder b;
+    auto add = [&](const json& o) { ASSERT_TRUE(b.add(o).ok()) << o.dump(); };
+    add({{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n0"}}},
+         {"status", {{"allocatable", {{"cpu", "4"}, {"memory", "64Gi"}, {"pods", "110"}}}}}});
+    add(native_group("train", 4));
+    for (int i = 0; i < pods; ++i) add(native_pod("train-" + std::to_string(i), "train", 2));
+    const Decisions d = run_session(b.build(), Config::defaults());
+    EXPECT_TRUE(d.bindings.empty());
+    EXPECT_EQ(failed_scheduling_events(d), pods == 4 ? 4 : 0);
+    ASSERT_EQ(d.status_writes.size(), pods == 4 ? 1u : 0u);
+    if (pods == 4) {
+      EXPECT_EQ(d.status_writes[0].status["conditions"][0].value("reason", ""), "Unschedulable");
+    }
+  }
 }
 
 // A basic PodGroup schedules pod by pod.
@@ -275,6 +310,7 @@ TEST(NativeGang, CompositeGangNeedsMinGroupCountChildren) {
   auto run = s.run();
   EXPECT_EQ(bound(run, "x-", 2), 0) << "the composite is all-or-nothing over minGroupCount children";
   EXPECT_EQ(condition_of(run, kGroupKey + "x").value("status", ""), "False");
+  EXPECT_EQ(run.podgroup("compositepodgroups.scheduling.k8s.io/default/job").value("minGroupCount", 0), 2);
 }
 
 // Volcano subGroupPolicy: each partition (volcano.sh/partition-id) of subGroupSize 2 sits
@@ -316,6 +352,63 @@ TEST(VolcanoSubGroups, EachPartitionInOneLeaf) {
       EXPECT_EQ(a.substr(0, 2), b.substr(0, 2)) << "partition " << p << " spans leaves";
     }
   }
+}
+
+// An elastic job (minSubGroups below its partitions) starts in a domain with room for its
+// minimum only: a domain is passed over only when even the job's least need does not fit.
+TEST(VolcanoSubGroups, ElasticJobStartsWhereOnlyItsMinimumFits) {
+  ScenarioBuilder s;
+  leaves(s, 1);   // leaves of 3, 1 and 1 nodes of 4 cpu
+  s.add(volcano_group("tp", 2,
+                      {{"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}},
+                       {"subGroupPolicy", json::array({{{"name", "tp"}, {"subGroupSize", 2}, {"minSubGroups", 1},
+                                                        {"matchLabelKeys", json::array({"volcano.sh/partition-id"})}}})}}));
+  for (int i = 0; i < 8; ++i)
+    s.add(volcano_pod("tp-" + std::to_string(i), "tp", 4, {{"volcano.sh/partition-id", std::to_string(i / 2)}}));
+  auto run = s.run();
+  EXPECT_EQ(bound(run, "tp-", 8), 2) << "one partition of two in the leaf of three nodes";
+}
+
+// 128 partitions of 32 pods x 8 GPUs on 8,192 GPU nodes in leaves of 32: every partition in
+// a leaf, the job in one fabric, in one session of under 0.75 s, about 0.1 s here (before:
+// every leaf and spine was tried as the job's area, each against every leaf: 1.4 s here,
+// 10 s at the bench's 10,000 nodes).
+TEST(VolcanoSubGroups, PartitionsOfALargeJobDecideQuickly) {
+  const json gpu = {{"cpu", "192"}, {"memory", "2Ti"}, {"nvidia.com/gpu", "8"}, {"pods", "110"}};
+  SnapshotBuilder b;
+  auto add = [&](const json& o) { ASSERT_TRUE(b.add(o).ok()) << o.dump(); };
+  for (int i = 0; i < 8192; ++i)
+    add({{"apiVersion", "v1"}, {"kind", "Node"},
+         {"metadata", {{"name", "n" + std::to_string(i)},
+                       {"labels", {{"weft.dev/ib-fabric", i < 4096 ? "f0" : "f1"},
+                                   {"weft.dev/ib-spine", "s" + std::to_string(i / 512)},
+                                   {"weft.dev/ib-leaf", "l" + std::to_string(i / 32)}}}}},
+         {"status", {{"allocatable", gpu}}}});
+  add(volcano_group("tp", 4096,
+                    {{"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 3}}},
+                     {"subGroupPolicy", json::array({{{"name", "tp"}, {"subGroupSize", 32}, {"minSubGroups", 128},
+                                                      {"matchLabelKeys", json::array({"volcano.sh/partition-id"})},
+                                                      {"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}}}})}}));
+  for (int i = 0; i < 4096; ++i) {
+    json p = volcano_pod("tp-" + std::to_string(i), "tp", 96, {{"volcano.sh/partition-id", std::to_string(i / 32)}});
+    p["spec"]["containers"][0]["resources"]["requests"] = {{"cpu", "96"}, {"memory", "1Ti"}, {"nvidia.com/gpu", "8"}};
+    add(p);
+  }
+  const Snapshot snap = b.build();
+  const auto start = std::chrono::steady_clock::now();
+  const Decisions d = run_session(snap, Config::defaults());
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(d.bindings.size(), 4096u);
+  std::map<std::string, std::set<std::string>> leaves_of;   // partition -> leaves
+  std::set<std::string> fabrics;
+  for (const auto& bnd : d.bindings) {
+    const int i = std::stoi(bnd.pod.substr(bnd.pod.find('-') + 1)), n = std::stoi(bnd.node.substr(1));
+    leaves_of[std::to_string(i / 32)].insert("l" + std::to_string(n / 32));
+    fabrics.insert(n < 4096 ? "f0" : "f1");
+  }
+  for (const auto& [partition, leaves] : leaves_of) EXPECT_EQ(leaves.size(), 1u) << "partition " << partition;
+  EXPECT_EQ(fabrics.size(), 1u);
+  EXPECT_LT(took, 0.75) << "one session took " << took << " s";
 }
 
 TEST(VolcanoSubGroups, PolicyIsParsedWithVolcanoDefaults) {

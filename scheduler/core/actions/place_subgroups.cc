@@ -1,6 +1,8 @@
 #include "scheduler/core/actions/place_subgroups.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <numeric>
 
 #include "scheduler/core/framework/domains.h"
@@ -40,6 +42,33 @@ int64_t free_for(Session& ssn, int pod, const std::vector<int>& nodes) {
   return sum;
 }
 
+// Per dimension, the least that any `need` of the tasks ask together (the `need` smallest
+// requests): an area with less free room cannot hold them.
+std::vector<int64_t> least_request(Session& ssn, const std::vector<int>& tasks, int need) {
+  std::vector<int64_t> out(ssn.cluster.dims(), 0);
+  if (need <= 0) return out;
+  std::vector<int64_t> col(tasks.size());
+  for (int d = 0; d < ssn.cluster.dims(); ++d) {
+    for (size_t i = 0; i < tasks.size(); ++i) col[i] = ssn.cluster.request(tasks[i])[d];
+    const size_t n = std::min(col.size(), static_cast<size_t>(need));
+    std::nth_element(col.begin(), col.begin() + static_cast<std::ptrdiff_t>(n) - (n ? 1 : 0), col.end());
+    std::sort(col.begin(), col.begin() + static_cast<std::ptrdiff_t>(n));
+    for (size_t i = 0; i < n; ++i) out[d] += col[i];
+  }
+  return out;
+}
+
+bool has_room_for(Session& ssn, const std::vector<int>& nodes, const std::vector<int64_t>& least) {
+  for (int d = 0; d < ssn.cluster.dims(); ++d) {
+    if (least[d] <= 0) continue;
+    int64_t free = 0;
+    for (int n : nodes)
+      if ((free += std::max<int64_t>(ssn.cluster.free(n, d), 0)) >= least[d]) break;
+    if (free < least[d]) return false;
+  }
+  return true;
+}
+
 void best_fit_first(Session& ssn, int pod, std::vector<Area>& areas) {
   std::vector<int64_t> free(areas.size());
   for (size_t i = 0; i < areas.size(); ++i) free[i] = free_for(ssn, pod, areas[i].nodes);
@@ -54,13 +83,12 @@ void best_fit_first(Session& ssn, int pod, std::vector<Area>& areas) {
 }
 
 // Where a sub-group may go inside `outer`: its own domains (topology key, or HyperNodes up
-// to its highest tier) cut to `outer` and holding its bound pods; else `outer` itself.
-std::vector<Area> inner_areas(Session& ssn, const SubGroup& g, const Area& outer) {
+// to its highest tier) cut to `outer`; else `outer` itself. The same for every sub-group
+// of one rule, so computed once per outer area (InnerAreas).
+std::vector<Area> constraint_areas(Session& ssn, const SubGroup& g, const Area& outer) {
   std::vector<Area> out;
   auto add = [&](const std::string& name, int tier, const std::vector<int>& nodes) {
     Area a{name, tier, intersect(nodes, outer.nodes)};
-    for (int p : g.pods)
-      if (int n = ssn.node_of_pod[p]; n >= 0 && !std::binary_search(a.nodes.begin(), a.nodes.end(), n)) return;
     if (!a.nodes.empty()) out.push_back(std::move(a));
   };
   if (!g.topology_key.empty()) {
@@ -77,6 +105,29 @@ std::vector<Area> inner_areas(Session& ssn, const SubGroup& g, const Area& outer
   return out;
 }
 
+class InnerAreas {
+ public:
+  explicit InnerAreas(const Area& outer) : outer_(outer) {}
+  // The areas of g's constraint inside the outer area that hold every bound pod of g.
+  std::vector<Area> of(Session& ssn, const SubGroup& g) {
+    const std::string key = g.topology_key + "\n" + std::to_string(reinterpret_cast<uintptr_t>(g.topology));
+    auto it = cache_.find(key);
+    if (it == cache_.end()) it = cache_.emplace(key, constraint_areas(ssn, g, outer_)).first;
+    std::vector<Area> out;
+    for (const auto& a : it->second) {
+      bool holds = true;
+      for (int p : g.pods)
+        if (int n = ssn.node_of_pod[p]; n >= 0 && !std::binary_search(a.nodes.begin(), a.nodes.end(), n)) holds = false;
+      if (holds) out.push_back(a);
+    }
+    return out;
+  }
+
+ private:
+  const Area& outer_;
+  std::map<std::string, std::vector<Area>> cache_;
+};
+
 int first_fit(Session& ssn, int pod, const std::vector<int>& order) {
   const StaticFilter& f = ssn.cluster.filter_for(pod);
   for (int n : order)
@@ -86,11 +137,13 @@ int first_fit(Session& ssn, int pod, const std::vector<int>& order) {
 
 // Places the sub-group's pending pods whole (its size reached) in the first area that
 // takes them; the placements join `stmt`.
-bool place_group(Session& ssn, Job& job, const SubGroup& g, const std::vector<int>& tasks, const Area& outer,
+bool place_group(Session& ssn, Job& job, const SubGroup& g, const std::vector<int>& tasks, InnerAreas& inner,
                  Statement& stmt) {
   const int have = subgroup_occupied(ssn, g, true);
   if (tasks.empty()) return have >= g.size;
-  std::vector<Area> areas = inner_areas(ssn, g, outer);
+  std::vector<Area> areas = inner.of(ssn, g);
+  const std::vector<int64_t> least = least_request(ssn, tasks, g.size - have);
+  std::erase_if(areas, [&](const Area& a) { return !has_room_for(ssn, a.nodes, least); });
   best_fit_first(ssn, tasks.front(), areas);
   QueueAccount* q = ssn.queue_of(job);
   const bool by_rank = ranked(ssn, job);
@@ -142,12 +195,19 @@ bool place_subgroups(Session& ssn, Job& job, const std::vector<int>& in) {
   for (int t : in)
     if (pending[t] && !grouped[t]) loose.push_back(t);
   std::vector<Area> outers = outer_areas(ssn, job);
+  std::vector<int> all_pending;
+  for (int t : in)
+    if (pending[t]) all_pending.push_back(t);
+  // An area with less free room than the job's least need cannot start it: not tried.
+  const std::vector<int64_t> least = least_request(ssn, all_pending, job.min_member - job.occupied() - job.pipelined);
+  std::erase_if(outers, [&](const Area& a) { return !has_room_for(ssn, a.nodes, least); });
   if (!outers.empty() && !in.empty()) best_fit_first(ssn, in.front(), outers);
   int best_groups = -1;
   for (const auto& outer : outers) {
     Statement stmt(ssn);
+    InnerAreas inner(outer);
     int groups = 0;
-    for (size_t i = 0; i < job.subgroups.size(); ++i) groups += place_group(ssn, job, job.subgroups[i], tasks[i], outer, stmt);
+    for (size_t i = 0; i < job.subgroups.size(); ++i) groups += place_group(ssn, job, job.subgroups[i], tasks[i], inner, stmt);
     QueueAccount* q = ssn.queue_of(job);
     for (int t : loose) {
       if (q && !ssn.allocatable(*q, t)) continue;

@@ -2,7 +2,8 @@
 // PodGroupInitiallyScheduled condition (PodGroupScheduled in v1alpha2), True with reason
 // Scheduled once the gang was placed (terminal: never set back to False), else False with
 // reason Unschedulable and why. A CompositePodGroup's status stays empty, as in Kubernetes
-// 1.37; its children get theirs. Other conditions (DisruptionTarget) are kept.
+// 1.37; its children get theirs. Other conditions (DisruptionTarget) are kept. Nothing is
+// written for a gang still short of its pods.
 #include "scheduler/core/framework/native_status.h"
 
 #include "kube/time.h"
@@ -45,6 +46,10 @@ void write_group(Session& s, const PodGroupInfo& g, bool scheduled, const std::s
 }  // namespace
 
 void write_native_status(Session& s, const Job& j, const std::optional<std::pair<std::string, std::string>>& why) {
+  // A gang still short of its pods is held before the queue (kube-scheduler's PreEnqueue):
+  // no scheduling attempt, so no condition and no FailedScheduling (while a 4,096-pod gang
+  // is being created, each count would be a write).
+  if (s.job_valid(j)) return;
   const std::string message = why ? why->second : "";
   if (!j.pending.empty() && why)
     for (int p : j.pending)

@@ -1,6 +1,9 @@
 # Step 4: Volcano Queues and PodGroups submitted with kubectl — gangs that must share
 # one IB fabric, a hard-tier gang that must sit under one leaf, plain pods — bound by
-# weft-scheduler, started by weft-node-runtime as processes in their node's cgroup.
+# weft-scheduler, started by weft-node-runtime as processes in their node's cgroup. Then
+# two LLM-shaped jobs in namespace llm: Kubernetes' own gang API (a scheduling.k8s.io
+# PodGroup with a topology key) and Volcano sub-groups (tensor-parallel pairs each in a
+# leaf, the job in a spine); both checked from the API, then deleted.
 
 # A stable made-up UID for a job's owner object (no controller runs in the demo).
 uid_for() {
@@ -147,5 +150,104 @@ step_jobs() {
   local procs
   procs=$(find "$CGROOT" -path '*/pod-*' -name cgroup.procs -exec cat {} + | wc -l)
   ((procs >= total)) || fail "only $procs pod processes run in the nodes' cgroups for $total Running pods"
-  step_done "$total pods bound; each ib-cluster gang inside one fabric; allreduce inside one leaf; $procs pod processes burning in their nodes' cgroups"
+  step_llm_jobs
+  step_done "$total pods bound; each ib-cluster gang inside one fabric; allreduce inside one leaf; $procs pod processes burning in their nodes' cgroups; the llm jobs (Kubernetes PodGroup, Volcano sub-groups) each in their domains"
+}
+
+LLM_PODS=${LLM_PODS:-4} LLM_POD_CPU=${LLM_POD_CPU:-1} LLM_POD_MEMORY=${LLM_POD_MEMORY:-2Gi}
+
+# llm_pod NAME EXTRA-SPEC-YAML LABELS ANNOTATIONS: a small pod of namespace llm.
+llm_pod() {
+  cat <<YAML
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: llm
+  labels: {$3}
+  annotations: {$4}
+spec:
+  schedulerName: weft
+  restartPolicy: Never
+$2
+  containers:
+    - name: main
+      image: weft.dev/demo-burner
+      resources:
+        requests: {cpu: "$LLM_POD_CPU", memory: $LLM_POD_MEMORY}
+YAML
+}
+
+write_llm_manifests() {
+  local f="$RUN/manifests/llm.yaml" i
+  {
+    cat <<YAML
+apiVersion: v1
+kind: Namespace
+metadata: {name: llm}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: ranks, namespace: llm}
+spec:
+  schedulingPolicy: {gang: {minCount: $LLM_PODS}}
+  schedulingConstraints: {topology: [{key: weft.dev/ib-leaf}]}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: tp, namespace: llm}
+spec:
+  minMember: $LLM_PODS
+  queue: default
+  networkTopology: {mode: hard, highestTierAllowed: 2}
+  subGroupPolicy:
+    - name: tensor-parallel
+      subGroupSize: 2
+      minSubGroups: $((LLM_PODS / 2))
+      matchLabelKeys: [volcano.sh/partition-id]
+      networkTopology: {mode: hard, highestTierAllowed: 1}
+YAML
+    for ((i = 0; i < LLM_PODS; i++)); do
+      llm_pod "ranks-$i" "  schedulingGroup: {podGroupName: ranks}" "batch.kubernetes.io/job-completion-index: '$i'" ""
+      llm_pod "tp-$i" "" "volcano.sh/partition-id: '$((i / 2))'" "scheduling.k8s.io/group-name: tp"
+    done
+  } >"$f"
+}
+
+llm_pods_bound() {
+  local n
+  n=$(kc get pods -n llm -o json | jq '[.items[] | select(.spec.nodeName)] | length')
+  [ "$n" = "$((2 * LLM_PODS))" ]
+}
+
+llm_jobs_gone() {
+  [ "$(kc get pods,podgroups.scheduling.volcano.sh,podgroups.scheduling.k8s.io -n llm -o json | jq '.items | length')" = 0 ]
+}
+
+# After step 4's check: the two LLM-shaped jobs, checked from the API, then removed so the
+# later steps see the cluster they were written for.
+step_llm_jobs() {
+  write_llm_manifests
+  kc apply -f "$RUN/manifests/llm.yaml" >/dev/null || fail "kubectl apply of the llm jobs failed"
+  info "submitted: ranks (scheduling.k8s.io/v1beta1 PodGroup, gang minCount $LLM_PODS, topology key weft.dev/ib-leaf),"
+  info "           tp (Volcano PodGroup: pairs by volcano.sh/partition-id each in one leaf, the job in one spine)"
+  wait_until 60 "the llm jobs' $((2 * LLM_PODS)) pods to be bound" llm_pods_bound
+  kc get nodes -o json >"$STATE/nodes-llm.json"
+  kc get pods -n llm -o json >"$STATE/pods-llm.json"
+  kc get podgroups.scheduling.volcano.sh -n llm -o json >"$STATE/podgroups-volcano-llm.json"
+  kc get podgroups.scheduling.k8s.io -n llm -o json >"$STATE/podgroups-native-llm.json"
+  "$REPORT" check-groups --nodes "$STATE/nodes-llm.json" --pods "$STATE/pods-llm.json" \
+    --podgroups "$STATE/podgroups-volcano-llm.json" --native-podgroups "$STATE/podgroups-native-llm.json" \
+    --out "$STATE/llm-groups.json" || fail "the llm jobs' placement claims do not hold (see problems above)"
+  jq -r '.native | to_entries[] | "\(.key): \(.value.key) \(.value.domains | join(",")), \(.value.condition.type) \(.value.condition.status)"' \
+    "$STATE/llm-groups.json" | sed 's/^/           /'
+  jq -r '.subGroups | to_entries[] | .key as $g | .value | "\($g): spine \(.job.domains | join(","))",
+    (del(.job) | to_entries[] | .key as $p | .value | to_entries[] |
+      "\($g) \($p) \(.key): \(.value.pods | keys | join(" ")) in leaf \(.value.domains | join(","))")' \
+    "$STATE/llm-groups.json" | sed 's/^/           /'
+  kc delete pods,podgroups.scheduling.volcano.sh,podgroups.scheduling.k8s.io -n llm --all --wait=false >/dev/null ||
+    fail "kubectl delete of the llm jobs failed"
+  wait_until 60 "the llm jobs to be gone" llm_jobs_gone
+  info "ranks bound in one leaf and Scheduled; each tensor-parallel pair of tp in one leaf (checked from the API)"
 }

@@ -12,6 +12,7 @@
 #include "tools/demo/report/cluster_view.h"
 #include "tools/demo/report/defragment_check.h"
 #include "tools/demo/report/fragment.h"
+#include "tools/demo/report/group_checks.h"
 #include "tools/demo/report/summary.h"
 
 namespace {
@@ -81,6 +82,20 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+// check-groups: both claims over the same dumps, every problem named.
+int check_groups(const Dumps& d, const std::string& native_groups, const std::string& out) {
+  auto nodes = weft::demo::read_json_file(d.nodes);
+  auto pods = weft::demo::read_json_file(d.pods);
+  auto native = weft::demo::read_json_file(native_groups);
+  auto volcano = weft::demo::read_json_file(d.podgroups);
+  for (const auto* r : {&nodes, &pods, &native, &volcano})
+    if (!*r) return fail(r->message());
+  nlohmann::json seen = nlohmann::json::object();
+  Problems problems = weft::demo::check_native_groups(*nodes, *pods, *native, seen["native"]);
+  for (auto& p : weft::demo::check_sub_groups(*nodes, *pods, *volcano, seen["subGroups"])) problems.push_back(p);
+  return report(problems, seen, out);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,7 +157,18 @@ int main(int argc, char** argv) {
   defrag->add_option("--api-log", api_log, "kube-lite's request log")->required();
   defrag->add_option("--out", out, "Write what was seen here (JSON)");
 
+  std::string native_groups;
+  auto* groups = app.add_subcommand("check-groups",
+                                    "Kubernetes PodGroups in one domain of their topology key and Scheduled; "
+                                    "Volcano sub-groups each in one domain of their tier");
+  add_dumps(groups, d, true);
+  groups->add_option("--native-podgroups", native_groups, "kubectl get podgroups.scheduling.k8s.io -A -o json")
+      ->required();
+  groups->add_option("--out", out, "Write what was seen here (JSON)");
+
   CLI11_PARSE(app, argc, argv);
+
+  if (*groups) return check_groups(d, native_groups, out);
 
   if (*fragment || *fragmented) {
     auto v = load(d);
