@@ -256,15 +256,23 @@ bool ClusterCache::wait_for_sync(std::chrono::milliseconds timeout) {
   return true;
 }
 
+void ClusterCache::note_arrival(const std::string& kind, bool inserted, const DecodedObject& d) {
+  if (!inserted || kind != "Pod" || !d.pod() || !d.pod()->node.empty()) return;
+  last_arrival_.store(std::chrono::steady_clock::now().time_since_epoch().count());
+  arrivals_.fetch_add(1);
+}
+
 void ClusterCache::store(const std::string& kind, const std::string& key, std::string_view text) {
   DecodedPtr d = decode_object_text(kind, key, text, &pools_);
   std::lock_guard lock(decoded_mu_);
-  decoded_[kind][key] = std::move(d);   // under the informer's key, which its deletes name
+  auto [it, inserted] = decoded_[kind].insert_or_assign(key, d);   // under the informer's key, which its deletes name
+  note_arrival(kind, inserted, *d);
 }
 
 void ClusterCache::store(DecodedPtr d) {
   std::lock_guard lock(decoded_mu_);
-  decoded_[d->kind()][d->key()] = d;
+  auto [it, inserted] = decoded_[d->kind()].insert_or_assign(d->key(), d);
+  note_arrival(d->kind(), inserted, *d);
 }
 
 void ClusterCache::erase(const std::string& kind, const std::string& key) {

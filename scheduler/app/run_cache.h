@@ -14,6 +14,7 @@
 // what `simulate` places.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -122,6 +123,13 @@ class ClusterCache {
 
   std::vector<std::string> absent_kinds() const { return absent_; }
 
+  // Pending pods new to the cache (not updates: the scheduler's own condition writes do
+  // not count), and when the newest arrived: what starts a cycle before --period is up.
+  uint64_t arrivals() const { return arrivals_.load(); }
+  std::chrono::steady_clock::time_point last_arrival() const {
+    return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last_arrival_.load()));
+  }
+
  private:
   struct Assumed {
     std::string uid;
@@ -144,6 +152,10 @@ class ClusterCache {
   kube::Client& client_;
   ClusterCacheOptions options_;
   std::vector<std::pair<WatchedKind, std::unique_ptr<kube::Informer>>> informers_;
+  void note_arrival(const std::string& kind, bool inserted, const DecodedObject& d);
+
+  std::atomic<uint64_t> arrivals_{0};
+  std::atomic<std::chrono::steady_clock::rep> last_arrival_{0};
   mutable std::mutex decoded_mu_;
   std::map<std::string, std::map<std::string, DecodedPtr>> decoded_;   // kind -> key -> object
   DecodePools pools_;   // what the decoded records share (namespaces, nodes, phases, constraints...)

@@ -43,6 +43,10 @@ void app::add_run_command(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   run->add_option("--period", o.period, "time between the starts of two cycles")->capture_default_str();
+  run->add_option("--early-cycle-after", o.early_cycle_after,
+                  "start a cycle before --period is up once new pending pods have stopped arriving for this long "
+                  "(a gang's last member is placed without waiting out the period; 0: every --period only)")
+      ->capture_default_str();
   run->add_flag("--leader-elect", o.leader_elect, "only the holder of the Lease schedules");
   run->add_option("--lease-namespace", o.lease_namespace, "namespace of the Lease (default: $POD_NAMESPACE or kube-system)");
   run->add_option("--lease-name", o.lease_name, "name of the Lease")->capture_default_str();
@@ -125,7 +129,7 @@ std::string default_identity() {
 }
 
 struct Timings {
-  milliseconds period, lease_duration, renew_deadline, retry_period, gang_repair_timeout{0};
+  milliseconds period, lease_duration, renew_deadline, retry_period, gang_repair_timeout{0}, early_cycle_after{0};
 };
 
 Result<Timings> parse_timings(const RunOptions& o) {
@@ -140,6 +144,11 @@ Result<Timings> parse_timings(const RunOptions& o) {
     if (!d) return d.error();
     *into = *d;
   }
+  if (o.early_cycle_after != "0") {
+    auto d = parse_period("--early-cycle-after", o.early_cycle_after);
+    if (!d) return d.error();
+    t.early_cycle_after = *d;
+  }
   if (o.gang_repair_timeout != "0") {
     auto d = parse_period("--gang-repair-timeout", o.gang_repair_timeout);
     if (!d) return d.error();
@@ -149,6 +158,18 @@ Result<Timings> parse_timings(const RunOptions& o) {
     return make_error("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration");
   }
   return t;
+}
+
+// Sleeps until `deadline`, or until `early` holds (checked every few milliseconds: pods
+// arrive from the informers' threads, which know nothing of this loop).
+void wait_for_next_cycle(StopSignal& stop, std::chrono::steady_clock::time_point deadline,
+                         const std::function<bool()>& early) {
+  constexpr milliseconds kPoll(10);
+  while (!stop.stopped() && !early()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return;
+    stop.sleep_for(std::min<std::chrono::steady_clock::duration>(deadline - now, kPoll));
+  }
 }
 
 void log_cycle(int n, const CycleSummary& s) {
@@ -295,11 +316,15 @@ int run_scheduler(const RunOptions& o) {
       announced_sync = true;
     }
     const auto started = std::chrono::steady_clock::now();
+    const uint64_t arrivals = cache.arrivals();
     ++cycles;
     if (auto done = loop.run_cycle(); done.complete) log_cycle(++logged, done);
     if (o.cycles > 0 && cycles >= o.cycles) break;
-    auto left = timings->period - std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
-    if (left.count() > 0) stop.sleep_for(left, [&] { return lost.load(); });
+    wait_for_next_cycle(stop, started + timings->period, [&] {
+      if (lost) return true;
+      if (timings->early_cycle_after.count() <= 0 || cache.arrivals() == arrivals) return false;
+      return std::chrono::steady_clock::now() - cache.last_arrival() >= timings->early_cycle_after;
+    });
   }
   if (stop.signal()) spdlog::info("{}: stopping", stop.signal() == SIGTERM ? "SIGTERM" : "SIGINT");
   if (auto done = loop.finish(); done.complete) log_cycle(++logged, done);

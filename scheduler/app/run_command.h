@@ -17,6 +17,7 @@ struct RunOptions {
   std::string scheduler_name = "weft";
   int cycles = 0;                       // 0 = until SIGTERM/SIGINT
   std::string period = "1s";
+  std::string early_cycle_after = "50ms";
   bool leader_elect = false;
   std::string lease_namespace;          // "" = $POD_NAMESPACE, else kube-system
   std::string lease_name = "weft-scheduler";

@@ -261,6 +261,32 @@ TEST(SchedulerRun, APodTheCoreCannotTakeIsSkippedWithOneWarningAndTheRestSchedul
   EXPECT_EQ(found, 1u) << out;
 }
 
+// A pod created between two cycles of a long --period is placed once arrivals have been
+// quiet for --early-cycle-after, not a period later; with 0, only the period starts a cycle.
+TEST(SchedulerRun, ANewPendingPodStartsACycleBeforeThePeriodIsUp) {
+  WEFT_SKIP_UNLESS(need_binaries());
+  for (const std::string early : {"50ms", "0"}) {
+    KubeLite api({.state = scenario("plain_pods.yaml")});
+    ASSERT_EQ(api.error(), "");
+    Process run({.argv = {scheduler_binary(), "run", "--kubeconfig", api.kubeconfig(), "--period", "60s",
+                          "--early-cycle-after", early},
+                 .keep_stdin_open = false});
+    auto bound = [&](const std::string& name) {
+      auto p = api.client().get(kube::resources::pods(), "default", name);
+      return p && !(*p)["spec"].value("nodeName", "").empty();
+    };
+    // The first cycle runs at once; wait until it has bound the scenario's pods.
+    ASSERT_TRUE(wait_until([&] { return bound("web-1"); }, seconds(20))) << run.output();
+    ASSERT_TRUE(api.client().create(kube::resources::pods(), "default", pending_pod("late")));
+    if (early == "0") {
+      std::this_thread::sleep_for(seconds(3));
+      EXPECT_FALSE(bound("late")) << "no early cycle with --early-cycle-after 0\n" << run.output();
+    } else {
+      EXPECT_TRUE(wait_until([&] { return bound("late"); }, seconds(5))) << run.output();
+    }
+  }
+}
+
 TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
   WEFT_SKIP_UNLESS(need_binaries());
   TempDir dir("sched-run");
