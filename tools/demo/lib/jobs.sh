@@ -151,7 +151,8 @@ step_jobs() {
   procs=$(find "$CGROOT" -path '*/pod-*' -name cgroup.procs -exec cat {} + | wc -l)
   ((procs >= total)) || fail "only $procs pod processes run in the nodes' cgroups for $total Running pods"
   step_llm_jobs
-  step_done "$total pods bound; each ib-cluster gang inside one fabric; allreduce inside one leaf; $procs pod processes burning in their nodes' cgroups; the llm jobs (Kubernetes PodGroup, Volcano sub-groups) each in their domains"
+  step_pod_contract_jobs
+  step_done "$total pods bound; each ib-cluster gang inside one fabric; allreduce inside one leaf; $procs pod processes burning in their nodes' cgroups; the llm jobs (Kubernetes PodGroup, Volcano sub-groups) each in their domains; anti-affinity, spread and a local volume honoured"
 }
 
 LLM_PODS=${LLM_PODS:-4} LLM_POD_CPU=${LLM_POD_CPU:-1} LLM_POD_MEMORY=${LLM_POD_MEMORY:-2Gi}
