@@ -157,28 +157,31 @@ step_jobs() {
 
 LLM_PODS=${LLM_PODS:-4} LLM_POD_CPU=${LLM_POD_CPU:-1} LLM_POD_MEMORY=${LLM_POD_MEMORY:-2Gi}
 
-# llm_pod NAME EXTRA-SPEC-YAML LABELS ANNOTATIONS: a small pod of namespace llm.
-llm_pod() {
+# small_pod NAMESPACE NAME EXTRA-SPEC-YAML LABELS ANNOTATIONS CPU MEMORY: a pod weft places.
+small_pod() {
   cat <<YAML
 ---
 apiVersion: v1
 kind: Pod
 metadata:
-  name: $1
-  namespace: llm
-  labels: {$3}
-  annotations: {$4}
+  name: $2
+  namespace: $1
+  labels: {$4}
+  annotations: {$5}
 spec:
   schedulerName: weft
   restartPolicy: Never
-$2
+$3
   containers:
     - name: main
       image: weft.dev/demo-burner
       resources:
-        requests: {cpu: "$LLM_POD_CPU", memory: $LLM_POD_MEMORY}
+        requests: {cpu: "$6", memory: $7}
 YAML
 }
+
+# llm_pod NAME EXTRA-SPEC-YAML LABELS ANNOTATIONS: a small pod of namespace llm.
+llm_pod() { small_pod llm "$1" "$2" "$3" "$4" "$LLM_POD_CPU" "$LLM_POD_MEMORY"; }
 
 write_llm_manifests() {
   local f="$RUN/manifests/llm.yaml" i

@@ -4,23 +4,7 @@
 # written for.
 
 # contract_pod NAME LABELS EXTRA-SPEC-YAML: a small pod of namespace web-contract.
-contract_pod() {
-  cat <<YAML
----
-apiVersion: v1
-kind: Pod
-metadata: {name: $1, namespace: web-contract, labels: {$2}}
-spec:
-  schedulerName: weft
-  restartPolicy: Never
-$3
-  containers:
-    - name: main
-      image: weft.dev/demo-burner
-      resources:
-        requests: {cpu: 100m, memory: 64Mi}
-YAML
-}
+contract_pod() { small_pod web-contract "$1" "$3" "$2" "" 100m 64Mi; }
 
 write_contract_manifests() {
   local volume_node=$1 f="$RUN/manifests/pod-contract.yaml" i
