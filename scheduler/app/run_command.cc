@@ -134,25 +134,19 @@ struct Timings {
 
 Result<Timings> parse_timings(const RunOptions& o) {
   Timings t{};
-  const std::tuple<const char*, const std::string*, milliseconds*> all[] = {
-      {"--period", &o.period, &t.period},
-      {"--leader-elect-lease-duration", &o.lease_duration, &t.lease_duration},
-      {"--leader-elect-renew-deadline", &o.renew_deadline, &t.renew_deadline},
-      {"--leader-elect-retry-period", &o.retry_period, &t.retry_period}};
-  for (const auto& [flag, text, into] : all) {
+  // The last field: "0" turns the feature off (any other value parses as a duration).
+  const std::tuple<const char*, const std::string*, milliseconds*, bool> all[] = {
+      {"--period", &o.period, &t.period, false},
+      {"--leader-elect-lease-duration", &o.lease_duration, &t.lease_duration, false},
+      {"--leader-elect-renew-deadline", &o.renew_deadline, &t.renew_deadline, false},
+      {"--leader-elect-retry-period", &o.retry_period, &t.retry_period, false},
+      {"--early-cycle-after", &o.early_cycle_after, &t.early_cycle_after, true},
+      {"--gang-repair-timeout", &o.gang_repair_timeout, &t.gang_repair_timeout, true}};
+  for (const auto& [flag, text, into, zero_is_off] : all) {
+    if (zero_is_off && *text == "0") continue;
     auto d = parse_period(flag, *text);
     if (!d) return d.error();
     *into = *d;
-  }
-  if (o.early_cycle_after != "0") {
-    auto d = parse_period("--early-cycle-after", o.early_cycle_after);
-    if (!d) return d.error();
-    t.early_cycle_after = *d;
-  }
-  if (o.gang_repair_timeout != "0") {
-    auto d = parse_period("--gang-repair-timeout", o.gang_repair_timeout);
-    if (!d) return d.error();
-    t.gang_repair_timeout = *d;
   }
   if (t.renew_deadline >= t.lease_duration) {
     return make_error("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration");

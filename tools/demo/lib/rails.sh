@@ -74,25 +74,8 @@ spec:
   networkTopology: {mode: hard, highestTierAllowed: 1}
 YAML
   for ((i = 0; i < RAIL_NODES; i++)); do
-    cat <<YAML
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: rail-train-$i
-  namespace: ml
-  labels: {weft.dev/demo-job: rail-train, app: rail-train}
-  annotations: {scheduling.k8s.io/group-name: rail-train}
-spec:
-  schedulerName: weft
-  restartPolicy: Never
-  nodeSelector: {$RAIL_LABEL: "true"}
-  containers:
-    - name: main
-      image: weft.dev/demo-burner
-      resources:
-        requests: {cpu: "$RAIL_POD_CPU", memory: $RAIL_POD_MEMORY}
-YAML
+    small_pod ml "rail-train-$i" "  nodeSelector: {$RAIL_LABEL: \"true\"}" "weft.dev/demo-job: rail-train, app: rail-train" \
+      "scheduling.k8s.io/group-name: rail-train" "$RAIL_POD_CPU" "$RAIL_POD_MEMORY"
   done
 }
 
