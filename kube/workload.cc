@@ -5,18 +5,12 @@
 
 #include "kube/objects.h"
 #include "kube/podgroup.h"
+#include "kube/json_field.h"
 
 namespace weft::kube {
 namespace {
 
 using nlohmann::json;
-
-const json& at(const json& obj, const char* name) {
-  static const json null_value;
-  if (!obj.is_object()) return null_value;
-  auto it = obj.find(name);
-  return it == obj.end() ? null_value : *it;
-}
 
 Error field_error(const std::string& field, const std::string& what) { return make_error(field + ": " + what); }
 
@@ -61,13 +55,13 @@ Status parse_policy(const json& p, const char* count, bool& gang, int32_t& min) 
   const std::string field = "spec.schedulingPolicy";
   if (!p.is_object()) return field_error(field, p.is_null() ? "required" : p.dump() + " is not a map");
   if (auto s = known_fields(p, field, {"basic", "gang"}); !s) return s;
-  const bool basic = !at(p, "basic").is_null(), has_gang = !at(p, "gang").is_null();
+  const bool basic = !json_at(p, "basic").is_null(), has_gang = !json_at(p, "gang").is_null();
   if (basic == has_gang) return field_error(field, "exactly one of basic and gang must be set");
-  if (auto s = check_map(at(p, basic ? "basic" : "gang"), field + (basic ? ".basic" : ".gang")); !s) return s;
+  if (auto s = check_map(json_at(p, basic ? "basic" : "gang"), field + (basic ? ".basic" : ".gang")); !s) return s;
   gang = has_gang;
   if (!gang) return {};
-  if (auto s = known_fields(at(p, "gang"), field + ".gang", {count}); !s) return s;
-  auto n = positive_int32(at(at(p, "gang"), count), field + ".gang." + count);
+  if (auto s = known_fields(json_at(p, "gang"), field + ".gang", {count}); !s) return s;
+  auto n = positive_int32(json_at(json_at(p, "gang"), count), field + ".gang." + count);
   if (!n) return n.error();
   min = *n;
   return {};
@@ -79,7 +73,7 @@ Status parse_constraints(const json& c, std::string& key) {
   if (c.is_null()) return {};
   if (auto s = check_map(c, field); !s) return s;
   if (auto s = known_fields(c, field, {"topology"}); !s) return s;
-  const json& t = at(c, "topology");
+  const json& t = json_at(c, "topology");
   if (t.is_null()) return {};
   if (!t.is_array()) return field_error(field + ".topology", t.dump() + " is not a list");
   if (t.size() > 1) return field_error(field + ".topology", "at most 1 item (has " + std::to_string(t.size()) + ")");
@@ -87,7 +81,7 @@ Status parse_constraints(const json& c, std::string& key) {
   const std::string item = field + ".topology[0]";
   if (auto s = check_map(t[0], item); !s) return s;
   if (auto s = known_fields(t[0], item, {"key"}); !s) return s;
-  const json& k = at(t[0], "key");
+  const json& k = json_at(t[0], "key");
   if (!k.is_string()) return field_error(item + ".key", k.is_null() ? "required" : k.dump() + " is not a string");
   if (!valid_label_key(k.get<std::string>()))
     return field_error(item + ".key", "'" + k.get<std::string>() + "' is not a label key");
@@ -100,10 +94,10 @@ Result<WorkloadReference> parse_workload_ref(const json& r, const std::string& f
   if (auto s = check_map(r, field); !s) return s.error();
   if (auto s = known_fields(r, field, {workload_key, template_key}); !s) return s.error();
   WorkloadReference out;
-  auto w = dns_name(at(r, workload_key), field + "." + workload_key);
+  auto w = dns_name(json_at(r, workload_key), field + "." + workload_key);
   if (!w) return w.error();
   out.workload_name = *w;
-  auto t = dns_name(at(r, template_key), field + "." + template_key);
+  auto t = dns_name(json_at(r, template_key), field + "." + template_key);
   if (!t) return t.error();
   out.template_name = *t;
   return out;
@@ -114,50 +108,50 @@ Status parse_disruption(const json& d, bool& all) {
   if (d.is_null()) return {};
   if (auto s = check_map(d, field); !s) return s;
   if (auto s = known_fields(d, field, {"single", "all"}); !s) return s;
-  const bool single = !at(d, "single").is_null();
-  all = !at(d, "all").is_null();
+  const bool single = !json_at(d, "single").is_null();
+  all = !json_at(d, "all").is_null();
   if (single == all) return field_error(field, "exactly one of single and all must be set");
   return {};
 }
 
 // The spec fields PodGroup and CompositePodGroup share (not the policy).
 Status parse_common(const json& spec, NativeGroupCommon& g) {
-  if (const json& p = at(spec, "parentCompositePodGroupName"); !p.is_null()) {
+  if (const json& p = json_at(spec, "parentCompositePodGroupName"); !p.is_null()) {
     auto n = dns_name(p, "spec.parentCompositePodGroupName");
     if (!n) return n.error();
     g.parent = *n;
   }
-  if (const json& r = at(spec, "workloadRef"); !r.is_null()) {
+  if (const json& r = json_at(spec, "workloadRef"); !r.is_null()) {
     auto ref = parse_workload_ref(r, "spec.workloadRef", "workloadName", "templateName");
     if (!ref) return ref.error();
     g.workload_ref = *ref;
   }
-  if (const json& r = at(spec, "podGroupTemplateRef"); !r.is_null()) {   // v1alpha2's name for it
+  if (const json& r = json_at(spec, "podGroupTemplateRef"); !r.is_null()) {   // v1alpha2's name for it
     if (auto s = known_fields(r, "spec.podGroupTemplateRef", {"workload"}); !s) return s;
-    auto ref = parse_workload_ref(at(r, "workload"), "spec.podGroupTemplateRef.workload", "workloadName",
+    auto ref = parse_workload_ref(json_at(r, "workload"), "spec.podGroupTemplateRef.workload", "workloadName",
                                   "podGroupTemplateName");
     if (!ref) return ref.error();
     g.workload_ref = *ref;
   }
-  if (auto s = parse_constraints(at(spec, "schedulingConstraints"), g.topology_key); !s) return s;
-  if (auto s = parse_disruption(at(spec, "disruptionMode"), g.disrupt_all); !s) return s;
-  if (const json& pc = at(spec, "priorityClassName"); !pc.is_null()) {
+  if (auto s = parse_constraints(json_at(spec, "schedulingConstraints"), g.topology_key); !s) return s;
+  if (auto s = parse_disruption(json_at(spec, "disruptionMode"), g.disrupt_all); !s) return s;
+  if (const json& pc = json_at(spec, "priorityClassName"); !pc.is_null()) {
     auto n = dns_name(pc, "spec.priorityClassName");
     if (!n) return n.error();
     g.priority_class_name = *n;
   }
-  if (const json& pr = at(spec, "priority"); !pr.is_null()) {
+  if (const json& pr = json_at(spec, "priority"); !pr.is_null()) {
     if (!pr.is_number_integer() || pr.get<int64_t>() < std::numeric_limits<int32_t>::min() ||
         pr.get<int64_t>() > std::numeric_limits<int32_t>::max())
       return field_error("spec.priority", pr.dump() + " is not an int32");
     g.priority = pr.get<int32_t>();
   }
-  if (const json& pp = at(spec, "preemptionPolicy"); !pp.is_null()) {
+  if (const json& pp = json_at(spec, "preemptionPolicy"); !pp.is_null()) {
     if (pp != "Never" && pp != "PreemptLowerPriority")
       return field_error("spec.preemptionPolicy", pp.dump() + " is not Never or PreemptLowerPriority");
     g.preempt_never = pp == "Never";
   }
-  if (const json& rc = at(spec, "resourceClaims"); !rc.is_null() && !(rc.is_array() && rc.empty()))
+  if (const json& rc = json_at(spec, "resourceClaims"); !rc.is_null() && !(rc.is_array() && rc.empty()))
     return field_error("spec.resourceClaims", "not supported by weft (PodGroup-level DRA claims are not modelled)");
   return {};
 }
@@ -172,19 +166,19 @@ Result<Group> parse_group(const json& obj, const char* kind, const char* count, 
   g.api_version = api_version_of(obj);
   const std::string where = std::string(kind) + " " + g.namespace_name + "/" + g.name;
   if (g.name.empty()) return make_error(std::string(kind) + ": metadata.name: missing");
-  const json& spec = at(obj, "spec");
+  const json& spec = json_at(obj, "spec");
   if (!spec.is_object()) return make_error(where + ": spec: " + (spec.is_null() ? "required" : "not a map"));
   if (auto s = known_fields(spec, "spec", known); !s) return wrap(s.error(), where);
-  if (auto s = parse_policy(at(spec, "schedulingPolicy"), count, g.gang, g.*min); !s) return wrap(s.error(), where);
+  if (auto s = parse_policy(json_at(spec, "schedulingPolicy"), count, g.gang, g.*min); !s) return wrap(s.error(), where);
   if (auto s = parse_common(spec, g); !s) return wrap(s.error(), where);
-  if (const json& st = at(obj, "status"); st.is_object()) g.status = st;
+  if (const json& st = json_at(obj, "status"); st.is_object()) g.status = st;
   return g;
 }
 
 }  // namespace
 
 std::string api_group_of(const json& obj) {
-  const json& v = at(obj, "apiVersion");
+  const json& v = json_at(obj, "apiVersion");
   if (!v.is_string()) return "";
   const std::string s = v.get<std::string>();
   auto slash = s.find('/');
@@ -192,7 +186,7 @@ std::string api_group_of(const json& obj) {
 }
 
 std::string api_version_of(const json& obj) {
-  const json& v = at(obj, "apiVersion");
+  const json& v = json_at(obj, "apiVersion");
   if (!v.is_string()) return "";
   const std::string s = v.get<std::string>();
   auto slash = s.find('/');
@@ -238,16 +232,16 @@ Result<NativeWorkload> parse_workload(const json& obj) {
   w.name = name_of(obj);
   w.namespace_name = namespace_of(obj).empty() ? "default" : namespace_of(obj);
   const std::string where = "Workload " + w.namespace_name + "/" + w.name;
-  const json& spec = at(obj, "spec");
+  const json& spec = json_at(obj, "spec");
   if (!spec.is_object()) return make_error(where + ": spec: " + (spec.is_null() ? "required" : "not a map"));
   for (auto [field, into] : {std::pair{"podGroupTemplates", &w.pod_group_templates},
                              std::pair{"compositePodGroupTemplates", &w.composite_templates},
                              std::pair{"podGroups", &w.pod_group_templates}}) {   // podGroups: v1alpha1's name
-    const json& list = at(spec, field);
+    const json& list = json_at(spec, field);
     if (list.is_null()) continue;
     if (!list.is_array()) return make_error(where + ": spec." + field + ": not a list");
     for (size_t i = 0; i < list.size(); ++i) {
-      auto n = dns_name(at(list[i], "name"), std::string("spec.") + field + "[" + std::to_string(i) + "].name");
+      auto n = dns_name(json_at(list[i], "name"), std::string("spec.") + field + "[" + std::to_string(i) + "].name");
       if (!n) return wrap(n.error(), where);
       into->push_back(*n);
     }

@@ -4,17 +4,14 @@
 #include <set>
 
 #include "kube/objects.h"
+#include "kube/json_field.h"
 
 namespace weft::scheduler::global {
 namespace {
 
 using nlohmann::json;
 
-const json& at(const json& obj, const char* name) {
-  static const json missing;
-  return obj.is_object() && obj.contains(name) ? obj[name] : missing;
-}
-
+using kube::json_at;
 // Text, or "" for a value of another type: for fields already checked, or that read as absent then.
 std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : ""; }
 
@@ -80,12 +77,12 @@ Status parse_ready(const json& conds, const std::string& where, MemberCluster& c
   for (size_t i = 0; i < conds.size(); ++i) {
     const std::string f = "status.conditions[" + std::to_string(i) + "]";
     if (!conds[i].is_object()) return field_error(where, f, "not a map");
-    auto type = string_field(at(conds[i], "type"), where, f + ".type");
+    auto type = string_field(json_at(conds[i], "type"), where, f + ".type");
     if (!type) return type.error();
     if (*type != "Ready") continue;
-    auto status = string_field(at(conds[i], "status"), where, f + ".status", "?");
+    auto status = string_field(json_at(conds[i], "status"), where, f + ".status", "?");
     if (!status) return status.error();
-    auto reason = string_field(at(conds[i], "reason"), where, f + ".reason");
+    auto reason = string_field(json_at(conds[i], "reason"), where, f + ".reason");
     if (!reason) return reason.error();
     c.ready = *status == "True";
     c.not_ready = c.ready ? "" : "Ready is " + *status + (reason->empty() ? "" : " (" + *reason + ")");
@@ -97,18 +94,18 @@ Result<MemberCluster> parse_cluster(const json& o, const std::string& where) {
   MemberCluster c;
   c.name = kube::name_of(o);
   c.labels = kube::labels_of(o);
-  const json& spec = at(o, "spec");
+  const json& spec = json_at(o, "spec");
   if (auto st = map_field(spec, where, "spec"); !st) return st.error();
   for (const char* f : {"provider", "region", "zone"}) {
-    if (at(spec, f).is_null()) continue;
-    auto text = string_field(at(spec, f), where, std::string("spec.") + f);
+    if (json_at(spec, f).is_null()) continue;
+    auto text = string_field(json_at(spec, f), where, std::string("spec.") + f);
     if (!text) return text.error();
     c.fields[f] = std::move(*text);
   }
   auto taints = kube::taints_of_node(o);   // same shape as a Node's spec.taints
   if (!taints) return make_error(where + ": " + taints.message());
   c.taints = std::move(*taints);
-  if (auto st = parse_ready(at(at(o, "status"), "conditions"), where, c); !st) return st.error();
+  if (auto st = parse_ready(json_at(json_at(o, "status"), "conditions"), where, c); !st) return st.error();
   return c;
 }
 
@@ -117,19 +114,19 @@ Result<std::vector<kube::Requirement>> parse_field_selector(const json& selector
                                                            const std::string& field) {
   std::vector<kube::Requirement> out;
   if (auto st = map_field(selector, where, field); !st) return st.error();
-  const json& exprs = at(selector, "matchExpressions");
+  const json& exprs = json_at(selector, "matchExpressions");
   if (auto st = list_field(exprs, where, field + ".matchExpressions"); !st) return st.error();
   for (size_t i = 0; i < exprs.size(); ++i) {
     std::string f = field + ".matchExpressions[" + std::to_string(i) + "]";
     if (!exprs[i].is_object()) return field_error(where, f, "not a map");
-    auto key = string_field(at(exprs[i], "key"), where, f + ".key");
+    auto key = string_field(json_at(exprs[i], "key"), where, f + ".key");
     if (!key) return key.error();
-    auto op = string_field(at(exprs[i], "operator"), where, f + ".operator");
+    auto op = string_field(json_at(exprs[i], "operator"), where, f + ".operator");
     if (!op) return op.error();
     if (*key != "provider" && *key != "region" && *key != "zone")
       return field_error(where, f + ".key", "'" + *key + "' is not provider, region or zone");
     if (*op != "In" && *op != "NotIn") return field_error(where, f + ".operator", "'" + *op + "' is not In or NotIn");
-    auto values = string_list(at(exprs[i], "values"), where, f + ".values");
+    auto values = string_list(json_at(exprs[i], "values"), where, f + ".values");
     if (!values) return values.error();
     out.push_back({*key, *op == "In" ? kube::Requirement::Op::In : kube::Requirement::Op::NotIn, *values});
   }
@@ -144,16 +141,16 @@ Result<ClusterTerm> parse_term(const json& t, const std::string& where, const st
     static const std::set<std::string> known{"affinityName", "clusterNames", "exclude", "labelSelector", "fieldSelector"};
     if (!known.count(k)) return field_error(where, field + "." + k, "unknown field");
   }
-  auto names = string_list(at(t, "clusterNames"), where, field + ".clusterNames");
+  auto names = string_list(json_at(t, "clusterNames"), where, field + ".clusterNames");
   if (!names) return names.error();
   term.names = std::move(*names);
-  auto exclude = string_list(at(t, "exclude"), where, field + ".exclude");
+  auto exclude = string_list(json_at(t, "exclude"), where, field + ".exclude");
   if (!exclude) return exclude.error();
   term.exclude = std::move(*exclude);
-  auto labels = kube::LabelSelector::from_json(at(t, "labelSelector"));
+  auto labels = kube::LabelSelector::from_json(json_at(t, "labelSelector"));
   if (!labels) return field_error(where, field + ".labelSelector", labels.message());
   term.labels = std::move(*labels);
-  auto fields = parse_field_selector(at(t, "fieldSelector"), where, field + ".fieldSelector");
+  auto fields = parse_field_selector(json_at(t, "fieldSelector"), where, field + ".fieldSelector");
   if (!fields) return fields.error();
   term.fields = std::move(*fields);
   return term;
@@ -162,41 +159,41 @@ Result<ClusterTerm> parse_term(const json& t, const std::string& where, const st
 Status parse_placement(const json& p, const std::string& where, BindingInfo& b) {
   if (p.is_null()) return {};
   if (!p.is_object()) return field_error(where, "spec.placement", "not a map");
-  if (!at(p, "clusterAffinity").is_null() && !at(p, "clusterAffinities").is_null())
+  if (!json_at(p, "clusterAffinity").is_null() && !json_at(p, "clusterAffinities").is_null())
     return field_error(where, "spec.placement", "clusterAffinity and clusterAffinities cannot both be set");
-  if (!at(p, "clusterAffinity").is_null()) {
-    auto t = parse_term(at(p, "clusterAffinity"), where, "spec.placement.clusterAffinity");
+  if (!json_at(p, "clusterAffinity").is_null()) {
+    auto t = parse_term(json_at(p, "clusterAffinity"), where, "spec.placement.clusterAffinity");
     if (!t) return t.error();
     b.affinity_groups.push_back(std::move(*t));
   }
-  const json& groups = at(p, "clusterAffinities");
+  const json& groups = json_at(p, "clusterAffinities");
   if (auto st = list_field(groups, where, "spec.placement.clusterAffinities"); !st) return st;
   for (size_t i = 0; i < groups.size(); ++i) {
     auto t = parse_term(groups[i], where, "spec.placement.clusterAffinities[" + std::to_string(i) + "]");
     if (!t) return t.error();
     b.affinity_groups.push_back(std::move(*t));
   }
-  auto tol = kube::tolerations_of_pod(json{{"spec", {{"tolerations", at(p, "clusterTolerations")}}}});
+  auto tol = kube::tolerations_of_pod(json{{"spec", {{"tolerations", json_at(p, "clusterTolerations")}}}});
   if (!tol) return field_error(where, "spec.placement.clusterTolerations", tol.message());
   b.cluster_tolerations = std::move(*tol);
-  if (auto st = map_field(at(p, "replicaScheduling"), where, "spec.placement.replicaScheduling"); !st) return st;
-  const json& type = at(at(p, "replicaScheduling"), "replicaSchedulingType");
+  if (auto st = map_field(json_at(p, "replicaScheduling"), where, "spec.placement.replicaScheduling"); !st) return st;
+  const json& type = json_at(json_at(p, "replicaScheduling"), "replicaSchedulingType");
   if (!type.is_null() && type != "Duplicated" && type != "Divided")
     return field_error(where, "spec.placement.replicaScheduling.replicaSchedulingType",
                        type.dump() + " is not Duplicated or Divided");
   b.divisible = type == "Divided";
   // Aggregated (as few members as possible) is how weft divides; following weights would
   // need a placement per weight, which weft does not do: refused, never ignored.
-  const json& preference = at(at(p, "replicaScheduling"), "replicaDivisionPreference");
+  const json& preference = json_at(json_at(p, "replicaScheduling"), "replicaDivisionPreference");
   if (!preference.is_null() && preference != "Aggregated")
     return field_error(where, "spec.placement.replicaScheduling.replicaDivisionPreference",
                        preference.dump() + " is not supported (weft divides as Aggregated: fewest members first)");
-  const json& spread = at(p, "spreadConstraints");
+  const json& spread = json_at(p, "spreadConstraints");
   if (auto st = list_field(spread, where, "spec.placement.spreadConstraints"); !st) return st;
   for (size_t i = 0; i < spread.size(); ++i) {
     const std::string f = "spec.placement.spreadConstraints[" + std::to_string(i) + "]";
     if (!spread[i].is_object()) return field_error(where, f, "not a map");
-    auto mg = int_field(at(spread[i], "minGroups"), where, f + ".minGroups", 1);
+    auto mg = int_field(json_at(spread[i], "minGroups"), where, f + ".minGroups", 1);
     if (!mg) return mg.error();
     b.min_groups = std::max(b.min_groups, *mg);
   }
@@ -206,7 +203,7 @@ Status parse_placement(const json& p, const std::string& where, BindingInfo& b) 
 // The pod template as a Pod the snapshot builder parses (requests, tolerations, affinity).
 json pod_from_template(const json& tmpl, const std::string& ns, const std::string& name) {
   json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}, {"namespace", ns}}}};
-  pod["spec"] = at(tmpl, "spec").is_object() ? at(tmpl, "spec") : json::object();
+  pod["spec"] = json_at(tmpl, "spec").is_object() ? json_at(tmpl, "spec") : json::object();
   pod["spec"].erase("nodeName");
   pod["spec"].erase("schedulerName");
   pod["metadata"]["annotations"] = {{keys::kGroupAnnotation, "weft-global"}};
@@ -221,7 +218,7 @@ struct Workload {
 Status add_pods(Gang& g, const json& tmpl, int32_t count, const std::string& task, const std::string& ns,
                 const std::string& where, const std::string& field) {
   if (auto st = map_field(tmpl, where, field); !st) return st;
-  if (auto st = map_field(at(tmpl, "spec"), where, field + ".spec"); !st) return st;
+  if (auto st = map_field(json_at(tmpl, "spec"), where, field + ".spec"); !st) return st;
   if (count == 0) return {};
   SnapshotBuilder builder;
   if (auto st = builder.add(pod_from_template(tmpl, ns, "weft-global-0"), where + ": " + field); !st) return st;
@@ -254,18 +251,18 @@ Status parse_topology(const json& nt, const std::string& where, Gang& g) {
 // single-cluster builder; the task's pods get those labels.
 Status parse_partitions(const json& task, const std::string& name, int32_t replicas, const std::string& where,
                         const std::string& field, Gang& g) {
-  const json& pp = at(task, "partitionPolicy");
+  const json& pp = json_at(task, "partitionPolicy");
   if (pp.is_null()) return {};
   if (!pp.is_object()) return field_error(where, field, "not a map");
   for (const auto& [key, v] : pp.items())
     if (key != "totalPartitions" && key != "partitionSize" && key != "minPartitions" && key != "networkTopology")
       return field_error(where, field + "." + key,
                          "unknown field (known: totalPartitions, partitionSize, minPartitions, networkTopology)");
-  auto total = int_field(at(pp, "totalPartitions"), where, field + ".totalPartitions", 0);
+  auto total = int_field(json_at(pp, "totalPartitions"), where, field + ".totalPartitions", 0);
   if (!total) return total.error();
-  auto size = int_field(at(pp, "partitionSize"), where, field + ".partitionSize", 0);
+  auto size = int_field(json_at(pp, "partitionSize"), where, field + ".partitionSize", 0);
   if (!size) return size.error();
-  auto min = int_field(at(pp, "minPartitions"), where, field + ".minPartitions", 0);
+  auto min = int_field(json_at(pp, "minPartitions"), where, field + ".minPartitions", 0);
   if (!min) return min.error();
   if (*total < 1) return field_error(where, field + ".totalPartitions", "must be at least 1");
   if (*size < 1) return field_error(where, field + ".partitionSize", "must be at least 1");
@@ -276,7 +273,7 @@ Status parse_partitions(const json& task, const std::string& name, int32_t repli
                {"minSubGroups", *min},
                {"labelSelector", {{"matchLabels", {{"volcano.sh/task-spec", name}}}}},
                {"matchLabelKeys", json::array({"volcano.sh/partition-id"})}};
-  if (!at(pp, "networkTopology").is_null()) rule["networkTopology"] = at(pp, "networkTopology");
+  if (!json_at(pp, "networkTopology").is_null()) rule["networkTopology"] = json_at(pp, "networkTopology");
   SnapshotBuilder builder;
   json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"},
              {"metadata", {{"name", "g"}, {"namespace", "n"}}}, {"spec", {{"subGroupPolicy", json::array({rule})}}}};
@@ -292,48 +289,48 @@ Status parse_partitions(const json& task, const std::string& name, int32_t repli
 
 // A Volcano Job: queue, tasks, minAvailable, priority class, network topology, partitions.
 Status parse_vcjob(const json& spec, const std::string& ns, const std::string& where, Gang& g, std::string& priority_class) {
-  auto queue = string_field(at(spec, "queue"), where, "spec.queue");
+  auto queue = string_field(json_at(spec, "queue"), where, "spec.queue");
   if (!queue) return queue.error();
   if (!queue->empty()) g.queue = *queue;
-  const json& tasks = at(spec, "tasks");
+  const json& tasks = json_at(spec, "tasks");
   if (!tasks.is_array() || tasks.empty()) return field_error(where, "spec.tasks", "missing or empty");
   for (size_t i = 0; i < tasks.size(); ++i) {
     std::string f = "spec.tasks[" + std::to_string(i) + "]";
     if (!tasks[i].is_object()) return field_error(where, f, "not a map");
-    auto n = replicas_field(at(tasks[i], "replicas"), where, f + ".replicas", 1, g.replicas);
+    auto n = replicas_field(json_at(tasks[i], "replicas"), where, f + ".replicas", 1, g.replicas);
     if (!n) return n.error();
-    auto name = string_field(at(tasks[i], "name"), where, f + ".name");
+    auto name = string_field(json_at(tasks[i], "name"), where, f + ".name");
     if (!name) return name.error();
-    if (auto st = add_pods(g, at(tasks[i], "template"), *n, *name, ns, where, f + ".template"); !st) return st;
+    if (auto st = add_pods(g, json_at(tasks[i], "template"), *n, *name, ns, where, f + ".template"); !st) return st;
     if (auto st = parse_partitions(tasks[i], *name, *n, where, f + ".partitionPolicy", g); !st) return st;
   }
-  auto min = int_field(at(spec, "minAvailable"), where, "spec.minAvailable", g.replicas);
+  auto min = int_field(json_at(spec, "minAvailable"), where, "spec.minAvailable", g.replicas);
   if (!min) return min.error();
   if (*min > g.replicas)
     return field_error(where, "spec.minAvailable", std::to_string(*min) + " is above the tasks' " +
                                                        std::to_string(g.replicas) + " replicas");
   g.min_member = *min;
-  auto pc = string_field(at(spec, "priorityClassName"), where, "spec.priorityClassName");
+  auto pc = string_field(json_at(spec, "priorityClassName"), where, "spec.priorityClassName");
   if (!pc) return pc.error();
   priority_class = *pc;
-  return parse_topology(at(spec, "networkTopology"), where, g);
+  return parse_topology(json_at(spec, "networkTopology"), where, g);
 }
 
 // A Deployment, StatefulSet, ReplicaSet or batch Job: the queue annotation and every replica.
 Status parse_replicated(const json& w, const std::string& ns, const std::string& where, Gang& g,
                         std::string& priority_class) {
-  const json& spec = at(w, "spec");
+  const json& spec = json_at(w, "spec");
   g.queue = kube::annotation(w, kQueueNameAnnotation, kDefaultQueue);
   const bool batch_job = kube::kind_of(w) == "Job";
-  auto n = replicas_field(at(spec, batch_job ? "parallelism" : "replicas"), where,
+  auto n = replicas_field(json_at(spec, batch_job ? "parallelism" : "replicas"), where,
                           batch_job ? "spec.parallelism" : "spec.replicas", 1, 0);
   if (!n) return n.error();
-  if (at(spec, "template").is_null()) return field_error(where, "spec.template", "missing");
-  auto pc = string_field(at(at(at(spec, "template"), "spec"), "priorityClassName"), where,
+  if (json_at(spec, "template").is_null()) return field_error(where, "spec.template", "missing");
+  auto pc = string_field(json_at(json_at(json_at(spec, "template"), "spec"), "priorityClassName"), where,
                          "spec.template.spec.priorityClassName");
   if (!pc) return pc.error();
   priority_class = *pc;
-  if (auto st = add_pods(g, at(spec, "template"), *n, "", ns, where, "spec.template"); !st) return st;
+  if (auto st = add_pods(g, json_at(spec, "template"), *n, "", ns, where, "spec.template"); !st) return st;
   g.min_member = g.replicas;
   return {};
 }
@@ -342,9 +339,9 @@ Result<Gang> gang_of_workload(const json& w, const std::string& where, const std
   Gang g;
   const std::string ns = kube::namespace_of(w).empty() ? "default" : kube::namespace_of(w);
   std::string priority_class;
-  const bool vcjob = kube::kind_of(w) == "Job" && at(w, "apiVersion") == "batch.volcano.sh/v1alpha1";
-  if (auto st = map_field(at(w, "spec"), where, "spec"); !st) return st.error();
-  if (auto st = vcjob ? parse_vcjob(at(w, "spec"), ns, where, g, priority_class)
+  const bool vcjob = kube::kind_of(w) == "Job" && json_at(w, "apiVersion") == "batch.volcano.sh/v1alpha1";
+  if (auto st = map_field(json_at(w, "spec"), where, "spec"); !st) return st.error();
+  if (auto st = vcjob ? parse_vcjob(json_at(w, "spec"), ns, where, g, priority_class)
                       : parse_replicated(w, ns, where, g, priority_class);
       !st)
     return st.error();
@@ -363,23 +360,23 @@ Result<Gang> gang_of_workload(const json& w, const std::string& where, const std
 // Karmada's own requirements, for a binding whose workload the control plane does not hold.
 Result<Gang> gang_of_requirements(const json& spec, const std::string& where) {
   Gang g;
-  auto n = replicas_field(at(spec, "replicas"), where, "spec.replicas", 0, 0);
+  auto n = replicas_field(json_at(spec, "replicas"), where, "spec.replicas", 0, 0);
   if (!n) return n.error();
-  const json& req = at(spec, "replicaRequirements");
-  const json& claim = at(req, "nodeClaim");
+  const json& req = json_at(spec, "replicaRequirements");
+  const json& claim = json_at(req, "nodeClaim");
   const std::string f = "spec.replicaRequirements";
-  for (const auto& [v, field] : {std::pair{&req, f}, {&at(req, "resourceRequest"), f + ".resourceRequest"},
-                                 {&claim, f + ".nodeClaim"}, {&at(claim, "nodeSelector"), f + ".nodeClaim.nodeSelector"},
-                                 {&at(claim, "hardNodeAffinity"), f + ".nodeClaim.hardNodeAffinity"}})
+  for (const auto& [v, field] : {std::pair{&req, f}, {&json_at(req, "resourceRequest"), f + ".resourceRequest"},
+                                 {&claim, f + ".nodeClaim"}, {&json_at(claim, "nodeSelector"), f + ".nodeClaim.nodeSelector"},
+                                 {&json_at(claim, "hardNodeAffinity"), f + ".nodeClaim.hardNodeAffinity"}})
     if (auto st = map_field(*v, where, field); !st) return st.error();
-  if (auto st = list_field(at(claim, "tolerations"), where, f + ".nodeClaim.tolerations"); !st) return st.error();
+  if (auto st = list_field(json_at(claim, "tolerations"), where, f + ".nodeClaim.tolerations"); !st) return st.error();
   json tmpl = {{"spec", {{"containers", json::array({{{"name", "main"}}})}}}};
-  if (at(req, "resourceRequest").is_object())
-    tmpl["spec"]["containers"][0]["resources"] = {{"requests", at(req, "resourceRequest")}};
-  if (at(claim, "nodeSelector").is_object()) tmpl["spec"]["nodeSelector"] = at(claim, "nodeSelector");
-  if (at(claim, "tolerations").is_array()) tmpl["spec"]["tolerations"] = at(claim, "tolerations");
-  if (at(claim, "hardNodeAffinity").is_object())
-    tmpl["spec"]["affinity"] = {{"nodeAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", at(claim, "hardNodeAffinity")}}}};
+  if (json_at(req, "resourceRequest").is_object())
+    tmpl["spec"]["containers"][0]["resources"] = {{"requests", json_at(req, "resourceRequest")}};
+  if (json_at(claim, "nodeSelector").is_object()) tmpl["spec"]["nodeSelector"] = json_at(claim, "nodeSelector");
+  if (json_at(claim, "tolerations").is_array()) tmpl["spec"]["tolerations"] = json_at(claim, "tolerations");
+  if (json_at(claim, "hardNodeAffinity").is_object())
+    tmpl["spec"]["affinity"] = {{"nodeAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", json_at(claim, "hardNodeAffinity")}}}};
   if (auto st = add_pods(g, tmpl, *n, "", "default", where, f); !st) return st.error();
   g.min_member = g.replicas;
   g.signature += std::to_string(g.min_member);
@@ -390,7 +387,7 @@ Result<Gang> gang_of_requirements(const json& spec, const std::string& where) {
 Result<std::string> parse_resource(const json& res, const std::string& where, BindingInfo& b) {
   if (auto st = map_field(res, where, "spec.resource"); !st) return st.error();
   auto text = [&](const char* f, bool required) -> Result<std::string> {
-    auto v = string_field(at(res, f), where, std::string("spec.resource.") + f);
+    auto v = string_field(json_at(res, f), where, std::string("spec.resource.") + f);
     if (v && required && v->empty()) return field_error(where, std::string("spec.resource.") + f, "missing");
     return v;
   };
@@ -409,10 +406,10 @@ Status parse_targets(const json& clusters, const std::string& where, BindingInfo
   for (size_t i = 0; i < clusters.size(); ++i) {
     std::string f = "spec.clusters[" + std::to_string(i) + "]";
     if (!clusters[i].is_object()) return field_error(where, f, "not a map");
-    auto name = string_field(at(clusters[i], "name"), where, f + ".name");
+    auto name = string_field(json_at(clusters[i], "name"), where, f + ".name");
     if (!name) return name.error();
     if (name->empty()) return field_error(where, f + ".name", "missing");
-    auto r = int_field(at(clusters[i], "replicas"), where, f + ".replicas", 0);
+    auto r = int_field(json_at(clusters[i], "replicas"), where, f + ".replicas", 0);
     if (!r) return r.error();
     b.clusters.push_back({std::move(*name), *r});
   }
@@ -426,16 +423,16 @@ Result<BindingInfo> parse_binding(const json& o, const std::string& where, const
   b.namespace_name = kube::namespace_of(o).empty() ? "default" : kube::namespace_of(o);
   b.name = kube::name_of(o);
   b.key = b.namespace_name + "/" + b.name;
-  const json& spec = at(o, "spec");
+  const json& spec = json_at(o, "spec");
   if (auto st = map_field(spec, where, "spec"); !st) return st.error();
-  auto api = parse_resource(at(spec, "resource"), where, b);
+  auto api = parse_resource(json_at(spec, "resource"), where, b);
   if (!api) return api.error();
   if (auto it = workloads.find(*api + "/" + b.workload); it != workloads.end()) {
     const Workload& w = it->second;
     auto g = kube::refuse_type_errors(w.where, [&] { return gang_of_workload(*w.object, w.where, classes); });
     if (!g) return make_error(where + ": spec.resource (" + b.workload + "): " + g.message());
     b.gang = std::move(*g);
-  } else if (!is_workload_kind(*api, b.workload_kind) || !at(spec, "replicaRequirements").is_null()) {
+  } else if (!is_workload_kind(*api, b.workload_kind) || !json_at(spec, "replicaRequirements").is_null()) {
     auto g = gang_of_requirements(spec, where);
     if (!g) return g.error();
     b.gang = std::move(*g);
@@ -449,31 +446,31 @@ Result<BindingInfo> parse_binding(const json& o, const std::string& where, const
     b.gang.pods[i].key = b.namespace_name + "/" + b.gang.pods[i].name;
     b.gang.pods[i].group = b.namespace_name + "/weft-global";
   }
-  if (auto st = map_field(at(spec, "suspension"), where, "spec.suspension"); !st) return st.error();
-  const json& susp = at(at(spec, "suspension"), "scheduling");
+  if (auto st = map_field(json_at(spec, "suspension"), where, "spec.suspension"); !st) return st.error();
+  const json& susp = json_at(json_at(spec, "suspension"), "scheduling");
   if (!susp.is_null() && !susp.is_boolean()) return field_error(where, "spec.suspension.scheduling", "not a boolean");
   b.suspended = susp.is_boolean() && susp.get<bool>();
-  if (auto st = parse_targets(at(spec, "clusters"), where, b); !st) return st.error();
-  if (auto st = parse_placement(at(spec, "placement"), where, b); !st) return st.error();
+  if (auto st = parse_targets(json_at(spec, "clusters"), where, b); !st) return st.error();
+  if (auto st = parse_placement(json_at(spec, "placement"), where, b); !st) return st.error();
   if (*api == "batch.volcano.sh/v1alpha1") b.divisible = false;   // a gang is never split
-  const json& created = at(at(o, "metadata"), "creationTimestamp");
+  const json& created = json_at(json_at(o, "metadata"), "creationTimestamp");
   if (created.is_string()) b.created = created.get<std::string>();
-  if (at(at(o, "status"), "conditions").is_array()) b.conditions = at(at(o, "status"), "conditions");
+  if (json_at(json_at(o, "status"), "conditions").is_array()) b.conditions = json_at(json_at(o, "status"), "conditions");
   return b;
 }
 
 // The Queue fields the single-cluster builder reads are honoured across clusters; these
 // are not, and are refused rather than ignored.
 Status check_global_queue(const json& q, const std::string& where) {
-  const json& spec = at(q, "spec");
-  if (at(spec, "parent").is_string() && at(spec, "parent") != "root")
+  const json& spec = json_at(q, "spec");
+  if (json_at(spec, "parent").is_string() && json_at(spec, "parent") != "root")
     return field_error(where, "spec.parent", "hierarchical queues are not supported by weft-scheduler global");
-  if (!at(spec, "reclaimable").is_null() && !at(spec, "reclaimable").is_boolean())
-    return field_error(where, "spec.reclaimable", at(spec, "reclaimable").dump() + " is not a boolean");
-  if (!at(spec, "extendClusters").is_null())
+  if (!json_at(spec, "reclaimable").is_null() && !json_at(spec, "reclaimable").is_boolean())
+    return field_error(where, "spec.reclaimable", json_at(spec, "reclaimable").dump() + " is not a boolean");
+  if (!json_at(spec, "extendClusters").is_null())
     return field_error(where, "spec.extendClusters", "not supported by weft-scheduler global (choose the member "
                                                      "clusters with the ResourceBinding's spec.placement)");
-  if (!at(spec, "affinity").is_null())
+  if (!json_at(spec, "affinity").is_null())
     return field_error(where, "spec.affinity", "queue node-group affinity is not supported by weft-scheduler global");
   return {};
 }
@@ -490,10 +487,10 @@ std::string owner_key(const json& pod, const std::map<std::string, std::vector<c
     return "";
   };
   if (auto job = kube::label(pod, "volcano.sh/job-name"); !job.empty()) return find(job, "Job");
-  const json& owners = at(at(pod, "metadata"), "ownerReferences");
+  const json& owners = json_at(json_at(pod, "metadata"), "ownerReferences");
   for (const auto& o : owners.is_array() ? owners : json::array()) {
     // Of another type, an owner's kind or name reads as absent, as the member's builder reads it.
-    std::string kind = text_of(at(o, "kind")), name = text_of(at(o, "name"));
+    std::string kind = text_of(json_at(o, "kind")), name = text_of(json_at(o, "name"));
     if (kind == "ReplicaSet") {
       // Deployment pods belong to "<deployment>-<hash>".
       if (auto dash = name.rfind('-'); dash != std::string::npos)
@@ -528,9 +525,9 @@ Status GlobalBuilder::add(const json& o, const std::string& where) {
 
 Status GlobalBuilder::add_checked(const json& o, const std::string& where) {
   if (!o.is_object()) return make_error(where.empty() ? "not an object" : where + ": not an object");
-  auto api_version = string_field(at(o, "apiVersion"), where, "apiVersion");
+  auto api_version = string_field(json_at(o, "apiVersion"), where, "apiVersion");
   if (!api_version) return api_version.error();
-  auto kind_text = string_field(at(o, "kind"), where, "kind");
+  auto kind_text = string_field(json_at(o, "kind"), where, "kind");
   if (!kind_text) return kind_text.error();
   const std::string& kind = *kind_text;
   const std::string& api = *api_version;
@@ -581,7 +578,7 @@ Result<GlobalState> GlobalBuilder::build(std::vector<std::string>* skipped) {
         continue;
       }
       if (list != &queues_) continue;
-      auto pr = int_field(at(at(q.object, "spec"), "priority"), q.where, "spec.priority", 0);
+      auto pr = int_field(json_at(json_at(q.object, "spec"), "priority"), q.where, "spec.priority", 0);
       if (!pr) return pr.error();
       s.queue_extras[kube::name_of(q.object)].priority = *pr;
     }
@@ -590,7 +587,7 @@ Result<GlobalState> GlobalBuilder::build(std::vector<std::string>* skipped) {
   std::map<std::string, Workload> workloads;
   for (const auto& w : workloads_) {
     std::string ns = kube::namespace_of(w.object).empty() ? "default" : kube::namespace_of(w.object);
-    workloads[text_of(at(w.object, "apiVersion")) + "/" + kube::kind_of(w.object) + " " + ns + "/" +
+    workloads[text_of(json_at(w.object, "apiVersion")) + "/" + kube::kind_of(w.object) + " " + ns + "/" +
               kube::name_of(w.object)] = {&w.object, w.where};
   }
   for (const auto& b : bindings_) {
