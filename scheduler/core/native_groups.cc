@@ -59,7 +59,7 @@ struct Served {
 
 const std::vector<Served>& served() {
   static const std::vector<Served> kinds{{"PodGroup", {"v1alpha2", "v1alpha3", "v1beta1"}},
-                                         {"CompositePodGroup", {"v1alpha3", "v1beta1"}},
+                                         {"CompositePodGroup", {"v1alpha3"}},
                                          {"Workload", {"v1alpha1", "v1alpha2", "v1alpha3", "v1beta1"}}};
   return kinds;
 }

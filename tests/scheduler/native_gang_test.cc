@@ -54,11 +54,12 @@ json native_group(const std::string& name, int min_count, const std::string& key
           {"spec", spec}};
 }
 
-json composite(const std::string& name, int min_groups, const std::string& key) {
+json composite(const std::string& name, int min_groups, const std::string& key, const std::string& parent = "") {
   json spec = {{"schedulingPolicy", min_groups > 0 ? json{{"gang", {{"minGroupCount", min_groups}}}}
                                                    : json{{"basic", json::object()}}},
                {"workloadRef", {{"workloadName", "w"}, {"templateName", name}}}};
   if (!key.empty()) spec["schedulingConstraints"] = {{"topology", json::array({{{"key", key}}})}};
+  if (!parent.empty()) spec["parentCompositePodGroupName"] = parent;
   return {{"apiVersion", "scheduling.k8s.io/v1alpha3"},
           {"kind", "CompositePodGroup"},
           {"metadata", {{"name", name}, {"namespace", "default"}}},
@@ -311,6 +312,110 @@ TEST(NativeGang, CompositeGangNeedsMinGroupCountChildren) {
   EXPECT_EQ(bound(run, "x-", 2), 0) << "the composite is all-or-nothing over minGroupCount children";
   EXPECT_EQ(condition_of(run, kGroupKey + "x").value("status", ""), "False");
   EXPECT_EQ(run.podgroup("compositepodgroups.scheduling.k8s.io/default/job").value("minGroupCount", 0), 2);
+}
+
+// Nested CompositePodGroups, as kube-scheduler's CPG queueing tests describe them: a tree
+// waits while any ancestor is missing or the parents form a cycle; each composite needs
+// minGroupCount of its children ready (a child composite counting when enough of its own
+// are); a ready branch starts while an unready subtree waits.
+void leaf(ScenarioBuilder& s, const std::string& group, int min_count, const std::string& parent, int pods,
+          const std::string& key = "") {
+  s.add(native_group(group, min_count, key, parent, "v1alpha3"));
+  for (int i = 0; i < pods; ++i) s.add(native_pod(group + "-" + std::to_string(i), group, 1));
+}
+
+TEST(NestedComposite, TreeWaitsForAMissingAncestor) {
+  for (bool with_root : {false, true}) {
+    ScenarioBuilder s;
+    s.node("n", 8);
+    s.add(composite("mid", 1, "", "root"));
+    if (with_root) s.add(composite("root", 1, ""));
+    leaf(s, "pg1", 2, "mid", 2);
+    auto run = s.run();
+    EXPECT_EQ(bound(run, "pg1-", 2), with_root ? 2 : 0) << "root present: " << with_root;
+    if (!with_root) {
+      EXPECT_NE(run.reason_of("default/pg1-0").find("root"), std::string::npos) << run.reason_of("default/pg1-0");
+    }
+  }
+}
+
+TEST(NestedComposite, CycleOfParentsHoldsThePods) {
+  ScenarioBuilder s;
+  s.node("n", 8);
+  s.add(composite("mid", 1, "", "root"));
+  s.add(composite("root", 1, "", "mid"));
+  leaf(s, "pg1", 2, "mid", 2);
+  auto run = s.run();
+  EXPECT_EQ(bound(run, "pg1-", 2), 0);
+  EXPECT_NE(run.reason_of("default/pg1-0").find("cycle"), std::string::npos) << run.reason_of("default/pg1-0");
+}
+
+TEST(NestedComposite, CousinBranchesCountOnlyWhenEachIsReady) {
+  for (int second_min : {2, 1}) {
+    ScenarioBuilder s;
+    s.node("n", 8);
+    s.add(composite("root", 2, ""));
+    s.add(composite("branch1", 1, "", "root"));
+    s.add(composite("branch2", 1, "", "root"));
+    leaf(s, "b1", 1, "branch1", 1);
+    leaf(s, "b2", second_min, "branch2", 1);   // one pod: ready only with minCount 1
+    auto run = s.run();
+    const int expected = second_min == 1 ? 1 : 0;
+    EXPECT_EQ(bound(run, "b1-", 1), expected) << "b2 minCount " << second_min;
+    EXPECT_EQ(bound(run, "b2-", 1), expected) << "b2 minCount " << second_min;
+  }
+}
+
+TEST(NestedComposite, ReadyBranchStartsWhileAnUnreadySubtreeWaits) {
+  ScenarioBuilder s;
+  s.node("n", 8);
+  s.add(composite("root", 1, ""));
+  leaf(s, "main", 1, "root", 1);
+  s.add(composite("sub", 2, "", "root"));
+  leaf(s, "sub1", 1, "sub", 1);
+  leaf(s, "sub2", 2, "sub", 1);   // short of its minCount: the subtree has one ready child of two
+  auto run = s.run();
+  EXPECT_EQ(bound(run, "main-", 1), 1);
+  EXPECT_EQ(bound(run, "sub1-", 1), 0) << "an unready subtree places nothing";
+  EXPECT_EQ(bound(run, "sub2-", 1), 0);
+  EXPECT_EQ(condition_of(run, kGroupKey + "main").value("status", ""), "True");
+}
+
+TEST(NestedComposite, EachLevelKeepsItsSubtreeInOneDomainOfItsKey) {
+  ScenarioBuilder s;
+  spines(s);   // s1: racks r1 (a1, a2), r2 (b1, b2); s2: rack r3 (c1, c2); 4 cpu each
+  s.add(composite("job", 2, "spine"));
+  for (const char* m : {"m1", "m2"}) {
+    s.add(composite(m, 2, "rack", "job"));
+    for (int i = 0; i < 2; ++i) {
+      const std::string g = std::string(m) + "g" + std::to_string(i);
+      s.add(native_group(g, 1, "", m, "v1alpha3"));
+      s.add(native_pod(g + "-0", g, 4));
+    }
+  }
+  auto run = s.run();
+  std::set<std::string> racks;
+  std::set<char> spines_used;
+  for (const char* m : {"m1", "m2"}) {
+    const std::string n0 = run.node_of(std::string("default/") + m + "g0-0"), n1 = run.node_of(std::string("default/") + m + "g1-0");
+    ASSERT_FALSE(n0.empty()) << m;
+    ASSERT_FALSE(n1.empty()) << m;
+    EXPECT_EQ(n0[0], n1[0]) << m << " spans racks";
+    racks.insert(n0.substr(0, 1));
+    spines_used.insert(n0[0] == 'c' ? '2' : '1');
+  }
+  EXPECT_EQ(racks.size(), 2u) << "each mid composite fills its own rack";
+  EXPECT_EQ(spines_used.size(), 1u) << "the root keeps both in one spine";
+}
+
+TEST(NestedComposite, CompositeIsServedOnlyAtV1alpha3) {
+  Snapshot snap;
+  json cpg = composite("job", 1, "");
+  cpg["apiVersion"] = "scheduling.k8s.io/v1beta1";
+  auto st = add_native_object(snap, cpg, "cpg.yaml");
+  ASSERT_TRUE(st.has_value());
+  EXPECT_FALSE(st->ok());
+  EXPECT_NE(st->message().find("does not serve CompositePodGroup"), std::string::npos) << st->message();
 }
 
 // Volcano subGroupPolicy: each partition (volcano.sh/partition-id) of subGroupSize 2 sits

@@ -167,6 +167,70 @@ bool place_group(Session& ssn, Job& job, const SubGroup& g, const std::vector<in
   return false;
 }
 
+// Every pod of a composite's subtree.
+void subtree_pods(const Job& job, int scope, std::vector<int>& out) {
+  for (int g : job.scopes[scope].subgroups) out.insert(out.end(), job.subgroups[g].pods.begin(), job.subgroups[g].pods.end());
+  for (int c : job.scopes[scope].scopes) subtree_pods(job, c, out);
+}
+
+// Where a child composite may go inside `outer`: the domains of its topology key cut to
+// `outer` that hold its bound pods (no key: `outer`), best fit first.
+std::vector<Area> scope_areas(Session& ssn, const Job& job, int scope, const Area& outer, int first_pod) {
+  const std::string& key = job.scopes[scope].group->topology_key;
+  if (key.empty()) return {outer};
+  std::vector<int> pods;
+  subtree_pods(job, scope, pods);
+  std::vector<Area> out;
+  for (const auto& d : key_domains(ssn, key)) {
+    Area a{d.name, d.tier, intersect(d.nodes, outer.nodes)};
+    bool holds = !a.nodes.empty();
+    for (size_t i = 0; holds && i < pods.size(); ++i)
+      if (int n = ssn.node_of_pod[pods[i]]; n >= 0 && !std::binary_search(a.nodes.begin(), a.nodes.end(), n)) holds = false;
+    if (holds) out.push_back(std::move(a));
+  }
+  if (first_pod >= 0) best_fit_first(ssn, first_pod, out);
+  return out;
+}
+
+int first_task(const Job& job, int scope, const std::vector<std::vector<int>>& tasks) {
+  for (int g : job.scopes[scope].subgroups)
+    if (!tasks[g].empty()) return tasks[g].front();
+  for (int c : job.scopes[scope].scopes)
+    if (int t = first_task(job, c, tasks); t >= 0) return t;
+  return -1;
+}
+
+bool place_child_scope(Session& ssn, Job& job, int scope, const Area& outer, const std::vector<std::vector<int>>& tasks,
+                       Statement& stmt);
+
+// Places a composite's children inside `area` (each child PodGroup whole in a domain of its
+// own key); returns how many of them are ready.
+int place_scope(Session& ssn, Job& job, int scope, const Area& area, const std::vector<std::vector<int>>& tasks,
+                Statement& stmt) {
+  InnerAreas inner(area);
+  int ready = 0;
+  for (int g : job.scopes[scope].subgroups) ready += place_group(ssn, job, job.subgroups[g], tasks[g], inner, stmt);
+  for (int c : job.scopes[scope].scopes) ready += place_child_scope(ssn, job, c, area, tasks, stmt);
+  return ready;
+}
+
+// A child composite goes whole into one domain of its key inside `outer`, with the
+// children it needs ready, or not at all (its pods wait, as kube-scheduler leaves an
+// unready subtree while its ready siblings start).
+bool place_child_scope(Session& ssn, Job& job, int scope, const Area& outer, const std::vector<std::vector<int>>& tasks,
+                       Statement& stmt) {
+  for (const auto& area : scope_areas(ssn, job, scope, outer, first_task(job, scope, tasks))) {
+    Statement trial(ssn);
+    place_scope(ssn, job, scope, area, tasks, trial);
+    if (scope_ready(ssn, job, scope, true)) {
+      stmt.merge(trial);
+      return true;
+    }
+    trial.discard();
+  }
+  return false;
+}
+
 std::vector<Area> outer_areas(Session& ssn, Job& job) {
   std::vector<Area> out;
   if (constrained(ssn, job)) {
@@ -207,7 +271,9 @@ bool place_subgroups(Session& ssn, Job& job, const std::vector<int>& in) {
     Statement stmt(ssn);
     InnerAreas inner(outer);
     int groups = 0;
-    for (size_t i = 0; i < job.subgroups.size(); ++i) groups += place_group(ssn, job, job.subgroups[i], tasks[i], inner, stmt);
+    if (!job.scopes.empty()) groups = place_scope(ssn, job, 0, outer, tasks, stmt);
+    else
+      for (size_t i = 0; i < job.subgroups.size(); ++i) groups += place_group(ssn, job, job.subgroups[i], tasks[i], inner, stmt);
     QueueAccount* q = ssn.queue_of(job);
     for (int t : loose) {
       if (q && !ssn.allocatable(*q, t)) continue;

@@ -21,6 +21,19 @@ struct SubGroup {
   const NetworkTopology* topology = nullptr;   // Volcano: its tier limit; null or Mode::None: none
   std::string topology_key;           // Kubernetes: a node label its pods share; "" = none
   const PodGroupInfo* child = nullptr;         // Kubernetes: the child PodGroup
+  int scope = -1;                     // Kubernetes: the Job::scopes entry of its parent CompositePodGroup
+};
+
+// A CompositePodGroup of a (possibly nested) composite job: scope 0 is the job's root, the
+// others its descendant composites. Each holds its whole subtree inside one domain of its
+// topology key, and starts only with min_groups of its children (sub-groups and scopes)
+// ready at once.
+struct Scope {
+  const PodGroupInfo* group = nullptr;
+  int parent = -1;
+  std::vector<int> scopes;            // child composites (Job::scopes indices)
+  std::vector<int> subgroups;         // child PodGroups (Job::subgroups indices)
+  int min_groups = 0;                 // gang.minGroupCount; 0: basic (children independent)
 };
 
 struct Job {
@@ -45,6 +58,7 @@ struct Job {
   int evicted_this_cycle = 0;
   bool has_nonbest_effort_pending = false;
   std::vector<SubGroup> subgroups;    // empty: the job is one unit
+  std::vector<Scope> scopes;          // a composite job's CompositePodGroups; empty otherwise
 
   int occupied() const { return bound + succeeded; }
 };

@@ -15,13 +15,21 @@ bool ours(const PodInfo& p, const SessionOptions& o) {
          (p.scheduler_name.empty() && o.scheduler_names.count("default-scheduler"));
 }
 
-// The job a pod belongs to: its group, or the CompositePodGroup its group belongs to (the
-// children of a composite are placed together), or the pod itself.
+// The job a pod belongs to: its group, or the root CompositePodGroup above its group (a
+// composite's whole tree is placed together), or the pod itself. A missing ancestor ends
+// the walk at its key (the job waits for it, as kube-scheduler holds an incomplete tree);
+// a cycle of parents ends at the first composite met twice.
 const std::string& job_key_of(const Snapshot& snap, const PodInfo& pod) {
   if (pod.group.empty()) return pod.key;
-  auto g = snap.podgroups.find(pod.group);
-  if (g != snap.podgroups.end() && !g->second.parent.empty()) return g->second.parent;
-  return pod.group;
+  const std::string* key = &pod.group.str();
+  std::vector<const std::string*> seen;
+  for (auto g = snap.podgroups.find(*key); g != snap.podgroups.end() && !g->second.parent.empty();
+       g = snap.podgroups.find(*key)) {
+    if (std::find_if(seen.begin(), seen.end(), [&](const std::string* k) { return *k == *key; }) != seen.end()) break;
+    seen.push_back(key);
+    key = &g->second.parent;
+  }
+  return *key;
 }
 
 Job new_job(Session& s, const PodInfo& pod, const std::string& key) {
@@ -34,9 +42,9 @@ Job new_job(Session& s, const PodInfo& pod, const std::string& key) {
     if (g == s.snap.podgroups.end()) {   // as kube-scheduler, a pod waits for the group it names
       j.blocked = std::string(composite ? "CompositePodGroup " : "PodGroup ") + key + " not found";
       j.blocked_reason = "PodGroupNotFound";
-    } else if (!g->second.parent.empty()) {
-      j.blocked = "CompositePodGroup " + key + " has a parent: nested CompositePodGroups are not supported by weft";
-      j.blocked_reason = "NotSupported";
+    } else if (!g->second.parent.empty()) {   // job_key_of stopped inside a cycle
+      j.blocked = "CompositePodGroup " + key + " is its own ancestor (parentCompositePodGroupName forms a cycle)";
+      j.blocked_reason = "PodGroupNotFound";
     } else {
       j.group = &g->second;
       j.queue = g->second.queue;

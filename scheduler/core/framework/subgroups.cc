@@ -38,14 +38,64 @@ void add_pod(Job& job, std::map<std::string, int>& index, const std::string& nam
   job.subgroups[it->second].pods.push_back(pod);
 }
 
-void composite_min_member(Job& job) {
-  std::vector<int> sizes;
-  for (const auto& g : job.subgroups) sizes.push_back(g.size);
-  std::sort(sizes.begin(), sizes.end());
-  const int groups = std::max(1, job.group->sub_groups.front().min_groups);
+// The scope of composite `g` in the job, made (with its ancestors) on first use. The job's
+// pods all lead to its root (open.cc), so the walk up ends there.
+int scope_of(const Snapshot& snap, Job& job, std::map<std::string, int>& index, const PodGroupInfo& g) {
+  if (auto it = index.find(g.key); it != index.end()) return it->second;
+  int parent = -1;
+  if (!g.parent.empty())
+    if (auto p = snap.podgroups.find(g.parent); p != snap.podgroups.end()) parent = scope_of(snap, job, index, p->second);
+  const int s = static_cast<int>(job.scopes.size());
+  index.emplace(g.key, s);
+  job.scopes.push_back(Scope{.group = &g, .parent = parent, .min_groups = g.sub_groups.front().min_groups});
+  if (parent >= 0) job.scopes[parent].scopes.push_back(s);
+  return s;
+}
+
+// Children a scope needs at once: minGroupCount, or any one of a basic composite's.
+int groups_needed(const Scope& s) { return std::max(1, s.min_groups); }
+
+// The fewest pods that can start the scope: its cheapest groups_needed children.
+int pods_needed(const Job& job, int scope) {
+  const Scope& s = job.scopes[scope];
+  std::vector<int> needs;
+  for (int g : s.subgroups) needs.push_back(job.subgroups[g].size);
+  for (int c : s.scopes) needs.push_back(pods_needed(job, c));
+  std::sort(needs.begin(), needs.end());
   int need = 0;
-  for (int i = 0; i < groups && i < static_cast<int>(sizes.size()); ++i) need += sizes[i];
-  job.min_member = std::max(need, 1);
+  for (int i = 0; i < groups_needed(s) && i < static_cast<int>(needs.size()); ++i) need += needs[i];
+  return need;
+}
+
+// Children of the scope for which `leaf_ok` holds (a child composite: recursively enough of
+// its own), against what the scope needs.
+template <class LeafOk>
+std::pair<int, int> children_ok(const Job& job, int scope, const LeafOk& leaf_ok) {
+  const Scope& s = job.scopes[scope];
+  int ok = 0;
+  for (int g : s.subgroups) ok += leaf_ok(job.subgroups[g]);
+  for (int c : s.scopes) {
+    auto [child_ok, child_need] = children_ok(job, c, leaf_ok);
+    ok += child_ok >= child_need;
+  }
+  return {ok, groups_needed(s)};
+}
+
+}  // namespace
+
+bool scope_ready(const Session& ssn, const Job& job, int scope, bool with_pipelined) {
+  auto [ok, need] = children_ok(job, scope, [&](const SubGroup& g) { return subgroup_occupied(ssn, g, with_pipelined) >= g.size; });
+  return ok >= need;
+}
+
+namespace {
+
+// Could the sub-group ever fill: pods running, placed, or pending for it.
+bool could_fill(const Session& ssn, const SubGroup& g) {
+  int have = subgroup_occupied(ssn, g, true);
+  for (int p : g.pods)
+    if (ssn.node_of_pod[p] < 0 && !ssn.pipelined_pod[p] && !ssn.snap.pods[p].terminal()) ++have;
+  return have >= g.size;
 }
 
 }  // namespace
@@ -53,17 +103,25 @@ void composite_min_member(Job& job) {
 void build_subgroups(Session& ssn, Job& job) {
   if (!job.group || job.group->sub_groups.empty()) return;
   const PodGroupInfo& g = *job.group;
-  std::map<std::string, int> index;
+  std::map<std::string, int> index, scopes;
   const bool composite = g.kind == "CompositePodGroup";
+  if (composite) scope_of(ssn.snap, job, scopes, g);
   for (int p : job.pods) {
     const PodInfo& pod = ssn.snap.pods[p];
     if (composite) {
       auto child = ssn.snap.podgroups.find(pod.group);
       if (child == ssn.snap.podgroups.end()) continue;
       const PodGroupInfo* c = &child->second;
-      add_pod(job, index, c->key, p, [&] {
-        return SubGroup{.name = c->key, .rule = 0, .size = c->min_member, .topology_key = c->topology_key, .child = c};
-      });
+      auto parent = ssn.snap.podgroups.find(c->parent);
+      if (parent == ssn.snap.podgroups.end()) continue;
+      const int scope = scope_of(ssn.snap, job, scopes, parent->second);
+      auto [it, fresh] = index.try_emplace(c->key, static_cast<int>(job.subgroups.size()));
+      if (fresh) {
+        job.subgroups.push_back(
+            SubGroup{.name = c->key, .rule = 0, .size = c->min_member, .topology_key = c->topology_key, .child = c, .scope = scope});
+        job.scopes[scope].subgroups.push_back(it->second);
+      }
+      job.subgroups[it->second].pods.push_back(p);
       continue;
     }
     std::string name;
@@ -73,7 +131,7 @@ void build_subgroups(Session& ssn, Job& job) {
       return SubGroup{.name = name, .rule = r, .size = g.sub_groups[r].size, .topology = &g.sub_groups[r].topology};
     });
   }
-  if (composite) composite_min_member(job);
+  if (composite) job.min_member = std::max(pods_needed(job, 0), 1);
 }
 
 int subgroup_occupied(const Session& ssn, const SubGroup& g, bool with_pipelined) {
@@ -88,6 +146,7 @@ int subgroup_occupied(const Session& ssn, const SubGroup& g, bool with_pipelined
 }
 
 bool subgroups_ready(const Session& ssn, const Job& job, bool with_pipelined) {
+  if (!job.scopes.empty()) return scope_ready(ssn, job, 0, with_pipelined);
   if (job.subgroups.empty()) return true;
   std::map<int, int> ready;   // rule -> sub-groups holding their size
   for (const auto& g : job.subgroups)
@@ -99,13 +158,14 @@ bool subgroups_ready(const Session& ssn, const Job& job, bool with_pipelined) {
 
 std::optional<std::string> subgroups_invalid(const Session& ssn, const Job& job) {
   if (job.subgroups.empty() && (!job.group || job.group->sub_groups.empty())) return std::nullopt;
-  std::map<int, int> could;   // rule -> sub-groups with enough pods to fill
-  for (const auto& g : job.subgroups) {
-    int have = subgroup_occupied(ssn, g, true);
-    for (int p : g.pods)
-      if (ssn.node_of_pod[p] < 0 && !ssn.pipelined_pod[p] && !ssn.snap.pods[p].terminal()) ++have;
-    if (have >= g.size) ++could[g.rule];
+  if (!job.scopes.empty()) {
+    auto [could, need] = children_ok(job, 0, [&](const SubGroup& g) { return could_fill(ssn, g); });
+    if (could >= need) return std::nullopt;
+    return "needs " + std::to_string(need) + " of its child groups with their pods, has " + std::to_string(could);
   }
+  std::map<int, int> could;   // rule -> sub-groups with enough pods to fill
+  for (const auto& g : job.subgroups)
+    if (could_fill(ssn, g)) ++could[g.rule];
   for (size_t r = 0; r < job.group->sub_groups.size(); ++r) {
     const SubGroupRule& rule = job.group->sub_groups[r];
     if (could[static_cast<int>(r)] < rule.min_groups)
