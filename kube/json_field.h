@@ -21,5 +21,7 @@ inline const nlohmann::json& json_at(const nlohmann::json& obj, const char* name
 inline Error field_error(const std::string& where, const std::string& field, const std::string& what) {
   return make_error((where.empty() ? "" : where + ": ") + field + ": " + what);
 }
+// "field: what" (the caller prefixes the object).
+inline Error field_error(const std::string& field, const std::string& what) { return field_error("", field, what); }
 
 }  // namespace weft::kube

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/keys.h"
+#include "kube/json_field.h"
 #include "kube/objects.h"
 
 namespace weft::kube {
@@ -11,7 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-Error field_error(const std::string& field, const std::string& what) { return make_error(field + ": " + what); }
 
 // An int32 as the API carries it: a JSON integer (a float with no fraction, as YAML
 // may give, is one too); anything else, or out of range, is an error.

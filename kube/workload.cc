@@ -12,7 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-Error field_error(const std::string& field, const std::string& what) { return make_error(field + ": " + what); }
 
 Result<int32_t> positive_int32(const json& v, const std::string& field) {
   if (!v.is_number_integer()) return field_error(field, v.is_null() ? "required" : v.dump() + " is not an integer");

@@ -9,8 +9,8 @@ using nlohmann::json;
 
 namespace {
 
+using kube::field_error;
 using kube::json_at;
-Error field_error(const std::string& field, const std::string& what) { return make_error(field + ": " + what); }
 
 Result<std::vector<std::string>> string_list(const json& v, const std::string& field) {
   std::vector<std::string> out;

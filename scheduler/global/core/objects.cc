@@ -11,13 +11,10 @@ namespace {
 
 using nlohmann::json;
 
+using kube::field_error;
 using kube::json_at;
 // Text, or "" for a value of another type: for fields already checked, or that read as absent then.
 std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : ""; }
-
-Error field_error(const std::string& where, const std::string& field, const std::string& what) {
-  return make_error(where.empty() ? field + ": " + what : where + ": " + field + ": " + what);
-}
 
 Result<int32_t> int_field(const json& v, const std::string& where, const std::string& field, int32_t fallback) {
   if (v.is_null()) return fallback;
