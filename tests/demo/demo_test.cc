@@ -52,6 +52,22 @@ std::vector<std::string> processes_of_run(const std::string& marker) {
   return found;
 }
 
+// What a demo that did not finish is doing: each process of its run with its state and
+// the kernel function it waits in, so a hang names its cause.
+std::string hang_report(pid_t demo, const std::string& marker) {
+  std::string out;
+  std::vector<std::string> procs = processes_of_run(marker);
+  procs.insert(procs.begin(), std::to_string(demo) + " run-demo");
+  for (const auto& entry : procs) {
+    const std::string pid = entry.substr(0, entry.find(' '));
+    std::string stat = read_file("/proc/" + pid + "/stat"), wchan = read_file("/proc/" + pid + "/wchan");
+    const auto close = stat.rfind(')');
+    const std::string state = close == std::string::npos ? "?" : stat.substr(close + 2, 1);
+    out += "  " + entry + " state " + state + " waiting in " + (wchan.empty() ? "-" : wchan) + "\n";
+  }
+  return out;
+}
+
 TEST(Demo, RunsEndToEndAndProvesEveryStep) {
   WEFT_SKIP_UNLESS(weft::testing::need_root());
   WEFT_SKIP_UNLESS(weft::testing::need_tools({"ibsim", "opensm", "prometheus", "kubectl", "dot", "jq", "curl", "python3"}));
@@ -64,7 +80,8 @@ TEST(Demo, RunsEndToEndAndProvesEveryStep) {
                 .log_file = out.file("demo-output.log")});
   auto code = demo.wait(std::chrono::seconds(330));
   const std::string output = demo.output();
-  ASSERT_TRUE(code.has_value()) << "the demo did not finish in 330 s:\n" << output;
+  ASSERT_TRUE(code.has_value()) << "the demo did not finish in 330 s; its processes:\n"
+                                << hang_report(demo.pid(), "WEFT_DEMO_RUN=" + run_dir) << output;
   ASSERT_EQ(*code, 0) << output;
   EXPECT_NE(output.find("demo finished"), std::string::npos) << output;
 
