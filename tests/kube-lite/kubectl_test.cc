@@ -227,6 +227,35 @@ TEST(KubeLiteTokens, AgentTokenMayChangeOnlyItsOwnWeftKeys) {
   EXPECT_GT(by_user["admin"], 0);
 }
 
+// The Workload API's PodGroups and Workloads are served at v1alpha3 and v1beta1 as one set
+// of objects: created in one version, read and watched in either, each in its own version.
+TEST_F(KubectlTest, PodGroupsAreOneSetOfObjectsInEveryServedVersion) {
+  write_file(dir_.file("pg.yaml"), R"(apiVersion: scheduling.k8s.io/v1alpha3
+kind: PodGroup
+metadata: {name: pg1, namespace: default}
+spec:
+  schedulingPolicy: {gang: {minCount: 2}}
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: Workload
+metadata: {name: w1, namespace: default}
+spec:
+  podGroupTemplates: [{name: t, schedulingPolicy: {basic: {}}}]
+)");
+  std::string out = kubectl_ok({"apply", "-f", dir_.file("pg.yaml")});
+  EXPECT_NE(out.find("podgroup.scheduling.k8s.io/pg1 created"), std::string::npos) << out;
+  for (const char* version : {"v1alpha3", "v1beta1"}) {
+    const std::string resource = std::string("podgroups.") + version + ".scheduling.k8s.io";
+    EXPECT_EQ(kubectl_ok({"get", resource, "pg1", "-o", "jsonpath={.apiVersion} {.spec.schedulingPolicy.gang.minCount}"}),
+              std::string("scheduling.k8s.io/") + version + " 2\n");
+    EXPECT_EQ(kubectl_ok({"get", std::string("workloads.") + version + ".scheduling.k8s.io", "-o", "name"}),
+              "workload.scheduling.k8s.io/w1\n");
+  }
+  EXPECT_NE(kubectl_ok({"apply", "-f", dir_.file("pg.yaml")}).find("pg1 unchanged"), std::string::npos);
+  auto [code, refused] = api_->kubectl({"get", "compositepodgroups.v1beta1.scheduling.k8s.io"});
+  EXPECT_NE(code, 0) << "CompositePodGroup is served at v1alpha3 only: " << refused;
+}
+
 TEST_F(KubectlTest, ApplyAndGetTheStorageKinds) {
   write_file(dir_.file("storage.yaml"), R"(apiVersion: storage.k8s.io/v1
 kind: StorageClass

@@ -37,6 +37,13 @@ ResourceTypes::ResourceTypes() {
   add({0, "scheduling.k8s.io", "v1beta1", "workloads", "workload", "Workload", true, false, false, {}, {}});
   add({0, "scheduling.k8s.io", "v1alpha3", "compositepodgroups", "compositepodgroup", "CompositePodGroup", true, true,
        false, {}, {}});
+  // The same PodGroups and Workloads at v1alpha3, as a server with the alpha version on serves them.
+  for (const char* plural : {"podgroups", "workloads"}) {
+    ResourceType alpha = *find("scheduling.k8s.io", "v1beta1", plural);
+    alpha.storage = alpha.id;
+    alpha.version = "v1alpha3";
+    add(std::move(alpha));
+  }
   // What deploy/ applies (schemas in schemas.cc).
   add({0, "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, false, false, {"sa"}, {}});
   for (auto [plural, kind, namespaced] : {std::tuple<std::string, std::string, bool>{"roles", "Role", true},

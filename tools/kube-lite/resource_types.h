@@ -19,6 +19,9 @@ struct ResourceType {
   bool custom = false;             // a CRD: no strategic merge patch (as the real API)
   std::vector<std::string> short_names;
   std::vector<std::string> categories;
+  // Another version of the same resource whose stored objects this one serves (the real
+  // server converts between the versions it serves); -1: objects of its own.
+  int storage = -1;
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   std::string group_resource() const { return group.empty() ? plural : plural + "." + group; }
@@ -30,6 +33,8 @@ class ResourceTypes {
   const std::vector<ResourceType>& all() const { return types_; }
   const ResourceType* find(const std::string& group, const std::string& version, const std::string& plural) const;
   const ResourceType* find_kind(const std::string& api_version, const std::string& kind) const;
+  // The entry whose objects `t` serves: itself, or the version it is an alias of.
+  const ResourceType& storage_of(const ResourceType& t) const { return t.storage < 0 ? t : types_[t.storage]; }
   const ResourceType& namespaces() const { return *find("", "v1", "namespaces"); }
   const ResourceType& pods() const { return *find("", "v1", "pods"); }
   const ResourceType& nodes() const { return *find("", "v1", "nodes"); }

@@ -20,6 +20,20 @@ using nlohmann::json;
 
 namespace {
 
+// A version that serves another's objects (resource_types.h): bodies arrive in the stored
+// version and leave in the one asked for, as the real server converts them.
+void to_stored_version(json& body, const ResourceType& served, const ResourceType& stored) {
+  if (&served != &stored && body.is_object() && body.value("apiVersion", "") == served.api_version())
+    body["apiVersion"] = stored.api_version();
+}
+
+std::string in_version(std::string text, const ResourceType& served, const ResourceType& stored) {
+  const std::string from = "\"apiVersion\":\"" + stored.api_version() + "\"";
+  const std::string to = "\"apiVersion\":\"" + served.api_version() + "\"";
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  return text;
+}
+
 std::string k8s_verb(const std::string& method, const Route& route, bool watch) {
   if (method == "GET") return watch ? "watch" : route.name.empty() ? "list" : "get";
   if (method == "POST") return "create";
@@ -166,8 +180,12 @@ Reply Server::dispatch(const httplib::Request& req, httplib::Response& res, cons
       if (d) return json_reply(*d);
       break;
     }
-    case Route::Kind::Resource:
-      return serve_resource(req, res, user, route, streaming);
+    case Route::Kind::Resource: {
+      Reply reply = serve_resource(req, res, user, route, streaming);
+      const ResourceType& stored = types.storage_of(*route.type);
+      if (&stored != route.type && !streaming) reply.text = in_version(std::move(reply).body_text(), *route.type, stored);
+      return reply;
+    }
     case Route::Kind::Unknown:
       break;
   }
@@ -178,7 +196,8 @@ Reply Server::dispatch(const httplib::Request& req, httplib::Response& res, cons
 
 Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res, const User& user, const Route& route,
                              bool& streaming) {
-  const ResourceType& type = *route.type;
+  const ResourceType& served = *route.type;
+  const ResourceType& type = registry_.types().storage_of(served);   // whose objects are read and written
   const std::string& sub = route.subresource;
   bool watch = req.method == "GET" && truthy(req, "watch");
   RequestAttributes attrs{k8s_verb(req.method, route, watch), type.group, type.plural, sub, route.ns, route.name};
@@ -229,7 +248,7 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
     res.status = 200;
     // ";stream=watch" as the real server says; it also keeps cpp-httplib from gzipping
     // (and so holding back) the events.
-    res.set_chunked_content_provider("application/json;stream=watch", [session](size_t, httplib::DataSink& sink) {
+    res.set_chunked_content_provider("application/json;stream=watch", [session, &served, &type](size_t, httplib::DataSink& sink) {
       while (true) {
         if (!sink.is_writable()) return false;
         auto chunk = session->next(std::chrono::milliseconds(500));
@@ -237,6 +256,7 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
           sink.done();
           return true;
         }
+        if (&served != &type) *chunk = in_version(std::move(*chunk), served, type);
         if (!chunk->empty()) return sink.write(chunk->data(), chunk->size());
       }
     });
@@ -256,6 +276,7 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
     if (auto* e = std::get_if<ApiError>(&fields)) return error_reply(*e);
     for (const auto& w : std::get<std::vector<std::string>>(fields)) res.set_header("Warning", "299 - " + json(w).dump());
     if (checked.is_object()) pruned = std::move(checked);   // unknown fields dropped, as the real server stores it
+    if (pruned) to_stored_version(*pruned, served, type);
   }
   if (req.method == "PATCH") {
     return registry_.patch(user, type, route.ns, route.name, sub, req.get_header_value("Content-Type"),
@@ -266,6 +287,7 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
     auto decoded = decode_body(req);
     if (auto* e = std::get_if<ApiError>(&decoded)) return error_reply(*e);
     body = pruned ? std::move(*pruned) : std::move(std::get<json>(decoded));
+    to_stored_version(body, served, type);
   }
   if (req.method == "POST") {
     if (sub == "binding") return registry_.bind(route.ns, route.name, body, dry_run);
