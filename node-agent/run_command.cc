@@ -43,6 +43,10 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
                   "their PCIe switch, else the IB subnets with the most ports)");
   run->add_option("--sysfs-root", o.sysfs_root, "Where sysfs is (the host's, when it is mounted elsewhere)")
       ->capture_default_str();
+  run->add_option("--nvml-library", o.nvml_library,
+                  "NVML, opened at run time for the GPUs' NVLink clique (weft.dev/nvlink-domain); 'none': read GPU "
+                  "feature discovery's nvidia.com/gpu.clique label only")
+      ->capture_default_str();
   run->add_option("--load-backend", o.load_backend, "auto|ebpf|procfs")->capture_default_str();
   run->add_option("--load-cgroup", o.load_cgroup,
                   "Measure this cgroup v2 group as the node's load, for simulated nodes sharing one machine "
@@ -149,7 +153,8 @@ int run_daemon(const RunOptions& o) {
   weft::StopSignal stop;
 
   std::string why;
-  auto ib = make_ib_source({.backend = o.ib_backend, .compute_devices = weft::ib::device_list(o.compute_devices), .sysfs_root = o.sysfs_root},
+  auto ib = make_ib_source({.backend = o.ib_backend, .compute_devices = weft::ib::device_list(o.compute_devices), .sysfs_root = o.sysfs_root,
+                            .nvml_library = o.nvml_library == "none" ? "" : o.nvml_library},
                            &why);
   if (!ib) {
     spdlog::error("run: --ib-backend {}: {}", o.ib_backend, ib.message());

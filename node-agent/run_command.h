@@ -18,6 +18,7 @@ struct RunOptions {
   std::string ib_backend = "auto";
   std::string compute_devices;      // --compute-devices: comma-separated
   std::string sysfs_root = "/sys";  // --sysfs-root
+  std::string nvml_library = "libnvidia-ml.so.1";  // --nvml-library; "" or "none": do not read NVML
   std::string load_backend = "auto";
   std::string load_cgroup;          // --load-cgroup: this cgroup's CPU time is the node's load
   double load_cgroup_cpus = 1;      // --load-cgroup-cpus: that node's CPU capacity in cores

@@ -13,6 +13,8 @@
 #   reprobe_s        one more probe in a process that has probed before (what `weft-agent run`
 #                    pays every 30 s): ib.probe_seconds of probes 2..10 of tests/ib/ib_probe_loop
 #   sminfo_s         `sminfo`: a process sending ONE MAD, the floor of any umad2sim client
+#   mads             MADs one probe of the host sends (the same probe through tests/ib/ib_sim_probe,
+#                    which counts them)
 # umad2sim writes a fake sysfs tree into the working directory of every process and removes
 # it at exit, so the per-process floor depends on that file system: WORKDIR (default
 # /dev/shm, in memory like a real sysfs) is where every command runs.
@@ -26,7 +28,8 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 fastest() { sort -n | head -1; }
 # Wall time of one command attached to the fabric as $host (no helper process inside the interval).
 t() { local s e; s=$EPOCHREALTIME; LD_PRELOAD=$U SIM_HOST=$host IBSIM_SOCKNAME=$sock "$@" >/dev/null 2>&1; e=$EPOCHREALTIME; echo "$e - $s" | bc; }
-printf "%6s %8s %15s %6s %6s %9s %8s %8s\n" hosts probe_s ibnetdiscover_s ratio best_x reprobe_s sminfo_s start_s
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%6s %8s %15s %6s %6s %9s %8s %8s %5s\n" hosts probe_s ibnetdiscover_s ratio best_x reprobe_s sminfo_s start_s mads
 for n in $SIZES; do
   d=$(mktemp -d); sock=weft-bench-$$-$n
   "$B/tools/fat-tree/weft-fat-tree" --hosts "$n" --hosts-per-leaf 16 --spines 8 --fabric 90 -o "$d/f.net"
@@ -46,10 +49,12 @@ for n in $SIZES; do
   ip=$(for i in $(seq 10); do echo probe; done |
          LD_PRELOAD=$U SIM_HOST=$host IBSIM_SOCKNAME=$sock "$B/tests/ib/ib_probe_loop" 2>/dev/null | tail -n +2 |
          python3 -c 'import json,sys; [print(json.loads(l.split(" ", 2)[2])["ib"]["probe_seconds"]) for l in sys.stdin]' | median)
+  mads=$("$B/tests/ib/ib_sim_probe" --hca "mlx5_0=$sock:$host" | jq -r .mads)
   popd >/dev/null
   bx=$(echo "$(fastest < "$d/q") / $(fastest < "$d/p")" | bc -l)
-  printf "%6s %8.4f %15.4f %6.1f %6.1f %9.4f %8.4f %8.4f\n" "$n" "$p" "$q" "$(echo "$q / $p" | bc -l)" "$bx" \
-    "$ip" "$s" "$v"
+  printf "%6s %8.4f %15.4f %6.1f %6.1f %9.4f %8.4f %8.4f %5s\n" "$n" "$p" "$q" "$(echo "$q / $p" | bc -l)" "$bx" \
+    "$ip" "$s" "$v" "$mads"
   kill $sm; sleep 0.3; kill -9 $sm 2>/dev/null; exec 9>&-; kill $sim 2>/dev/null; sleep 0.2; kill -9 $sim 2>/dev/null
   wait $sm $sim 2>/dev/null; rm -rf "$d"
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -95,6 +95,50 @@ std::optional<uint64_t> smallest_switch(const std::vector<NodeRecord>& records, 
   return best;
 }
 
+// PortInfo of every other port of the first-hop switch (which are linked), then NodeInfo
+// through each linked one: the switches among them are the uplinks.
+LeafWalk walk_leaf(MadTransport& t, const MadPolicy& policy, uint8_t port, const NodeInfo& leaf,
+                   std::vector<std::string>& errors) {
+  Round c;
+  std::vector<std::pair<uint8_t, size_t>> leaf_ports;
+  for (int q = 1; q <= leaf.num_ports; ++q) {
+    if (q == leaf.local_port) continue;
+    leaf_ports.emplace_back(q, c.add(smp_get(dr({0, port}), kAttrPortInfo, static_cast<uint32_t>(q)), errors));
+  }
+  c.run(t, policy);
+  Round d;
+  std::vector<size_t> up;
+  int port_errors = 0;
+  for (auto [q, idx] : leaf_ports) {
+    std::string why;
+    auto pi = take<PortInfo>(c, idx, parse_port_info, errors, &why);
+    if (!pi) {
+      ++port_errors;
+      continue;
+    }
+    if (pi->port_state < kStateInit || pi->phys_state != kPhysLinkUp) continue;
+    up.push_back(d.add(smp_get(dr({0, port, q}), kAttrNodeInfo, 0), errors));
+  }
+  d.run(t, policy);
+  std::set<uint64_t> uplinks;
+  int node_errors = 0;
+  for (size_t idx : up) {
+    if (auto n = take<NodeInfo>(d, idx, parse_node_info, errors)) {
+      if (n->node_type == kNodeSwitch) uplinks.insert(n->node_guid);
+    } else {
+      ++node_errors;
+    }
+  }
+  LeafWalk w;
+  for (uint64_t g : uplinks) w.uplinks.push_back(guid_string(g));
+  if (w.uplinks.empty()) {
+    w.reason = (port_errors || node_errors)
+                   ? fmt::format("no switch found above the first-hop switch ({} queries failed)", port_errors + node_errors)
+                   : "the first-hop switch has no other switch linked to it";
+  }
+  return w;
+}
+
 }  // namespace
 
 PortReport probe_umad_port(const LocalPort& lp, MadTransport& t, const PortProbeOptions& o) {
@@ -200,21 +244,14 @@ PortReport probe_umad_port(const LocalPort& lp, MadTransport& t, const PortProbe
     if (r.counters.empty()) r.counters_reason = why;
   }
 
-  // Round 3: the first-hop switch's ports (which are linked), and the all-node table if needed.
+  // Round 3: the all-node table when the subnet has no switch.
   const bool leaf_is_switch = neighbor && neighbor->node_type == kNodeSwitch;
   if (neighbor && !leaf_is_switch) r.uplinks_reason = "first-hop neighbour is a " + node_type_name(neighbor->node_type) + ", not a switch";
   if (!neighbor && link_up) r.uplinks_reason = "first-hop neighbour unknown";
-  Round c;
-  std::vector<std::pair<uint8_t, size_t>> leaf_ports;
-  if (leaf_is_switch) {
-    for (int q = 1; q <= neighbor->num_ports; ++q) {
-      if (q == neighbor->local_port) continue;
-      leaf_ports.emplace_back(q, c.add(smp_get(dr({0, port}), kAttrPortInfo, static_cast<uint32_t>(q)), r.errors));
-    }
-  }
-  size_t all = need_all_nodes ? c.add(sa_node_records(r.sm_lid, 0)) : SIZE_MAX;
-  c.run(t, o.policy);
-  if (all != SIZE_MAX) {
+  if (need_all_nodes) {
+    Round c;
+    size_t all = c.add(sa_node_records(r.sm_lid, 0));
+    c.run(t, o.policy);
     std::string why;
     if (auto recs = take<std::vector<NodeRecord>>(c, all, parse_node_records, r.errors, &why)) {
       if (auto g = smallest_switch(*recs, false)) r.fabric = guid_string(*g);
@@ -224,37 +261,12 @@ PortReport probe_umad_port(const LocalPort& lp, MadTransport& t, const PortProbe
     }
   }
 
-  // Round 4: NodeInfo through every linked port of the first-hop switch; switches are uplinks.
+  // Rounds 3-4: the switches above the first-hop switch, once per leaf in this probe.
   if (leaf_is_switch) {
-    Round d;
-    std::vector<size_t> up;
-    int port_errors = 0;
-    for (auto [q, idx] : leaf_ports) {
-      std::string why;
-      auto pi = take<PortInfo>(c, idx, parse_port_info, r.errors, &why);
-      if (!pi) {
-        ++port_errors;
-        continue;
-      }
-      if (pi->port_state < kStateInit || pi->phys_state != kPhysLinkUp) continue;
-      up.push_back(d.add(smp_get(dr({0, port, q}), kAttrNodeInfo, 0), r.errors));
-    }
-    d.run(t, o.policy);
-    std::set<uint64_t> uplinks;
-    int node_errors = 0;
-    for (size_t idx : up) {
-      if (auto n = take<NodeInfo>(d, idx, parse_node_info, r.errors)) {
-        if (n->node_type == kNodeSwitch) uplinks.insert(n->node_guid);
-      } else {
-        ++node_errors;
-      }
-    }
-    for (uint64_t g : uplinks) r.uplinks.push_back(guid_string(g));
-    if (r.uplinks.empty()) {
-      r.uplinks_reason = (port_errors || node_errors)
-                             ? fmt::format("no switch found above the first-hop switch ({} queries failed)", port_errors + node_errors)
-                             : "the first-hop switch has no other switch linked to it";
-    }
+    auto walk = [&] { return walk_leaf(t, o.policy, port, *neighbor, r.errors); };
+    LeafWalk w = o.walks ? o.walks->get(neighbor->node_guid, walk) : walk();
+    r.uplinks = std::move(w.uplinks);
+    if (r.uplinks.empty()) r.uplinks_reason = w.reason;
   }
   return r;
 }

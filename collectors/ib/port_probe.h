@@ -4,6 +4,7 @@
 // GUID in the SA's NodeRecords) and PerfMgt counters. Queries of a round go out together.
 #pragma once
 
+#include "collectors/ib/leaf_walks.h"
 #include "collectors/ib/mad_transport.h"
 #include "collectors/ib/report.h"
 
@@ -12,6 +13,7 @@ namespace weft::ib {
 struct PortProbeOptions {
   MadPolicy policy;
   bool counters = true;
+  LeafWalks* walks = nullptr;   // shared by the ports of one probe; null: every port walks its leaf
 };
 
 // Never fails as a whole: what could not be learnt is left empty with a reason and an

@@ -42,6 +42,8 @@ std::vector<PortReport> umad_reports(const ProbeOptions& o, UmadDevices& umad, c
   po.policy.retries = o.mad_retries;
   po.policy.deadline = deadline;
   po.counters = o.counters;
+  LeafWalks walks;
+  po.walks = &walks;
   std::vector<LocalPort> ib_ports;
   for (const auto& lp : ports)
     if (lp.link_layer == "InfiniBand") ib_ports.push_back(lp);

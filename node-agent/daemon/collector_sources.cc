@@ -1,5 +1,6 @@
 #include "node-agent/daemon/collector_sources.h"
 
+#include "collectors/nvlink/nvlink.h"
 #include "node-agent/daemon/cgroup_load_source.h"
 #include "node-agent/daemon/ib_adapter.h"
 #include "node-agent/daemon/load_adapter.h"
@@ -14,7 +15,8 @@ Result<std::unique_ptr<IbSource>> make_ib_source(const IbSourceOptions& o, std::
   options.sysfs_root = o.sysfs_root;
   options.compute_devices = o.compute_devices;
   if (why) *why = "--ib-backend " + o.backend + " (each probe reports which backend served each port)";
-  return std::unique_ptr<IbSource>(std::make_unique<CollectorIbSource>(std::move(options)));
+  auto nvlink = o.nvml_library.empty() ? nullptr : weft::nvlink::make_nvml_source(o.nvml_library);
+  return std::unique_ptr<IbSource>(std::make_unique<CollectorIbSource>(std::move(options), std::move(nvlink)));
 }
 
 namespace {

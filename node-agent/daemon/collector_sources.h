@@ -16,6 +16,7 @@ struct IbSourceOptions {
   std::string backend = "auto";       // auto|umad|verbs
   std::vector<std::string> compute_devices;   // empty: the collector's rule
   std::string sysfs_root = "/sys";
+  std::string nvml_library;           // "": the NVLink domain from GPU feature discovery's label only
 };
 // `why` says which backend was chosen and why.
 Result<std::unique_ptr<IbSource>> make_ib_source(const IbSourceOptions& options, std::string* why);

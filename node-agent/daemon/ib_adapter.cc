@@ -3,6 +3,7 @@
 #include <infiniband/umad.h>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 namespace weft::agent {
 
@@ -76,7 +77,35 @@ Result<IbSnapshot> snapshot_from_report(const weft::ib::IbReport& r) {
   return s;
 }
 
-Result<IbSnapshot> CollectorIbSource::probe() { return snapshot_from_report(prober_.probe()); }
+void add_nvlink(const weft::nvlink::NvlinkReading& r, IbSnapshot& s) {
+  if (r.answered) s.nvlink_domain = r.domain;
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : r.gpus) {
+    nlohmann::json j = {{"index", g.index}, {"state", g.state}};
+    if (!g.cluster_uuid.empty()) j["cluster_uuid"] = g.cluster_uuid, j["clique_id"] = g.clique_id;
+    if (!g.error.empty()) j["error"] = g.error;
+    gpus.push_back(j);
+  }
+  s.json["nvlink"] = {{"source", r.answered ? "nvml" : "nvidia.com/gpu.clique"},
+                      {"domain", r.domain.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.domain)},
+                      {"reason", r.reason}, {"gpus", gpus}};
+}
+
+Result<IbSnapshot> CollectorIbSource::probe() {
+  auto s = snapshot_from_report(prober_.probe());
+  if (!s || !nvlink_) return s;
+  const auto reading = nvlink_->read();
+  add_nvlink(reading, *s);
+  const std::string said = reading.answered ? "domain " + (reading.domain.empty() ? "none: " + reading.reason : reading.domain)
+                                            : reading.reason;
+  if (said != nvlink_said_) {
+    nvlink_said_ = said;
+    if (!reading.answered) spdlog::info("nvlink: {}; the NVLink domain comes from nvidia.com/gpu.clique", said);
+    else if (reading.domain.empty() && !reading.reason.empty()) spdlog::warn("nvlink: NVML: {}", said);
+    else spdlog::info("nvlink: NVML: {}", said);
+  }
+  return s;
+}
 
 void CollectorIbSource::recall(const nlohmann::json& annotation_ports) {
   prober_.recall(weft::ib::memory_from_ports_json(annotation_ports));

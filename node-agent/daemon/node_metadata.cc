@@ -44,6 +44,7 @@ NodeMetadata desired_ib_metadata(const IbSnapshot& ib, std::string* skipped) {
     if (owned(key)) put(m.labels, key, value, skipped);
   }
   if (!m.labels.count(keys::kRdma)) m.labels[keys::kRdma] = ib.rdma.empty() ? "none" : ib.rdma;
+  m.nvlink_domain = ib.nvlink_domain;
   if (!ib.ports.empty()) {
     nlohmann::json ports = nlohmann::json::array();
     for (const auto& p : ib.ports) ports.push_back(p.json);
@@ -96,7 +97,8 @@ void diff_map(const nlohmann::json& current, const std::map<std::string, std::st
 
 }  // namespace
 
-std::string nvlink_domain(const nlohmann::json& labels) {
+std::string nvlink_domain(const nlohmann::json& labels, const NodeMetadata& ib) {
+  if (ib.nvlink_domain) return valid_label_value(*ib.nvlink_domain) ? *ib.nvlink_domain : "";
   auto it = labels.find(keys::kGpuClique);
   if (it == labels.end() || !it->is_string()) return "";
   const std::string clique = it->get<std::string>();
@@ -111,7 +113,7 @@ nlohmann::json merge_patch_for(const nlohmann::json& node, const PatchInputs& in
   nlohmann::json annotation_patch = nlohmann::json::object();
   if (in.ib) {
     auto wanted = in.ib->labels;
-    if (auto domain = nvlink_domain(labels); !domain.empty()) wanted[keys::kNvlinkDomain] = domain;
+    if (auto domain = nvlink_domain(labels, *in.ib); !domain.empty()) wanted[keys::kNvlinkDomain] = domain;
     diff_map(labels, wanted, "", label_patch, why);
     diff_map(annotations, in.ib->annotations, keys::kLoadAnnotation, annotation_patch, why);
   }

@@ -18,6 +18,9 @@ namespace weft::agent {
 struct NodeMetadata {
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
+  // NVML's NVLink domain when NVML answered ("" for none): it wins over the Node's
+  // nvidia.com/gpu.clique label; unset: the label decides (merge_patch_for).
+  std::optional<std::string> nvlink_domain;
 };
 
 // weft.dev/rdma, ib-fabric, ib-leaf, ib-spine, ib-rate-gbps and the ib-ports annotation.
@@ -46,9 +49,10 @@ nlohmann::json merge_patch_for(const nlohmann::json& node, const PatchInputs& in
 
 bool valid_label_value(const std::string& value);
 
-// The weft.dev/nvlink-domain a Node with these labels gets: GPU feature discovery's
-// nvidia.com/gpu.clique ("<cluster UUID>.<clique id>": the GPUs sharing one NVLink
-// domain), "" when absent or not a label value. Published with the IB labels.
-std::string nvlink_domain(const nlohmann::json& labels);
+// The weft.dev/nvlink-domain a Node with these labels gets: NVML's domain when NVML
+// answered (ib.nvlink_domain, "" for none), else GPU feature discovery's nvidia.com/gpu.clique
+// ("<cluster UUID>.<clique id>": the GPUs sharing one NVLink domain); "" when absent or not
+// a label value. Published with the IB labels.
+std::string nvlink_domain(const nlohmann::json& labels, const NodeMetadata& ib = {});
 
 }  // namespace weft::agent

@@ -55,6 +55,9 @@ struct IbSnapshot {
   std::map<std::string, std::string> labels;
   double probe_seconds = 0;    // how long the probe took
   nlohmann::json json = nlohmann::json::object();  // the probe JSON "ib" object
+  // NVML's NVLink domain ("<cluster UUID>.<clique id>", "" for none); unset while NVML does
+  // not answer, and then GPU feature discovery's nvidia.com/gpu.clique label decides.
+  std::optional<std::string> nvlink_domain;
 };
 
 // Histogram of run-queue latency since the sampler started, Prometheus-style:

@@ -195,6 +195,32 @@ TEST(IbRails, EveryRailDownWithdrawsTheLeafUntilOneComesBack) {
   EXPECT_EQ(back.at("weft.dev/ib-rails-active"), "1");
 }
 
+// Ports of a node on one leaf (two storage HCAs on the unit's storage leaf) walk it once
+// between them and both report the switches above it.
+TEST(IbRails, PortsOnOneLeafShareItsWalk) {
+  fake::Subnet storage{.switch_guids = {0x10, 0x11}};
+  RailNode node(1, 2, &storage);
+  node.ports[2].leaf_guid = node.ports[1].leaf_guid;
+  node.ports[2].leaf_port = 2;
+  fake::Devices devices(node.all());
+  Backends b;
+  b.umad = &devices;
+  b.verbs_missing = "not used in this test";
+  PortMemory memory;
+  const auto r = run_probe(rail_options(""), b, memory);
+  ASSERT_EQ(r.ports.size(), 3u);
+  const std::vector<std::string> spines = {guid_string(0x100), guid_string(0x101)};
+  for (const auto& p : r.ports) {
+    EXPECT_TRUE(p.errors.empty()) << p.device;
+    EXPECT_EQ(p.uplinks, spines) << p.device;
+    EXPECT_EQ(p.spine, guid_string(0x100)) << p.device;
+  }
+  EXPECT_EQ(r.ports[1].leaf, r.ports[2].leaf);
+  // Per port PortInfo, NodeInfo, NodeDescription, SMInfo, SA; per leaf (two here) its 7
+  // other ports' PortInfo and NodeInfo through the 2 linked to spines.
+  EXPECT_EQ(devices.counters.total, 3 * 5 + 2 * (7 + 2));
+}
+
 // The ports of a node are probed side by side: with every reply 40 ms late, ten HCAs take
 // about as long as one (one after the other they took ten times as long), and say the same.
 TEST(IbRails, TenHcasAreProbedSideBySide) {

@@ -141,9 +141,11 @@ std::string render_net(const FatTree& t) {
   auto name = [&](int n) { return n < nsw ? t.switches[n].name : t.hosts[n - nsw].name; };
   std::string out = fmt::format("# weft-fat-tree: {} levels, {} hosts, {} switches, fabric {} (id {})\n\n",
                                 t.spec.levels, t.hosts.size(), t.switches.size(), t.spec.fabric, guid_hex(t.fabric_id));
-  const int nports = std::max(t.max_switch_ports, 1);
   for (int n = 0; n < nsw + static_cast<int>(t.hosts.size()); ++n) {
     if (n < nsw) {
+      // Each switch as fully cabled: as many ports as it has links (a leaf of 32 hosts and
+      // 32 spines is a 64-port switch), not the fabric's largest radix everywhere.
+      const int nports = ports[n].empty() ? 1 : ports[n].rbegin()->first;
       out += fmt::format("switchguid={}\nSwitch {} \"{}\"\n", guid_hex(t.switches[n].guid), nports, name(n));
     } else {
       out += fmt::format("caguid={}\nHca 1 \"{}\"\n", guid_hex(t.hosts[n - nsw].node_guid), name(n));

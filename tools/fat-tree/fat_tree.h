@@ -51,7 +51,7 @@ struct FatTree {
   std::vector<Host> hosts;
   std::vector<Link> links;
   uint64_t fabric_id = 0;    // smallest switch GUID
-  int max_switch_ports = 0;
+  int max_switch_ports = 0;  // the largest switch; render_net gives each switch its own port count
 };
 
 Status validate(const Spec& spec);
