@@ -73,17 +73,18 @@ bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::strin
   return ok;
 }
 
-BindingWatch::BindingWatch(kube::Client& client, const std::string& label, int expect) : expect_(expect) {
-  auto page = client.list_page(kube::resources::pods(), "bench", kube::ListOptions{.limit = 1});
+BindingWatch::BindingWatch(kube::Client& client, const std::string& label, int expect, const std::string& ns)
+    : expect_(expect) {
+  auto page = client.list_page(kube::resources::pods(), ns, kube::ListOptions{.limit = 1});
   std::string rv = page ? page->resource_version : "";
-  thread_ = std::thread([this, &client, label, rv] {
+  thread_ = std::thread([this, &client, label, rv, ns] {
     kube::ListOptions o;
     o.label_selector = label;
     o.resource_version = rv;
     std::string from = rv;
     while (!cancel_.cancelled() && static_cast<int>(bound()) < expect_) {
       o.resource_version = from;
-      auto end = client.watch(kube::resources::pods(), "bench", o, [&](const kube::WatchEvent& e) {
+      auto end = client.watch(kube::resources::pods(), ns, o, [&](const kube::WatchEvent& e) {
         const auto& spec = e.object.contains("spec") ? e.object["spec"] : json::object();
         if (e.type == "BOOKMARK") return true;
         if (!spec.value("nodeName", "").empty()) {

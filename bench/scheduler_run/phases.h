@@ -26,11 +26,11 @@ struct Binaries {
 // Runs fn(i) for i in [0, n) on `threads` threads; false when any call failed.
 bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::string* error);
 
-// Counts the pods of one label selector in namespace "bench" that a watch shows bound,
-// and when the last of them was seen.
+// Counts the pods of one label selector in one namespace that a watch shows bound, and
+// when the last of them was seen.
 class BindingWatch {
  public:
-  BindingWatch(kube::Client& client, const std::string& label, int expect);
+  BindingWatch(kube::Client& client, const std::string& label, int expect, const std::string& ns = "bench");
   ~BindingWatch();
   size_t bound();
   std::chrono::steady_clock::time_point last();
