@@ -1,5 +1,7 @@
 #include "bench/native_gang/api_run.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <future>
 #include <regex>
@@ -72,9 +74,12 @@ Timing run_weft(const RunOptions& o, const Case& c, const std::string& state, co
   testing::Process scheduler(p);
   if (!scheduler.wait_for_line(std::regex("caches synced"), 300s)) return {.error = "scheduler did not sync"};
   BindingWatch watch(api.client(), "app=" + c.label, static_cast<int>(c.pods.size()), c.ns);
+  const double placer0 = cpu_seconds(scheduler.pid()), api0 = cpu_seconds(api.pid());
   const auto start = Steady::now();
   if (create_all(api.client(), c, o.client_threads, &t.error)) t.created_s = seconds(start, Steady::now());
   await_bound(watch, c, start, t, [&] { return scheduler.running(); });
+  t.placer_cpu_s = cpu_seconds(scheduler.pid()) - placer0;
+  t.api_cpu_s = cpu_seconds(api.pid()) - api0;
   t.verdict = check(api.client(), c);
   // A pipelined cycle is logged once its writes have answered: wait for the lines that
   // account for every binding.
@@ -99,27 +104,32 @@ Timing run_placer(const RunOptions& o, const Case& c, const std::string& state, 
   auto placer = make(api.client(), c, o.concurrency);
   if (auto s = placer->sync(); !s) return {.error = s.message()};
   BindingWatch watch(api.client(), "app=" + c.label, static_cast<int>(c.pods.size()), c.ns);
+  const double placer0 = cpu_seconds(getpid()), api0 = cpu_seconds(api.pid());
   const auto start = Steady::now();
   auto placing = std::async(std::launch::async, [&] { return placer->run(Steady::now() + 300s); });
   if (create_all(api.client(), c, o.client_threads, &t.error)) t.created_s = seconds(start, Steady::now());
   await_bound(watch, c, start, t, [&] {
     return placing.wait_for(0s) != std::future_status::ready;
   });
+  t.placer_cpu_s = cpu_seconds(getpid()) - placer0;
+  t.api_cpu_s = cpu_seconds(api.pid()) - api0;
   if (auto s = placing.get(); !s && t.error.empty()) t.error = s.message();
   t.verdict = check(api.client(), c);
   return t;
 }
 
 void print_row(const std::string& who, const Timing& t, int pods) {
-  std::printf("  %-22s all bound %7.3f s (%6.0f pods/s), creates done %6.3f s, last create -> all bound %6.3f s; %s%s%s\n",
+  std::printf("  %-22s all bound %7.3f s (%6.0f pods/s), creates done %6.3f s, last create -> all bound %6.3f s; "
+              "CPU s: placer %.2f, kube-lite %.2f; %s%s%s\n",
               who.c_str(), t.bound_s, t.bound_s > 0 ? pods / t.bound_s : 0.0, t.created_s, t.bound_s - t.created_s,
+              t.placer_cpu_s, t.api_cpu_s,
               (t.verdict.summary() + (t.decide_s > 0 ? "; decide " + std::to_string(t.decide_s).substr(0, 5) + " s" : ""))
                   .c_str(),
               t.error.empty() ? "" : "  ERROR: ", t.error.c_str());
 }
 
 json row_json(const Timing& t) {
-  return {{"bound_s", t.bound_s}, {"created_s", t.created_s}, {"bound", t.bound}, {"decide_s", t.decide_s}, {"ok", t.verdict.ok() && t.error.empty()},
+  return {{"bound_s", t.bound_s}, {"created_s", t.created_s}, {"bound", t.bound}, {"decide_s", t.decide_s}, {"placer_cpu_s", t.placer_cpu_s}, {"api_cpu_s", t.api_cpu_s}, {"ok", t.verdict.ok() && t.error.empty()},
           {"check", t.verdict.summary()}, {"rank_pairs_across_leaf", t.verdict.rank_pairs_across_leaf},
           {"error", t.error}};
 }

@@ -30,6 +30,9 @@ struct RunOptions {
 struct Timing {
   double created_s = 0, bound_s = 0;   // from the first create: the last create, the last binding
   double decide_s = 0;                 // weft: the scheduler's decide time in the cycles that bound pods
+  // CPU seconds from the first create to the last binding: the placer (weft-scheduler, or
+  // this process for a baseline placer, client threads included) and kube-lite.
+  double placer_cpu_s = 0, api_cpu_s = 0;
   int bound = 0;
   Verdict verdict;
   std::string error;

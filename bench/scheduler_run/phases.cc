@@ -32,7 +32,16 @@ long proc_status_kb(pid_t pid, const std::string& field) {
   return 0;
 }
 
-// utime+stime of a process in seconds (/proc/PID/stat fields 14 and 15).
+kube::ClientOptions fast_client() {
+  kube::ClientOptions o;
+  o.qps = 0;
+  o.timeout = 60s;
+  o.backoff.initial = 50ms;
+  return o;
+}
+
+}  // namespace
+
 double cpu_seconds(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -45,16 +54,6 @@ double cpu_seconds(pid_t pid) {
     if (i == 14 || i == 15) ticks += std::stod(field);
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
-
-kube::ClientOptions fast_client() {
-  kube::ClientOptions o;
-  o.qps = 0;
-  o.timeout = 60s;
-  o.backoff.initial = 50ms;
-  return o;
-}
-
-}  // namespace
 
 bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::string* error) {
   std::atomic<int> next{0};

@@ -23,6 +23,9 @@ struct Binaries {
   std::string scheduler_period = "1s";   // weft-scheduler run --period (its default, as a user runs it)
 };
 
+// utime+stime of a process in seconds (/proc/PID/stat fields 14 and 15); getpid() for this one.
+double cpu_seconds(pid_t pid);
+
 // Runs fn(i) for i in [0, n) on `threads` threads; false when any call failed.
 bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::string* error);
 

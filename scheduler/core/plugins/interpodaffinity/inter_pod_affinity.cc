@@ -51,26 +51,29 @@ class State {
     return "";
   }
 
+  // Each preferred term and each matching owner group adds weight x its count in the
+  // node's domain; the counts are looked up per term, then the node loop only indexes.
   void score(int pod, const std::vector<int>& nodes, std::vector<double>& scores, double weight) {
     const IncomingTerms& t = terms_of(pod);
-    std::vector<int> owners;
-    for (int g : matching_owners(pod))
-      if (placed_.owner_groups()[g].kind != OwnerTerm::RequiredAnti) owners.push_back(g);
-    if (t.preferred.empty() && owners.empty()) return;
+    counted_.clear();
+    for (const auto& k : t.preferred) (void)placed_.counts_by_domain(k.term, k.key);   // all built before any is held
+    for (const auto& k : t.preferred) counted_.push_back({k.key, &placed_.counts_by_domain(k.term, k.key), double(k.weight)});
+    const auto& groups = placed_.owner_groups();
+    for (int g : matching_owners(pod)) {
+      const auto& group = groups[g];
+      if (group.kind == OwnerTerm::RequiredAnti) continue;
+      const double w = group.kind == OwnerTerm::RequiredAffinity ? 1
+                       : group.kind == OwnerTerm::PreferredAnti  ? -group.weight
+                                                                 : group.weight;
+      counted_.push_back({group.key, &group.per_domain, w});
+    }
+    if (counted_.empty()) return;
     raw_.assign(nodes.size(), 0);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      double s = 0;
-      for (const auto& k : t.preferred) s += k.weight * placed_.count_in_domain(k.term, k.key, nodes[i]);
-      for (int g : owners) {
-        const auto& group = placed_.owner_groups()[g];
-        int d = placed_.domain(group.key, nodes[i]);
-        if (d < 0 || group.per_domain[d] == 0) continue;
-        double w = group.kind == OwnerTerm::RequiredAffinity ? 1
-                   : group.kind == OwnerTerm::PreferredAnti  ? -group.weight
-                                                             : group.weight;
-        s += w * group.per_domain[d];
-      }
-      raw_[i] = s;
+    for (const auto& c : counted_) {   // in the order above, so each node sums as before
+      const int* domain_of = placed_.domains_of_nodes(c.key).data();
+      const int32_t* per_domain = c.per_domain->data();
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (int d = domain_of[nodes[i]]; d >= 0) raw_[i] += c.weight * per_domain[d];
     }
     auto [lo, hi] = std::minmax_element(raw_.begin(), raw_.end());
     if (*hi - *lo <= 0) return;
@@ -148,6 +151,12 @@ class State {
   size_t owners_seen_ = 0;
   std::vector<int> owners_match_;
   std::vector<double> raw_;
+  struct Counted {
+    int key;
+    const std::vector<int32_t>* per_domain;
+    double weight;
+  };
+  std::vector<Counted> counted_;
 };
 
 }  // namespace
