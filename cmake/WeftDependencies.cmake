@@ -58,7 +58,7 @@ endif()
 # glibc's per-thread arenas kept ~80 MiB of freed memory resident at 100,000 pods and
 # its malloc was a fifth of the scheduler's CPU (bench/scheduler_run). Not under the
 # sanitizers, which bring their own allocator.
-option(WEFT_USE_MIMALLOC "link weft-scheduler and weft-descheduler with mimalloc when it is installed" ON)
+option(WEFT_USE_MIMALLOC "link weft-scheduler, weft-descheduler and kube-lite with mimalloc when it is installed" ON)
 find_library(MIMALLOC_LIBRARY NAMES mimalloc)
 if(WEFT_USE_MIMALLOC AND MIMALLOC_LIBRARY AND NOT CMAKE_CXX_FLAGS MATCHES "sanitize")
   set(WEFT_DAEMON_ALLOCATOR -Wl,--no-as-needed ${MIMALLOC_LIBRARY} -Wl,--as-needed)

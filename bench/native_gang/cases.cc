@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include "common/keys.h"
 
@@ -24,17 +25,6 @@ std::string numbered(const char* format, int i) {
   return buf;
 }
 
-json ready_node(const std::string& name, json labels, const json& resources) {
-  labels["kubernetes.io/hostname"] = name;
-  return {{"apiVersion", "v1"},
-          {"kind", "Node"},
-          {"metadata", {{"name", name}, {"labels", labels}}},
-          {"spec", json::object()},
-          {"status",
-           {{"capacity", resources},
-            {"allocatable", resources},
-            {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
-}
 
 json pod(const std::string& name, const json& labels, const json& spec_fields, const json& requests) {
   json spec = spec_fields;
@@ -67,6 +57,18 @@ json gpu_resources() {
 json eight_gpus() { return {{"cpu", "96"}, {"memory", "1Ti"}, {"nvidia.com/gpu", "8"}}; }
 
 }  // namespace
+
+json ready_node(const std::string& name, json labels, const json& resources) {
+  labels["kubernetes.io/hostname"] = name;
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}, {"labels", labels}}},
+          {"spec", json::object()},
+          {"status",
+           {{"capacity", resources},
+            {"allocatable", resources},
+            {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
 
 Case big_gang(const BigGangShape& s, const std::string& scheduler) {
   Case c;
@@ -231,7 +233,14 @@ Case scheduler_perf_case(const std::string& name, const std::string& scheduler) 
 void write_case_state(const Case& c, const std::string& path) {
   std::ofstream out(path);
   out << "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[";
-  out << json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}}.dump();
+  std::set<std::string> namespaces{c.ns};
+  for (const auto* objects : {&c.running_pods, &c.pods, &c.group_objects})
+    for (const auto& o : *objects) namespaces.insert(o["metadata"].value("namespace", c.ns));
+  const char* comma = "";
+  for (const auto& ns : namespaces) {
+    out << comma << json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}.dump();
+    comma = ",";
+  }
   for (const auto& n : c.nodes) out << ',' << n.dump();
   for (const auto& p : c.running_pods) out << ',' << p.dump();
   out << "]}\n";

@@ -30,6 +30,7 @@ struct JobSpec {
 struct Case {
   std::string name;
   std::string label;                      // app=<label> on every pending pod
+  std::string ns = "bench";               // the pending pods' namespace
   std::vector<nlohmann::json> nodes, running_pods;
   std::vector<nlohmann::json> group_objects;   // created before the pods, in this order
   std::vector<nlohmann::json> pods;            // pending, created last
@@ -58,7 +59,10 @@ Case big_subgroups(const BigGangShape& shape, const std::string& scheduler, int 
 Case scheduler_perf_case(const std::string& name, const std::string& scheduler);
 std::vector<std::string> scheduler_perf_cases();
 
-// The kube-lite --state file: the namespace, the nodes and the running pods.
+// A Ready node with kubernetes.io/hostname added to `labels`, `resources` its capacity and allocatable.
+nlohmann::json ready_node(const std::string& name, nlohmann::json labels, const nlohmann::json& resources);
+
+// The kube-lite --state file: the namespaces of every object, the nodes and the running pods.
 void write_case_state(const Case& c, const std::string& path);
 
 }  // namespace weft::bench

@@ -47,29 +47,26 @@ int overfull(const kube::ObjectList& nodes, const kube::ObjectList& pods) {
 
 }  // namespace
 
-Verdict check_placement(kube::Client& client, const Case& c) {
+namespace {
+
+Verdict check_lists(const kube::ObjectList& nodes, const kube::ObjectList& pods, const Case& c) {
   Verdict v;
-  auto nodes = client.list(kube::resources::nodes(), "");
-  auto pods = client.list(kube::resources::pods(), "bench");
-  if (!nodes || !pods) {
-    v.error = !nodes ? nodes.message() : pods.message();
-    return v;
-  }
   Seen s;
-  for (const auto& n : nodes->items) {
+  for (const auto& n : nodes.items) {
     auto& labels = s.labels_of[kube::name_of(n)];
     const json node_labels = n["metadata"].value("labels", json::object());
     for (const auto& [k, val] : node_labels.items()) labels[k] = val;
   }
   std::set<std::string> pending;
   for (const auto& p : c.pods) pending.insert(kube::name_of(p));
-  for (const auto& p : pods->items) {
+  for (const auto& p : pods.items) {
     const std::string name = kube::name_of(p), node = p["spec"].value("nodeName", "");
-    if (!pending.count(name)) continue;
+    if (p["metadata"].value("namespace", "") != c.ns || !pending.count(name)) continue;
     ++v.pods;
     if (!node.empty()) s.node_of[name] = node, ++v.bound;
   }
-  v.overfull_nodes = overfull(*nodes, *pods);
+  v.overfull_nodes = overfull(nodes, pods);
+  v.has_groups = !c.jobs.empty();
   for (const auto& job : c.jobs) {
     std::vector<std::string> all;
     for (const auto& g : job.groups) {
@@ -95,12 +92,28 @@ Verdict check_placement(kube::Client& client, const Case& c) {
   return v;
 }
 
+}  // namespace
+
+Verdict check_placement(kube::Client& client, const Case& c, const MoreChecks& more) {
+  auto nodes = client.list(kube::resources::nodes(), "");
+  auto pods = client.list(kube::resources::pods(), "");
+  if (!nodes || !pods) {
+    Verdict v;
+    v.error = !nodes ? nodes.message() : pods.message();
+    return v;
+  }
+  Verdict v = check_lists(*nodes, *pods, c);
+  if (more) more(*nodes, *pods, v);
+  return v;
+}
+
 std::string Verdict::summary() const {
   std::string out = std::to_string(bound) + "/" + std::to_string(pods) + " bound";
   if (overfull_nodes) out += ", " + std::to_string(overfull_nodes) + " nodes over allocatable";
   if (groups_split) out += ", " + std::to_string(groups_split) + " groups split over domains";
   if (jobs_split) out += ", " + std::to_string(jobs_split) + " composites split over domains";
-  if (!groups_split && !jobs_split) out += ", every group and composite in one domain";
+  if (has_groups && !groups_split && !jobs_split) out += ", every group and composite in one domain";
+  if (!rules.empty()) out += ", " + rules;
   if (rank_pairs_across_leaf >= 0)
     out += ", adjacent ranks across a leaf " + std::to_string(rank_pairs_across_leaf) + " (" +
            std::to_string(leaves_used) + " leaves: at least " + std::to_string(std::max(leaves_used - 1, 0)) + ")";

@@ -21,31 +21,36 @@ kube::ResourceList pod_request(const json& pod) {
   return sum;
 }
 
-NaivePlacer::NaivePlacer(kube::Client& client, const Case& c, int threads)
-    : client_(client), case_(c), threads_(threads) {}
-
-Status NaivePlacer::sync() {
-  auto nodes = client_.list(kube::resources::nodes(), "");
-  if (!nodes) return make_error(nodes.message());
+Status read_rooms(kube::Client& client, std::vector<NodeRoom>& nodes,
+                  const std::function<void(const json& pod, const NodeRoom& node)>& on_bound) {
+  auto listed = client.list(kube::resources::nodes(), "");
+  if (!listed) return make_error(listed.message());
   std::map<std::string, size_t> index;
-  for (const auto& n : nodes->items) {
-    Node node{.name = kube::name_of(n), .labels = {}, .free = {}};
+  for (const auto& n : listed->items) {
+    NodeRoom node{.name = kube::name_of(n), .labels = {}, .free = {}};
     const json labels = n["metadata"].value("labels", json::object());
     for (const auto& [k, v] : labels.items()) node.labels[k] = v;
     auto alloc = kube::parse_resource_list(n["status"].value("allocatable", json::object()));
     if (!alloc) return make_error(node.name + ": " + alloc.message());
     node.free = *alloc;
-    index[node.name] = nodes_.size();
-    nodes_.push_back(std::move(node));
+    index[node.name] = nodes.size();
+    nodes.push_back(std::move(node));
   }
-  auto pods = client_.list(kube::resources::pods(), "");
+  auto pods = client.list(kube::resources::pods(), "");
   if (!pods) return make_error(pods.message());
   for (const auto& p : pods->items) {
     auto it = index.find(p["spec"].value("nodeName", ""));
-    if (it != index.end()) kube::subtract_from(nodes_[it->second].free, pod_request(p));
+    if (it == index.end()) continue;
+    kube::subtract_from(nodes[it->second].free, pod_request(p));
+    if (on_bound) on_bound(p, nodes[it->second]);
   }
   return {};
 }
+
+NaivePlacer::NaivePlacer(kube::Client& client, const Case& c, int threads)
+    : client_(client), case_(c), threads_(threads) {}
+
+Status NaivePlacer::sync() { return read_rooms(client_, nodes_, {}); }
 
 std::vector<std::vector<size_t>> NaivePlacer::domains(const std::string& key, const std::vector<size_t>& nodes) const {
   if (key.empty()) return {nodes};
@@ -100,7 +105,7 @@ Status NaivePlacer::bind(const Placement& placement) {
   std::string error;
   parallel(static_cast<int>(placement.size()), threads_, [&](int i) {
     const auto& [pod, node] = placement[i];
-    return client_.bind("bench", pod, nodes_[node].name).ok();
+    return client_.bind(case_.ns, pod, nodes_[node].name).ok();
   }, &error);
   return error.empty() ? Status{} : make_error("binding: " + error);
 }
@@ -109,7 +114,7 @@ Status NaivePlacer::run(std::chrono::steady_clock::time_point deadline) {
   std::vector<bool> done(case_.jobs.size(), false);
   size_t left = case_.jobs.size();
   while (left > 0 && std::chrono::steady_clock::now() < deadline) {
-    auto pods = client_.list(kube::resources::pods(), "bench", kube::ListOptions{.label_selector = "app=" + case_.label});
+    auto pods = client_.list(kube::resources::pods(), case_.ns, kube::ListOptions{.label_selector = "app=" + case_.label});
     if (!pods) return make_error(pods.message());
     for (const auto& p : pods->items)
       if (p["spec"].value("nodeName", "").empty()) requests_.emplace(kube::name_of(p), pod_request(p));

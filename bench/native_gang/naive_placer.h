@@ -6,30 +6,38 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "bench/native_gang/api_run.h"
 #include "bench/native_gang/cases.h"
 #include "kube/client/client.h"
 #include "kube/quantity.h"
 
 namespace weft::bench {
 
-class NaivePlacer {
+// A node as the bench's placers see it: its labels and the room its bound pods leave.
+struct NodeRoom {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  kube::ResourceList free;
+};
+// Lists the nodes and the bound pods into `nodes`; on_bound (when set) sees each bound pod.
+Status read_rooms(kube::Client& client, std::vector<NodeRoom>& nodes,
+                  const std::function<void(const nlohmann::json& pod, const NodeRoom& node)>& on_bound);
+
+class NaivePlacer : public Placer {
  public:
   NaivePlacer(kube::Client& client, const Case& c, int threads);
-  Status sync();                                         // nodes and bound pods
+  Status sync() override;                                // nodes and bound pods
   // Until every job is bound, a job cannot be placed, or the deadline; the error names why.
-  Status run(std::chrono::steady_clock::time_point deadline);
+  Status run(std::chrono::steady_clock::time_point deadline) override;
   int unplaceable() const { return unplaceable_; }
 
  private:
-  struct Node {
-    std::string name;
-    std::map<std::string, std::string> labels;
-    kube::ResourceList free;
-  };
+  using Node = NodeRoom;
   using Placement = std::vector<std::pair<std::string, size_t>>;   // pod -> node index
   using Undo = std::vector<std::pair<size_t, kube::ResourceList>>;  // node index -> its free before
 

@@ -1,36 +1,34 @@
 // affinity_bench: kube-scheduler's scheduler_perf affinity workloads at 5,000 nodes
-// through weft's scheduling core, beside a naive baseline in the same run.
+// (bench/scheduler_affinity/workloads.h), each beside kube-scheduler's CI threshold.
 //
-// Each workload as scheduler_perf's affinity/performance-config.yaml shapes it: its
-// init pods are placed by a first session and bound, then the measured pods are placed
-// by one session (Volcano's default config: plain predicates and nodeorder). Nodes are
-// scheduler_perf's node-default (4 cpu, 32Gi, 110 pods; zone1 labels where the workload
-// labels them), pods request 100m / 500Mi. Each result is checked (anti-affine pods one
-// per node, affine and node-affine pods in zone1, spread within maxSkew) and shown beside
-// kube-scheduler's CI threshold (pods/s) for the same workload.
-//
-// The naive baseline checks each (pod, node) pair by scanning every placed pod, as a
-// filter without an index does; it is timed on a sample of pods.
-// SchedulingBasic (pods with none of these fields) is the control: it must not get slower.
-// Usage: affinity_bench [--quick]   (--quick: 500 nodes, a tenth of the pods)
+// Through the API (--kube-lite, --scheduler; run.sh): each workload on a fresh kube-lite
+// holding its nodes and its init pods already bound; the measured pods created from 16
+// threads; timed from the first create to the last binding seen on a watch, for
+// `weft-scheduler run` (Volcano's default configuration: predicates, nodeorder) and, on
+// another fresh kube-lite, the rule-aware next-fit placer; each placement checked from the API.
+// --core: the measured pods through one session of the scheduling core in this process,
+// rates per CPU second (where the scheduler's own time goes, without the API).
 #include <time.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
-#include <set>
-#include <string>
-#include <vector>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "bench/native_gang/api_run.h"
+#include "bench/scheduler_affinity/rule_placer.h"
+#include "bench/scheduler_affinity/workloads.h"
+#include "kube/objects.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/session.h"
 
-namespace {
-
+using namespace weft::bench;
 using nlohmann::json;
-using namespace weft::scheduler;
+
+namespace {
 
 double thread_cpu_seconds() {
   timespec ts{};
@@ -38,233 +36,114 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-Config volcano_default() {
-  auto c = parse_config(
-      "actions: \"enqueue, allocate, backfill\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
-      "  - name: conformance\n- plugins:\n  - name: overcommit\n  - name: drf\n  - name: predicates\n"
-      "  - name: proportion\n  - name: nodeorder\n",
-      "bench.conf");
-  return *c;
+std::string rate(const Timing& t, size_t pods) {
+  if (!t.error.empty() || t.bound_s <= 0) return "error";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", static_cast<double>(pods) / t.bound_s);
+  return buf;
 }
 
-enum class Kind { Plain, AntiAffinity, Affinity, PreferredAffinity, PreferredAntiAffinity, NodeAffinity, Spread, Mixed };
-
-struct Workload {
-  const char* name;
-  Kind kind;
-  int init_pods, measure_pods;
-  double threshold;   // kube-scheduler's CI threshold, pods/s
-  bool zone_labels;   // nodes labelled topology.kubernetes.io/zone (zone1, or 10 zones for spread)
-};
-
-json node(int i, const Workload& w) {
-  char name[32];
-  std::snprintf(name, sizeof name, "node-%05d", i);
-  json labels = {{"kubernetes.io/hostname", name}};
-  if (w.kind == Kind::Spread) labels["topology.kubernetes.io/zone"] = "zone" + std::to_string(i % 10);
-  else if (w.zone_labels) labels["topology.kubernetes.io/zone"] = "zone1";
-  return {{"apiVersion", "v1"},
-          {"kind", "Node"},
-          {"metadata", {{"name", name}, {"labels", labels}}},
-          {"status", {{"allocatable", {{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"}}}}}};
-}
-
-json term(const json& selector, const char* key) {
-  return {{"labelSelector", {{"matchLabels", selector}}}, {"topologyKey", key}, {"namespaces", {"sched-0", "sched-1"}}};
-}
-
-// The pod templates of scheduler_perf (templates/pod-with-*.yaml), by kind.
-json pod_spec(Kind kind, json& labels) {
-  json spec = json::object();
-  switch (kind) {
-    case Kind::AntiAffinity:
-      labels = {{"name", "test"}, {"color", "green"}};
-      spec["affinity"] = {{"podAntiAffinity",
-                           {{"requiredDuringSchedulingIgnoredDuringExecution",
-                             {term({{"color", "green"}}, "kubernetes.io/hostname")}}}}};
-      break;
-    case Kind::Affinity:
-      labels = {{"foo", ""}};
-      spec["affinity"] = {{"podAffinity",
-                           {{"requiredDuringSchedulingIgnoredDuringExecution",
-                             {term({{"foo", ""}}, "topology.kubernetes.io/zone")}}}}};
-      break;
-    case Kind::PreferredAffinity:
-    case Kind::PreferredAntiAffinity: {
-      labels = {{"foo", ""}};
-      json weighted = {{"weight", 1}, {"podAffinityTerm", term({{"foo", ""}}, "kubernetes.io/hostname")}};
-      spec["affinity"] = {{kind == Kind::PreferredAffinity ? "podAffinity" : "podAntiAffinity",
-                           {{"preferredDuringSchedulingIgnoredDuringExecution", {weighted}}}}};
-      break;
-    }
-    case Kind::NodeAffinity:
-      spec["affinity"] = {
-          {"nodeAffinity",
-           {{"requiredDuringSchedulingIgnoredDuringExecution",
-             {{"nodeSelectorTerms",
-               {{{"matchExpressions",
-                  {{{"key", "topology.kubernetes.io/zone"}, {"operator", "In"}, {"values", {"zone1"}}}}}}}}}}}}};
-      break;
-    case Kind::Spread:
-      labels = {{"foo", ""}};
-      spec["topologySpreadConstraints"] = {{{"maxSkew", 5},
-                                            {"topologyKey", "topology.kubernetes.io/zone"},
-                                            {"whenUnsatisfiable", "DoNotSchedule"},
-                                            {"labelSelector", {{"matchLabels", {{"foo", ""}}}}}}};
-      break;
-    case Kind::Plain:
-    case Kind::Mixed:
-      break;
-  }
-  spec["containers"] = {{{"name", "pause"}, {"resources", {{"requests", {{"cpu", "100m"}, {"memory", "500Mi"}}}}}}};
-  return spec;
-}
-
-json pod(const std::string& ns, const std::string& name, Kind kind, const std::string& node_name = "") {
-  json labels = json::object();
-  json spec = pod_spec(kind, labels);
-  if (!node_name.empty()) spec["nodeName"] = node_name;
-  json p = {{"apiVersion", "v1"},
-            {"kind", "Pod"},
-            {"metadata", {{"name", name}, {"namespace", ns}, {"labels", labels}}},
-            {"spec", spec}};
-  if (!node_name.empty()) p["status"] = {{"phase", "Running"}};
-  return p;
-}
-
-// The init pods through one session; returns them bound.
-std::vector<json> place_init(const std::vector<json>& nodes, std::vector<json> init, const Config& config) {
-  SnapshotBuilder b;
-  for (const auto& n : nodes) (void)b.add(n);
-  for (const auto& p : init) (void)b.add(p);
-  Decisions d = run_session(b.build(), config);
+void run_core(const AffinityCase& a) {
+  weft::scheduler::SnapshotBuilder b;
+  for (const auto* objects : {&a.c.nodes, &a.c.running_pods, &a.c.pods})
+    for (const auto& o : *objects) (void)b.add(o);
+  auto snap = b.build();
+  auto config = weft::scheduler::parse_config(volcano_default_config(), "volcano-scheduler.conf");
+  const double c0 = thread_cpu_seconds();
+  auto d = weft::scheduler::run_session(snap, *config);
+  const double cpu = thread_cpu_seconds() - c0;
   std::map<std::string, std::string> at;
   for (const auto& bnd : d.bindings) at[bnd.pod] = bnd.node;
-  std::vector<json> out;
-  for (auto& p : init) {
-    std::string key = p["metadata"]["namespace"].get<std::string>() + "/" + p["metadata"]["name"].get<std::string>();
-    if (auto it = at.find(key); it != at.end()) {
-      p["spec"]["nodeName"] = it->second;
-      p["status"] = {{"phase", "Running"}};
-      out.push_back(std::move(p));
-    }
+  std::vector<json> pods = a.c.running_pods;
+  for (json p : a.c.pods) {
+    auto it = at.find(a.c.ns + "/" + weft::kube::name_of(p));
+    if (it != at.end()) p["spec"]["nodeName"] = it->second;
+    pods.push_back(std::move(p));
   }
-  return out;
-}
-
-// What the workload promises of the measured placements.
-std::string check(const Workload& w, const std::vector<json>& nodes, const std::vector<json>& bound,
-                  const Decisions& d) {
-  std::map<std::string, std::string> zone;
-  for (const auto& n : nodes)
-    zone[n["metadata"]["name"]] = n["metadata"]["labels"].value("topology.kubernetes.io/zone", "");
-  std::map<std::string, int> per_node, per_zone;
-  for (const auto& p : bound) ++per_node[p["spec"]["nodeName"].get<std::string>()];
-  for (const auto& b : d.bindings) ++per_node[b.node];
-  if (w.kind == Kind::AntiAffinity)
-    for (const auto& [n, c] : per_node)
-      if (c > 1) return "FAIL: " + std::to_string(c) + " anti-affine pods on " + n;
-  if (w.kind == Kind::Affinity || w.kind == Kind::NodeAffinity)
-    for (const auto& b : d.bindings)
-      if (zone[b.node] != "zone1") return "FAIL: " + b.pod + " outside zone1";
-  if (w.kind == Kind::Spread) {
-    for (const auto& [n, c] : per_node) per_zone[zone[n]] += c;
-    int lo = 1 << 30, hi = 0;
-    for (int z = 0; z < 10; ++z) {
-      int c = per_zone["zone" + std::to_string(z)];
-      lo = std::min(lo, c), hi = std::max(hi, c);
-    }
-    if (hi - lo > 5) return "FAIL: skew " + std::to_string(hi - lo);
-    return "ok (skew " + std::to_string(hi - lo) + ")";
-  }
-  return "ok";
-}
-
-// The naive filter: for each node, every placed pod is looked at.
-double naive_rate(const Workload& w, const std::vector<json>& nodes, const std::vector<json>& bound, int sample) {
-  std::vector<std::pair<std::string, std::string>> placed;   // (node, zone) of pods that match the selector
-  std::map<std::string, std::string> zone;
-  for (const auto& n : nodes)
-    zone[n["metadata"]["name"]] = n["metadata"]["labels"].value("topology.kubernetes.io/zone", "");
-  for (const auto& p : bound) placed.push_back({p["spec"]["nodeName"], zone[p["spec"]["nodeName"]]});
-  double t0 = thread_cpu_seconds();
-  int done = 0;
-  for (int i = 0; i < sample; ++i) {
-    int chosen = -1;
-    for (size_t n = 0; n < nodes.size() && chosen < 0; ++n) {
-      const std::string& name = nodes[n]["metadata"]["name"].get_ref<const std::string&>();
-      int matching = 0;
-      for (const auto& [pn, pz] : placed)
-        matching += w.kind == Kind::AntiAffinity ? pn == name : pz == zone[name];
-      bool ok = w.kind == Kind::AntiAffinity ? matching == 0 : matching > 0 || placed.empty();
-      if (ok) chosen = static_cast<int>(n);
-    }
-    if (chosen >= 0) {
-      const std::string& name = nodes[chosen]["metadata"]["name"].get_ref<const std::string&>();
-      placed.push_back({name, zone[name]});
-      ++done;
-    }
-  }
-  return done / std::max(1e-9, thread_cpu_seconds() - t0);
-}
-
-void run(const Workload& w, int scale_nodes, int divide, const Config& config) {
-  std::vector<json> nodes;
-  for (int i = 0; i < scale_nodes; ++i) nodes.push_back(node(i, w));
-  std::vector<json> init;
-  const int init_pods = w.init_pods / divide, measure_pods = w.measure_pods / divide;
-  if (w.kind == Kind::Mixed) {
-    for (Kind k : {Kind::Plain, Kind::Affinity, Kind::AntiAffinity, Kind::PreferredAffinity, Kind::PreferredAntiAffinity})
-      for (int i = 0; i < init_pods; ++i)
-        init.push_back(pod("sched-0", "init-" + std::to_string(static_cast<int>(k)) + "-" + std::to_string(i), k));
-  } else {
-    for (int i = 0; i < init_pods; ++i) init.push_back(pod("sched-0", "init-" + std::to_string(i), w.kind));
-  }
-  std::vector<json> bound = place_init(nodes, std::move(init), config);
-  SnapshotBuilder b;
-  for (const auto& n : nodes) (void)b.add(n);
-  for (const auto& p : bound) (void)b.add(p);
-  for (int i = 0; i < measure_pods; ++i) (void)b.add(pod("sched-1", "m-" + std::to_string(i), w.kind));
-  Snapshot snap = b.build();
-  auto t0 = std::chrono::steady_clock::now();
-  double c0 = thread_cpu_seconds();
-  Decisions d = run_session(snap, config);
-  double cpu = thread_cpu_seconds() - c0;
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  double rate = static_cast<double>(d.bindings.size()) / cpu;
-  std::string naive = "-";
-  if (w.kind == Kind::AntiAffinity || w.kind == Kind::Affinity) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f", naive_rate(w, nodes, bound, std::min(100, measure_pods)));
-    naive = buf;
-  }
-  std::string threshold = w.threshold > 0 ? std::to_string(static_cast<int>(w.threshold)) : "-";
-  std::printf("| %-30s | %5zu+%-5d | %6zu | %9.0f | %6.3f s / %6.3f s | %6s | %8s | %s |\n", w.name, bound.size(),
-              measure_pods, d.bindings.size(), rate, cpu, wall, threshold.c_str(), naive.c_str(),
-              check(w, nodes, bound, d).c_str());
+  std::printf("| %s | %zu/%zu | %.0f | %.3f | %d | %s |\n", a.c.name.c_str(), d.bindings.size(), a.c.pods.size(),
+              static_cast<double>(d.bindings.size()) / cpu, cpu, a.threshold,
+              rule_breach(a.rules, a.c.nodes, pods).c_str());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  const int nodes = quick ? 500 : 5000, divide = quick ? 10 : 1;
-  // scheduler_perf's 5000-node performance workloads: init pods, measured pods, CI threshold.
-  const Workload workloads[] = {
-      {"SchedulingBasic (no pod fields)", Kind::Plain, 5000, 10000, 270, false},
-      {"SchedulingPodAntiAffinity", Kind::AntiAffinity, 1000, 2000, 60, false},
-      {"SchedulingPodAffinity", Kind::Affinity, 5000, 5000, 35, true},
-      {"SchedulingPreferredPodAffinity", Kind::PreferredAffinity, 5000, 5000, 90, false},
-      {"SchedulingPreferredPodAntiAffinity", Kind::PreferredAntiAffinity, 5000, 5000, 90, false},
-      {"SchedulingNodeAffinity", Kind::NodeAffinity, 5000, 10000, 220, true},
-      {"TopologySpreading (maxSkew 5)", Kind::Spread, 5000, 5000, 0, true},
-      {"MixedSchedulingBasePod", Kind::Mixed, 2000, 5000, 140, true},
-  };
-  Config config = volcano_default();
-  std::printf("%d nodes; weft core, one session for the measured pods; rates per CPU second of this thread\n\n", nodes);
-  std::printf("| %-30s | %-11s | %-6s | %-9s | %-19s | %-6s | %-8s | %s |\n", "workload", "init+meas.", "bound",
-              "pods/s", "cpu / wall", "k-s CI", "naive/s", "check");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
-  for (const auto& w : workloads) run(w, nodes, divide, config);
-  return 0;
+  CLI::App app("scheduler_perf's affinity workloads at 5,000 nodes: weft-scheduler run through kube-lite");
+  RunOptions o{.bin = {}, .work_dir = "/dev/shm/weft-bench-affinity", .concurrency = 16, .client_threads = 16,
+               .scheduler_args = {}};
+  std::vector<std::string> names = affinity_workloads();
+  std::string json_out;
+  int runs = 1, divide = 1;
+  bool core = false, skip_naive = false;
+  app.add_option("--kube-lite", o.bin.kube_lite);
+  app.add_option("--scheduler", o.bin.scheduler);
+  app.add_option("--workload", names, "scheduler_perf test names")->capture_default_str();
+  app.add_option("--period", o.bin.scheduler_period, "weft-scheduler run --period")->capture_default_str();
+  app.add_option("--bind-concurrency", o.concurrency, "weft's and the naive placer's bindings in flight")
+      ->capture_default_str();
+  app.add_option("--client-threads", o.client_threads, "threads creating pods")->capture_default_str();
+  app.add_option("--runs", runs, "runs of each workload (weft and naive alternated)")->capture_default_str();
+  app.add_option("--divide", divide, "nodes and pods divided by this (a quick look)")->capture_default_str();
+  app.add_option("--work-dir", o.work_dir)->capture_default_str();
+  app.add_option("--json", json_out, "write the figures here");
+  app.add_flag("--core", core, "the scheduling core in this process, no API");
+  app.add_flag("--skip-naive", skip_naive);
+  CLI11_PARSE(app, argc, argv);
+  if (!core && (o.bin.kube_lite.empty() || o.bin.scheduler.empty())) {
+    std::fprintf(stderr, "--kube-lite and --scheduler are needed (or --core)\n");
+    return 2;
+  }
+  std::vector<AffinityCase> cases;
+  for (const auto& n : names) {
+    cases.push_back(affinity_case(n, "weft", divide));
+    if (cases.back().c.name.empty()) {
+      std::fprintf(stderr, "unknown workload %s\n", n.c_str());
+      return 2;
+    }
+  }
+  if (core) {
+    std::printf("| workload | bound | pods per CPU s | CPU s | k-s CI threshold | check |\n|---|---|---|---|---|---|\n");
+    for (const auto& a : cases) run_core(a);
+    return 0;
+  }
+  std::filesystem::create_directories(o.work_dir);
+  const std::string conf = o.work_dir + "/volcano-scheduler.conf";
+  std::ofstream(conf) << volcano_default_config();
+  o.scheduler_args = {"--config", conf};
+  int failures = 0;
+  json out = json::array();
+  std::vector<std::string> table;
+  for (const auto& a : cases) {
+    const std::string state = o.work_dir + "/state.json";
+    write_case_state(a.c, state);
+    std::printf("%s: %zu nodes, %zu init pods bound, %zu measured pods\n", a.c.name.c_str(), a.c.nodes.size(),
+                a.c.running_pods.size(), a.c.pods.size());
+    std::fflush(stdout);
+    auto check = [&a](weft::kube::Client& client, const Case&) { return check_rules(client, a); };
+    for (int r = 0; r < runs; ++r) {
+      Timing w = run_weft(o, a.c, state, check);
+      print_row("weft-scheduler run", w, static_cast<int>(a.c.pods.size()));
+      Timing n;
+      if (!skip_naive) {
+        n = run_placer(o, a.c, state, check, [&a](weft::kube::Client& client, const Case&, int threads) {
+          return std::make_unique<RulePlacer>(client, a, threads);
+        });
+        print_row("rule-aware next fit", n, static_cast<int>(a.c.pods.size()));
+      }
+      std::fflush(stdout);
+      failures += !(w.error.empty() && w.verdict.ok());
+      table.push_back("| " + a.c.name + " | " + rate(w, a.c.pods.size()) + " | " +
+                      (skip_naive ? "-" : rate(n, a.c.pods.size())) + " | " + std::to_string(a.threshold) + " | " +
+                      (w.verdict.ok() ? "ok: " : "FAILED: ") + w.verdict.summary() + " |");
+      out.push_back({{"workload", a.c.name}, {"run", r}, {"threshold", a.threshold},
+                     {"threshold_of", a.threshold_of}, {"weft", row_json(w)},
+                     {"naive", skip_naive ? json() : row_json(n)}});
+    }
+    std::filesystem::remove(state);
+  }
+  std::printf("\n| workload | weft-scheduler run, pods/s | rule-aware next fit, pods/s | kube-scheduler CI threshold | check |\n"
+              "|---|---|---|---|---|\n");
+  for (const auto& row : table) std::printf("%s\n", row.c_str());
+  if (!json_out.empty()) std::ofstream(json_out) << out.dump(2) << "\n";
+  return failures ? 1 : 0;
 }

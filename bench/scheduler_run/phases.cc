@@ -32,7 +32,16 @@ long proc_status_kb(pid_t pid, const std::string& field) {
   return 0;
 }
 
-// utime+stime of a process in seconds (/proc/PID/stat fields 14 and 15).
+kube::ClientOptions fast_client() {
+  kube::ClientOptions o;
+  o.qps = 0;
+  o.timeout = 60s;
+  o.backoff.initial = 50ms;
+  return o;
+}
+
+}  // namespace
+
 double cpu_seconds(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -45,16 +54,6 @@ double cpu_seconds(pid_t pid) {
     if (i == 14 || i == 15) ticks += std::stod(field);
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
-
-kube::ClientOptions fast_client() {
-  kube::ClientOptions o;
-  o.qps = 0;
-  o.timeout = 60s;
-  o.backoff.initial = 50ms;
-  return o;
-}
-
-}  // namespace
 
 bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::string* error) {
   std::atomic<int> next{0};
@@ -73,17 +72,18 @@ bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::strin
   return ok;
 }
 
-BindingWatch::BindingWatch(kube::Client& client, const std::string& label, int expect) : expect_(expect) {
-  auto page = client.list_page(kube::resources::pods(), "bench", kube::ListOptions{.limit = 1});
+BindingWatch::BindingWatch(kube::Client& client, const std::string& label, int expect, const std::string& ns)
+    : expect_(expect) {
+  auto page = client.list_page(kube::resources::pods(), ns, kube::ListOptions{.limit = 1});
   std::string rv = page ? page->resource_version : "";
-  thread_ = std::thread([this, &client, label, rv] {
+  thread_ = std::thread([this, &client, label, rv, ns] {
     kube::ListOptions o;
     o.label_selector = label;
     o.resource_version = rv;
     std::string from = rv;
     while (!cancel_.cancelled() && static_cast<int>(bound()) < expect_) {
       o.resource_version = from;
-      auto end = client.watch(kube::resources::pods(), "bench", o, [&](const kube::WatchEvent& e) {
+      auto end = client.watch(kube::resources::pods(), ns, o, [&](const kube::WatchEvent& e) {
         const auto& spec = e.object.contains("spec") ? e.object["spec"] : json::object();
         if (e.type == "BOOKMARK") return true;
         if (!spec.value("nodeName", "").empty()) {

@@ -23,14 +23,17 @@ struct Binaries {
   std::string scheduler_period = "1s";   // weft-scheduler run --period (its default, as a user runs it)
 };
 
+// utime+stime of a process in seconds (/proc/PID/stat fields 14 and 15); getpid() for this one.
+double cpu_seconds(pid_t pid);
+
 // Runs fn(i) for i in [0, n) on `threads` threads; false when any call failed.
 bool parallel(int n, int threads, const std::function<bool(int)>& fn, std::string* error);
 
-// Counts the pods of one label selector in namespace "bench" that a watch shows bound,
-// and when the last of them was seen.
+// Counts the pods of one label selector in one namespace that a watch shows bound, and
+// when the last of them was seen.
 class BindingWatch {
  public:
-  BindingWatch(kube::Client& client, const std::string& label, int expect);
+  BindingWatch(kube::Client& client, const std::string& label, int expect, const std::string& ns = "bench");
   ~BindingWatch();
   size_t bound();
   std::chrono::steady_clock::time_point last();

@@ -56,6 +56,7 @@ class PlacedPods {
   // Topology domains of a label key: per node its domain (-1: the node lacks the label).
   int topology_key(const std::string& key);
   int domain(int key, int node) const { return keys_[key].domain_of_node[node]; }
+  const std::vector<int>& domains_of_nodes(int key) const { return keys_[key].domain_of_node; }
   int domain_count(int key) const { return keys_[key].domains; }
 
   // Placed pods that match every part (a conjunction); `skip_terminating` leaves pods
@@ -64,6 +65,8 @@ class PlacedPods {
   int32_t count_on_node(int term, int node) const { return terms_[term].per_node[node]; }
   // Matching pods in the node's domain of `key` (0 when the node lacks the label).
   int32_t count_in_domain(int term, int key, int node);
+  // The same for every domain of `key` at once (valid until the next term or key is added).
+  const std::vector<int32_t>& counts_by_domain(int term, int key) { return domain_counts(term, key); }
   int64_t total(int term) const { return terms_[term].total; }
   // Matching pods on nodes that have the label `key`.
   int64_t total_with_key(int term, int key);

@@ -34,43 +34,47 @@ class State {
   explicit State(Session& ssn) : ssn_(ssn), placed_(ssn.cluster.placed()) {}
 
   // In kube-scheduler's order: the pod's affinity, its anti-affinity, then the placed
-  // pods' anti-affinity toward it.
+  // pods' anti-affinity toward it. Called for every node: the counts it reads are
+  // gathered once per pod and placement (prepared), so a node costs array lookups.
   std::string filter(int pod, int node) {
-    const PodContract& c = ssn_.snap.pods[pod].contract();
-    if (!c.affinity.empty() || !c.anti_affinity.empty()) {
-      const IncomingTerms& t = terms_of(pod);
-      if (!affinity_holds(t, node)) return kAffinityReason;
-      for (const auto& a : t.anti)
-        if (placed_.count_in_domain(a.term, a.key, node) > 0) return kAntiAffinityReason;
+    const Prepared& p = prepare(pod);
+    bool found = true;
+    for (const auto& a : p.affinity) {
+      const int d = a.domain_of[node];
+      if (d < 0) return kAffinityReason;
+      if (a.per_domain[d] <= 0) found = false;
     }
-    for (int g : matching_owners(pod)) {
-      const auto& group = placed_.owner_groups()[g];
-      if (group.kind != OwnerTerm::RequiredAnti || group.total <= 0) continue;
-      if (int d = placed_.domain(group.key, node); d >= 0 && group.per_domain[d] > 0) return kExistingAntiAffinityReason;
-    }
+    if (!found && !p.first_of_group) return kAffinityReason;
+    for (const auto& a : p.anti)
+      if (int d = a.domain_of[node]; d >= 0 && a.per_domain[d] > 0) return kAntiAffinityReason;
+    for (const auto& a : p.existing_anti)
+      if (int d = a.domain_of[node]; d >= 0 && a.per_domain[d] > 0) return kExistingAntiAffinityReason;
     return "";
   }
 
+  // Each preferred term and each matching owner group adds weight x its count in the
+  // node's domain; the counts are looked up per term, then the node loop only indexes.
   void score(int pod, const std::vector<int>& nodes, std::vector<double>& scores, double weight) {
     const IncomingTerms& t = terms_of(pod);
-    std::vector<int> owners;
-    for (int g : matching_owners(pod))
-      if (placed_.owner_groups()[g].kind != OwnerTerm::RequiredAnti) owners.push_back(g);
-    if (t.preferred.empty() && owners.empty()) return;
+    counted_.clear();
+    for (const auto& k : t.preferred) (void)placed_.counts_by_domain(k.term, k.key);   // all built before any is held
+    for (const auto& k : t.preferred) counted_.push_back({k.key, &placed_.counts_by_domain(k.term, k.key), double(k.weight)});
+    const auto& groups = placed_.owner_groups();
+    for (int g : matching_owners(pod)) {
+      const auto& group = groups[g];
+      if (group.kind == OwnerTerm::RequiredAnti) continue;
+      const double w = group.kind == OwnerTerm::RequiredAffinity ? 1
+                       : group.kind == OwnerTerm::PreferredAnti  ? -group.weight
+                                                                 : group.weight;
+      counted_.push_back({group.key, &group.per_domain, w});
+    }
+    if (counted_.empty()) return;
     raw_.assign(nodes.size(), 0);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      double s = 0;
-      for (const auto& k : t.preferred) s += k.weight * placed_.count_in_domain(k.term, k.key, nodes[i]);
-      for (int g : owners) {
-        const auto& group = placed_.owner_groups()[g];
-        int d = placed_.domain(group.key, nodes[i]);
-        if (d < 0 || group.per_domain[d] == 0) continue;
-        double w = group.kind == OwnerTerm::RequiredAffinity ? 1
-                   : group.kind == OwnerTerm::PreferredAnti  ? -group.weight
-                                                             : group.weight;
-        s += w * group.per_domain[d];
-      }
-      raw_[i] = s;
+    for (const auto& c : counted_) {   // in the order above, so each node sums as before
+      const int* domain_of = placed_.domains_of_nodes(c.key).data();
+      const int32_t* per_domain = c.per_domain->data();
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (int d = domain_of[nodes[i]]; d >= 0) raw_[i] += c.weight * per_domain[d];
     }
     auto [lo, hi] = std::minmax_element(raw_.begin(), raw_.end());
     if (*hi - *lo <= 0) return;
@@ -78,19 +82,48 @@ class State {
   }
 
  private:
-  bool affinity_holds(const IncomingTerms& t, int node) {
-    if (t.affinity < 0) return true;
-    bool found = true;
-    for (int key : t.affinity_keys) {
-      if (placed_.domain(key, node) < 0) return false;
-      if (placed_.count_in_domain(t.affinity, key, node) <= 0) found = false;
+  // Counts in one key's domains: domain_of[node] indexes per_domain (-1: the node lacks the key).
+  // Raw buffers, which stay put while the index's containers grow.
+  struct Lookup {
+    const int* domain_of;
+    const int32_t* per_domain;
+  };
+  struct Prepared {
+    std::vector<Lookup> affinity;        // each key of the required affinity terms
+    bool first_of_group = false;         // self-affine and no pod anywhere matches yet
+    std::vector<Lookup> anti, existing_anti;
+  };
+
+  const Prepared& prepare(int pod) {
+    const auto& groups = placed_.owner_groups();
+    if (pod == prepared_pod_ && placed_.version() == prepared_version_ && groups.size() == prepared_groups_)
+      return prepared_;
+    prepared_pod_ = pod;
+    prepared_version_ = placed_.version();
+    prepared_groups_ = groups.size();
+    Prepared& p = prepared_;
+    p = {};
+    const PodContract& c = ssn_.snap.pods[pod].contract();
+    if (!c.affinity.empty() || !c.anti_affinity.empty()) {
+      const IncomingTerms& t = terms_of(pod);
+      for (const auto& a : t.anti) (void)placed_.counts_by_domain(a.term, a.key);   // all built before any is held
+      for (int key : t.affinity_keys) (void)placed_.counts_by_domain(t.affinity, key);
+      p.first_of_group = t.self_affine;
+      for (int key : t.affinity_keys) {
+        p.affinity.push_back(lookup(key, placed_.counts_by_domain(t.affinity, key)));
+        p.first_of_group = p.first_of_group && placed_.total_with_key(t.affinity, key) == 0;
+      }
+      for (const auto& a : t.anti) p.anti.push_back(lookup(a.key, placed_.counts_by_domain(a.term, a.key)));
     }
-    if (found) return true;
-    // The first of a group affine to itself: no pod anywhere matches yet.
-    if (!t.self_affine) return false;
-    for (int key : t.affinity_keys)
-      if (placed_.total_with_key(t.affinity, key) > 0) return false;
-    return true;
+    for (int g : matching_owners(pod)) {
+      const auto& group = groups[g];
+      if (group.kind == OwnerTerm::RequiredAnti && group.total > 0) p.existing_anti.push_back(lookup(group.key, group.per_domain));
+    }
+    return p;
+  }
+
+  Lookup lookup(int key, const std::vector<int32_t>& per_domain) const {
+    return {placed_.domains_of_nodes(key).data(), per_domain.data()};
   }
 
   const IncomingTerms& terms_of(int pod) {
@@ -147,7 +180,17 @@ class State {
   int owners_pod_ = -1;
   size_t owners_seen_ = 0;
   std::vector<int> owners_match_;
+  int prepared_pod_ = -1;
+  uint64_t prepared_version_ = 0;
+  size_t prepared_groups_ = 0;
+  Prepared prepared_;
   std::vector<double> raw_;
+  struct Counted {
+    int key;
+    const std::vector<int32_t>* per_domain;
+    double weight;
+  };
+  std::vector<Counted> counted_;
 };
 
 }  // namespace
