@@ -208,6 +208,26 @@ TEST(PodContract, ExistingPodsAntiAffinityRepelsTheNewcomer) {
   EXPECT_EQ(run.node_of("default/web"), "n3");
 }
 
+// The existing-pods side counts pods placed earlier in the same cycle too: the filter
+// gathers its counts per pod and placement, and must see the group the loner starts.
+TEST(PodContract, AntiAffinityOfAPodPlacedThisCycleRepelsTheLaterOnes) {
+  ScenarioBuilder b;
+  b.add(node("n1", 16, {{"zone", "z1"}}));
+  b.add(node("n2", 16, {{"zone", "z1"}}));
+  b.add(node("n3", 16, {{"zone", "z2"}}));
+  json loner = anti({{"matchLabels", {{"app", "web"}}}}, "zone");
+  loner["priority"] = 1000;   // placed first
+  b.add(pod("loner", {{"app", "loner"}}, loner));
+  for (const char* name : {"web-a", "web-b", "web-c"}) b.add(pod(name, {{"app", "web"}}, json::object()));
+  auto run = b.run(volcano_default());
+  const std::map<std::string, std::string> zone{{"n1", "z1"}, {"n2", "z1"}, {"n3", "z2"}};
+  ASSERT_FALSE(run.node_of("default/loner").empty());
+  for (const char* web : {"default/web-a", "default/web-b", "default/web-c"}) {
+    ASSERT_FALSE(run.node_of(web).empty()) << web;
+    EXPECT_NE(zone.at(run.node_of(web)), zone.at(run.node_of("default/loner"))) << web;
+  }
+}
+
 TEST(PodContract, AntiAffinityPassesNodesWithoutTheTopologyLabel) {
   ScenarioBuilder b;
   b.add(node("labelled", 64, {{"zone", "z1"}}));
