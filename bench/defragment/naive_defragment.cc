@@ -25,7 +25,7 @@ int slots(const ResourceList& alloc, const ResourceList& used, const ResourceLis
 }  // namespace
 
 std::vector<NaiveChoice> naive_defragment(const descheduler::defragment::World& w) {
-  const auto& s = w.snapshot;
+  const auto& s = w.snapshot();
   scheduler::Topology topo = scheduler::build_topology(s);
   std::map<std::string, int> node_of;
   for (size_t i = 0; i < s.nodes.size(); ++i) node_of[s.nodes[i].name] = static_cast<int>(i);

@@ -88,6 +88,11 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
       {"PriorityClass", kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, true, paged},
       {"PodDisruptionBudget", kube::ResourceRef{"policy", "v1", "poddisruptionbudgets", true}, true, paged},
       {"HyperNode", kube::resources::hypernodes(), true, paged},
+      // What the scheduler's volume filters read (nodeFit asks them).
+      {"PersistentVolumeClaim", kube::resources::persistentvolumeclaims(), true, paged},
+      {"PersistentVolume", kube::resources::persistentvolumes(), true, paged},
+      {"StorageClass", kube::resources::storageclasses(), true, paged},
+      {"CSINode", kube::resources::csinodes(), true, paged},
   };
   if (scheduling) kinds.push_back({"Queue", kube::resources::queues(), true, paged});
   for (const Kind& k : kinds) {

@@ -142,28 +142,24 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& 
   return p;
 }
 
-// The scheduler's topology over the cluster's nodes: its domains are computed on a
-// snapshot holding the nodes' names and labels (sorted by name, as a snapshot keeps them).
-void resolve_topology(Cluster& c, std::vector<scheduler::HyperNodeInfo> hypernodes) {
-  std::vector<int> order(c.nodes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    return c.nodes[static_cast<size_t>(a)].name < c.nodes[static_cast<size_t>(b)].name;
-  });
-  scheduler::Snapshot s;
-  s.nodes.reserve(c.nodes.size());
+// Each node's and pod's index in the snapshot (sorted by name and key, as it keeps them),
+// and the scheduler's topology over its nodes.
+void link_snapshot(Cluster& c) {
+  const auto& nodes = c.snapshot.nodes;
   c.topology_node.assign(c.nodes.size(), -1);
-  StringPool pool;
-  for (int i : order) {
-    const NodeInfo& n = c.nodes[static_cast<size_t>(i)];
-    scheduler::NodeInfo projected;
-    projected.name = n.name;
-    projected.labels = kube::InternedLabels(n.labels, &pool);
-    c.topology_node[static_cast<size_t>(i)] = static_cast<int>(s.nodes.size());
-    s.nodes.push_back(std::move(projected));
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    auto it = std::lower_bound(nodes.begin(), nodes.end(), c.nodes[i].name,
+                               [](const scheduler::NodeInfo& n, const std::string& name) { return n.name < name; });
+    if (it != nodes.end() && it->name == c.nodes[i].name) c.topology_node[i] = static_cast<int>(it - nodes.begin());
   }
-  s.hypernodes = std::move(hypernodes);
-  c.topology = scheduler::build_topology(s);
+  const auto& pods = c.snapshot.pods;
+  for (auto& p : c.pods) {
+    const std::string key = p.key();
+    auto it = std::lower_bound(pods.begin(), pods.end(), key,
+                               [](const scheduler::PodInfo& q, const std::string& k) { return q.key < k; });
+    if (it != pods.end() && it->key == key) p.core = static_cast<int>(it - pods.begin());
+  }
+  c.topology = scheduler::build_topology(c.snapshot);
 }
 
 // Which budgets cover each pod (same namespace, selector matches), and each budget's
@@ -235,11 +231,19 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
   if (!later) return later.error();
   if (*later) return {};
   std::string kind = kube::kind_of(obj);
-  if (kind == "Node") return add_node(cluster_, obj, where);
-  if (kind == "PodGroup" || kind == "HyperNode") return scheduling_.add(obj, where);
+  if (kind == "Node") {
+    // Checked here first: the snapshot's builder has no undo.
+    if (cluster_.node_index.count(kube::name_of(obj))) return make_error(where + ": node " + kube::name_of(obj) + " appears twice");
+    if (auto s = scheduling_.add(obj, where); !s) return s;
+    return add_node(cluster_, obj, where);
+  }
+  if (kind == "Pod") return add_pod(obj, where);
+  if (kind != "PriorityClass" && kind != "PodDisruptionBudget")
+    return scheduler::known_kind(kind) ? scheduling_.add(obj, where) : Status{};
   if (kind == "PriorityClass") {
     const json& v = obj.contains("value") ? obj["value"] : json();
     if (!v.is_number_integer()) return make_error(where + ": value must be an integer");
+    if (auto s = scheduling_.add(obj, where); !s) return s;
     cluster_.priority_classes[kube::name_of(obj)] = v.get<int32_t>();
     return {};
   }
@@ -249,17 +253,24 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
     cluster_.pdbs.push_back(std::move(*pdb));
     return {};
   }
-  if (kind != "Pod") return {};
+  return {};
+}
+
+// Every pod goes to the snapshot (GangDefragment places the pending ones); bound pods are
+// kept here too.
+Status ClusterBuilder::add_pod(const json& obj, const std::string& where) {
   const json& node = at_path(obj, {"spec", "nodeName"});
-  if (!node.is_string() || node.get<std::string>().empty()) return {};
+  if (!node.is_string() || node.get<std::string>().empty()) return scheduling_.add(obj, where);
   auto pod = make_pod(obj, where, pool_);
   if (!pod) return pod.error();
+  if (auto s = scheduling_.add(obj, where); !s) return s;
   cluster_.pods.push_back(std::move(*pod));
   pod_nodes_.push_back(node.get<std::string>());
   return {};
 }
 
 void ClusterBuilder::reserve_pods(size_t pods) {
+  scheduling_.reserve(0, pods);
   cluster_.pods.reserve(pods);
   pod_nodes_.reserve(pods);
 }
@@ -273,15 +284,10 @@ size_t ClusterBuilder::pod_capacity() const {
   return total;
 }
 
-Cluster ClusterBuilder::finish(const scheduler::Snapshot* scheduling) {
+Cluster ClusterBuilder::finish(TimePoint now) {
   Cluster c = std::move(cluster_);
-  scheduler::Snapshot own;
-  if (!scheduling) {
-    own = scheduling_.build();
-    scheduling = &own;
-  }
-  c.groups = scheduling->podgroups;
-  resolve_topology(c, scheduling->hypernodes);
+  c.snapshot = scheduling_.build(now);
+  c.groups = c.snapshot.podgroups;
   // Kept pods are compacted in place: a second vector of 100,000 pods would double the peak.
   size_t kept = 0;
   for (size_t i = 0; i < c.pods.size(); ++i) {
@@ -311,6 +317,7 @@ Cluster ClusterBuilder::finish(const scheduler::Snapshot* scheduling) {
     ++kept;
   }
   c.pods.erase(c.pods.begin() + static_cast<std::ptrdiff_t>(kept), c.pods.end());
+  link_snapshot(c);
   match_pdbs(c);
   pod_nodes_ = {};
   return c;

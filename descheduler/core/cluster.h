@@ -84,6 +84,7 @@ struct PodInfo {
   PodStatusInfo detail;
   // Succeeded or Failed: listed on NodeInfo::terminal_pods only, counted nowhere else.
   bool terminal = false;
+  int core = -1;                        // the same pod in Cluster::snapshot (its index there)
 
   std::string key() const { return ns + "/" + name; }
   // The unit the cooldown applies to: the gang, else the controller, else the pod.
@@ -102,10 +103,14 @@ struct Cluster {
   std::unordered_map<std::string, int> running_in_group;   // "ns/name" -> bound, live pods
   std::unordered_map<std::string, int> pods_of_owner;      // owner key (PodInfo::owner_key) -> live pods
   std::vector<PdbInfo> pdbs;
-  // The scheduler's network domains over these nodes (its HyperNodes, else derived from
-  // the agents' labels), and per node its index in the topology's node order.
-  scheduler::Topology topology;
+  // The scheduler's picture of the same objects (its one decode of nodes, pods, PodGroups,
+  // HyperNodes, Queues and storage): what the scheduler's fit (scheduler/core/query/fit.h)
+  // is asked on. Per node its index there (PodInfo::core for pods).
+  scheduler::Snapshot snapshot;
   std::vector<int> topology_node;
+  // The scheduler's network domains over these nodes (its HyperNodes, else derived from
+  // the agents' labels); indexed as the snapshot's nodes.
+  scheduler::Topology topology;
 
   const NodeInfo* node(const std::string& name) const;
 };
@@ -119,10 +124,11 @@ Result<bool> arrives_later(const nlohmann::json& object, const std::string& wher
 
 class ClusterBuilder {
  public:
-  // Adds one object; kinds other than Node, Pod, PodGroup, HyperNode, PriorityClass and
-  // PodDisruptionBudget are ignored (PodGroups and HyperNodes are decoded by the scheduler's
-  // SnapshotBuilder, the one reader of them), as are objects that arrive later
-  // (weft.dev/arrival-cycle > 0); finished pods are kept as PodInfo::terminal.
+  // Adds one object; every kind the scheduler's snapshot reads goes to its SnapshotBuilder
+  // (the one reader of PodGroups, HyperNodes, Queues and storage objects); Nodes, bound Pods,
+  // PriorityClasses and PodDisruptionBudgets are kept here too; other kinds are ignored, as
+  // are objects that arrive later (weft.dev/arrival-cycle > 0); finished pods are kept as
+  // PodInfo::terminal.
   // Errors name `where` and the field; a failed add changes nothing.
   Status add(const nlohmann::json& object, const std::string& where);
   // Room for about this many pods, so a big list does not regrow (and move) the pods.
@@ -132,18 +138,17 @@ class ClusterBuilder {
   size_t pod_capacity() const;
   // Binds pods to nodes, sums requests, counts gangs and owners, matches PodDisruptionBudgets
   // (a budget without status gets disruptionsAllowed computed from its spec), resolves the
-  // network topology. Pods on unknown nodes are dropped. `scheduling`: take PodGroups and
-  // HyperNodes from this snapshot (GangDefragment's, built from the same objects) instead
-  // of those added.
-  Cluster finish(const scheduler::Snapshot* scheduling = nullptr);
+  // network topology. Pods on unknown nodes are dropped. `now`: the snapshot's clock.
+  Cluster finish(TimePoint now = std::chrono::system_clock::now());
 
  private:
   Status add_checked(const nlohmann::json& object, const std::string& where);   // add() without the type net
+  Status add_pod(const nlohmann::json& object, const std::string& where);
 
   Cluster cluster_;
   std::vector<std::string> pod_nodes_;
   StringPool pool_;
-  scheduler::SnapshotBuilder scheduling_;   // PodGroups and HyperNodes
+  scheduler::SnapshotBuilder scheduling_;
 };
 
 }  // namespace weft::descheduler

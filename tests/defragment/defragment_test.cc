@@ -71,6 +71,29 @@ TEST(Defragment, GangRunsAfterOneCycle) {
   }
 }
 
+// A gang member's required anti-affinity toward a pod that cannot move makes that node's
+// room no room: the cheaper leaf holding such a pod is passed over for one the scheduler
+// can place the whole gang in.
+TEST(Defragment, RoomAGangMembersAntiAffinityForbidsIsNotCounted) {
+  auto objects = fragmented_fabric();
+  objects.push_back(pod({.ns = "kube-system", .name = "monitor", .node = "a-l1-n2", .gpus = 0, .cpu = 1,
+                         .owner_kind = "DaemonSet", .owner_name = "monitor", .labels = {{"app", "monitor"}}}));
+  add_gang(objects, "train", 4, 8, 1);
+  for (json& o : objects) {
+    if (kube::kind_of(o) == "Node") o["metadata"]["labels"]["kubernetes.io/hostname"] = kube::name_of(o);
+    if (kube::kind_of(o) == "Pod" && kube::namespace_of(o) == "ml")
+      o["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json::array(
+          {{{"labelSelector", {{"matchLabels", {{"app", "monitor"}}}}},
+            {"namespaces", {"kube-system"}},
+            {"topologyKey", "kubernetes.io/hostname"}}});
+  }
+  dd::Outcome out = plan(objects);
+  ASSERT_EQ(out.rooms.size(), 1u);
+  EXPECT_EQ(out.rooms[0].reservation.domain, "leaf-a-l2");
+  auto after = simulate_placements(after_evictions(objects, out), test_now());
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(leaf_of(after["ml/train-" + std::to_string(i)]), "a-l2");
+}
+
 TEST(Defragment, IbClusterGangGetsAWholeFabric) {
   // Same fabric, any tier: six 8-GPU pods need six nodes of fabric a cleared; the fillers
   // go to fabric b (they are not RDMA pods, so they may leave fabric a).

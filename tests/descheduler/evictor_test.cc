@@ -107,6 +107,47 @@ TEST(Evictor, NodeFitCountsTheCyclesMoves) {
   EXPECT_EQ(ev->target_blocker(index_of(c, "default/big-0"), node_index(c, "b")), "node-fit");
 }
 
+json with_host(json node) {
+  node["metadata"]["labels"]["kubernetes.io/hostname"] = node["metadata"]["name"];
+  return node;
+}
+
+json with_host_port(json pod, int port) {
+  pod["spec"]["containers"][0]["ports"] = json::array({{{"containerPort", 80}, {"hostPort", port}}});
+  return pod;
+}
+
+// nodeFit is the scheduler's fit: a node where the pod's required anti-affinity or a host
+// port another pod holds forbids it is no target, while the pod's own port, labels and
+// room leave with it.
+TEST(Evictor, NodeFitRefusesWhatTheSchedulersFiltersRefuse) {
+  json web = labelled(pod("web", "a"), "web");
+  web["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json::array(
+      {{{"labelSelector", {{"matchLabels", {{"app", "db"}}}}}, {"topologyKey", "kubernetes.io/hostname"}}});
+  std::vector<json> objs = {with_host(node("a")), with_host(node("b")), with_host(node("c")), web,
+                            labelled(pod("db", "b"), "db"), with_host_port(pod("ingress", "a"), 8080),
+                            with_host_port(pod("proxy", "c"), 8080)};
+  Cluster c = build(objs);
+  Policy pol = seed_policy();
+  pol.evictor.node_fit = true;
+  Plan plan;
+  auto ev = evictor(c, pol, plan);
+  const int a = node_index(c, "a"), b = node_index(c, "b"), n_c = node_index(c, "c");
+  EXPECT_EQ(ev->target_blocker(index_of(c, "default/web"), b), "node-fit");
+  EXPECT_EQ(ev->target_blocker(index_of(c, "default/web"), n_c), "");
+  EXPECT_EQ(ev->target_blocker(index_of(c, "default/ingress"), n_c), "node-fit");
+  EXPECT_EQ(ev->target_blocker(index_of(c, "default/ingress"), b), "");
+  EXPECT_EQ(ev->target_blocker(index_of(c, "default/ingress"), a), "");   // its own port
+  // Moves count: once ingress is planned onto b, proxy's port is taken there too.
+  EXPECT_EQ(ev->evict({index_of(c, "default/ingress"), b, "t", "Test"}), "");
+  EXPECT_EQ(ev->target_blocker(index_of(c, "default/proxy"), b), "node-fit");
+  EXPECT_EQ(ev->target_blocker(index_of(c, "default/proxy"), a), "");
+  // Without nodeFit neither rule is the evictor's.
+  pol.evictor.node_fit = false;
+  Plan plain;
+  EXPECT_EQ(evictor(c, pol, plain)->target_blocker(index_of(c, "default/web"), b), "");
+}
+
 // Volcano's own key, which the scheduler reads too: the pod is one of its gang's running
 // pods, and the gang is at minMember.
 TEST(Evictor, GangNamedByVolcanoKeyIsKeptAtMinMember) {

@@ -4,10 +4,10 @@
 #include <set>
 #include <unordered_map>
 
-#include "descheduler/core/defragment/capacity.h"
 #include "descheduler/core/defragment/domain_search.h"
 #include "descheduler/core/framework/default_evictor.h"
 #include "scheduler/core/query/domain.h"
+#include "scheduler/core/query/fit.h"
 #include "scheduler/core/topology.h"
 
 namespace weft::descheduler::defragment {
@@ -34,8 +34,8 @@ constexpr int kMaxRepairs = 32;
 class Defragmenter {
  public:
   Defragmenter(const World& w, const Args& args, const Options& opt, framework::Evictor& ev, const Plan& evictor_plan)
-      : w_(w), s_(w.snapshot), args_(args), opt_(opt), ev_(ev), evictor_plan_(evictor_plan),
-        topo_(scheduler::build_topology(w.snapshot)), cap_(w.snapshot) {}
+      : w_(w), s_(w.snapshot()), args_(args), opt_(opt), ev_(ev), evictor_plan_(evictor_plan),
+        topo_(w.cluster.topology), fit_(w.snapshot()) {}
 
   Outcome run() {
     index();
@@ -69,8 +69,7 @@ class Defragmenter {
       auto it = node_of_.find(pod.node);
       if (it == node_of_.end()) continue;
       pod_node_[p] = it->second;
-      node_pods_[static_cast<size_t>(it->second)].push_back(static_cast<int>(p));
-      cap_.take(it->second, cap_.request(static_cast<int>(p)));
+      node_pods_[static_cast<size_t>(it->second)].push_back(static_cast<int>(p));   // the fit holds its room
       if (!pod.group.empty() && !pod.terminating) ++bound_in_group_[pod.group];
       auto d = desched_pod.find(pod.key);
       if (d == desched_pod.end()) continue;
@@ -111,8 +110,8 @@ class Defragmenter {
       if (pod_node_[p] < 0 || evicted_[p]) continue;
       evicted_[p] = true;
       movable_[p] = false;
-      cap_.give(pod_node_[p], cap_.request(static_cast<int>(p)));
-      if (auto t = node_of_.find(e.to); t != node_of_.end()) cap_.take(t->second, cap_.request(static_cast<int>(p)));
+      auto t = node_of_.find(e.to);
+      fit_.place(static_cast<int>(p), t == node_of_.end() ? -1 : t->second);
     }
   }
 
@@ -123,19 +122,20 @@ class Defragmenter {
   void mark_gang_hosts(const std::vector<Gang>& all) {
     const size_t N = s_.nodes.size();
     hosts_gang_.assign(N, false);
-    std::vector<Request> fixed(N, Request(static_cast<size_t>(cap_.dims()), 0));
+    const int D = fit_.dims();
+    std::vector<Request> fixed(N, Request(static_cast<size_t>(D), 0));
     for (size_t n = 0; n < N; ++n)
       for (int p : node_pods_[n])
         if (!movable_[static_cast<size_t>(p)])
-          for (int d = 0; d < cap_.dims(); ++d) fixed[n][static_cast<size_t>(d)] += cap_.request(p)[static_cast<size_t>(d)];
+          for (int d = 0; d < D; ++d) fixed[n][static_cast<size_t>(d)] += fit_.request(p)[static_cast<size_t>(d)];
     for (const Gang& g : all) {
-      Request shape = cap_.request(g.pending.front());
-      for (int p : g.pending) shape = Capacity::max_of(shape, cap_.request(p));
+      Request shape = fit_.request(g.pending.front());
+      for (int p : g.pending) shape = max_of(shape, fit_.request(p));
       for (size_t n = 0; n < N; ++n) {
         if (hosts_gang_[n]) continue;
         bool room = true;
-        for (int d = 0; d < cap_.dims() && room; ++d)
-          room = fixed[n][static_cast<size_t>(d)] + shape[static_cast<size_t>(d)] <= cap_.allocatable(static_cast<int>(n), d);
+        for (int d = 0; d < D && room; ++d)
+          room = fixed[n][static_cast<size_t>(d)] + shape[static_cast<size_t>(d)] <= fit_.allocatable(static_cast<int>(n), d);
         hosts_gang_[n] = room && node_takes(static_cast<int>(n), g.pending);
       }
     }
@@ -194,15 +194,12 @@ class Defragmenter {
     return out;
   }
 
-  // The static filters for every pod of the gang: ready, schedulable, taints, affinity.
+  // The scheduler's filters, room aside, for every pod of the gang: ready, schedulable,
+  // taints, node affinity, and those that count the pods there (ports, inter-pod
+  // (anti-)affinity, spread, volumes).
   bool node_takes(int node, const std::vector<int>& pods) const {
-    const auto& n = s_.nodes[static_cast<size_t>(node)];
-    if (!n.ready || n.unschedulable) return false;
-    for (int p : pods) {
-      const auto& pod = s_.pods[static_cast<size_t>(p)];
-      if (kube::first_untolerated_hard_taint(n.taints, pod.tolerations())) return false;
-      if (!pod.affinity().empty() && !pod.affinity().matches(n.name, n.labels)) return false;
-    }
+    for (int p : pods)
+      if (!fit_.reject_placement(p, node).empty()) return false;
     return true;
   }
 
@@ -243,10 +240,10 @@ class Defragmenter {
       const auto& pod = s_.pods[pi];
       if (!movable_[pi] || evicted_[pi] || pod.priority >= s.gang->priority || !budget_left(p)) continue;
       if (gang_local && (s.excluded.count(p) || pod.group == s.gang->group->key)) continue;
-      mv.push_back({p, cap_.request(p), Cost{1, pod.priority, cap_.share(p, node)}});
+      mv.push_back({p, fit_.request(p), Cost{1, pod.priority, share(p, node)}});
     }
-    Request free(static_cast<size_t>(cap_.dims()));
-    for (int d = 0; d < cap_.dims(); ++d) free[static_cast<size_t>(d)] = cap_.free(node, d);
+    Request free(static_cast<size_t>(fit_.dims()));
+    for (int d = 0; d < fit_.dims(); ++d) free[static_cast<size_t>(d)] = fit_.free(node, d);
     return node_options(free, s.shape, mv, max_need_, args_.max_evictions_per_gang);
   }
 
@@ -261,8 +258,24 @@ class Defragmenter {
     return s.cache->options[n];
   }
 
+  // A move touched the node; when some pod's filters count other pods (anti-affinity over
+  // a zone, spread), what fits elsewhere may have changed too.
   void changed(int node) {
-    for (auto& [key, c] : caches_) c.fresh[static_cast<size_t>(node)] = 0;
+    for (auto& [key, c] : caches_) {
+      if (fit_.depends_on_other_pods()) std::fill(c.fresh.begin(), c.fresh.end(), 0);
+      else c.fresh[static_cast<size_t>(node)] = 0;
+    }
+  }
+
+  // The pod's largest share of the node's allocatable (its "usage" for tie-breaks).
+  double share(int pod, int node) const {
+    double worst = 0;
+    const Request& r = fit_.request(pod);
+    for (int d = 0; d < fit_.dims(); ++d) {
+      int64_t a = fit_.allocatable(node, d);
+      if (fit_.dim_name(d) != "pods" && a > 0) worst = std::max(worst, static_cast<double>(r[static_cast<size_t>(d)]) / static_cast<double>(a));
+    }
+    return worst;
   }
 
   void unhelped(const Gang& g, const std::string& reason, const std::string& detail) {
@@ -292,8 +305,8 @@ class Defragmenter {
     Search s;
     s.gang = &g;
     s.pods.assign(g.pending.begin(), g.pending.begin() + need);
-    s.shape = cap_.request(s.pods.front());
-    for (int p : s.pods) s.shape = Capacity::max_of(s.shape, cap_.request(p));
+    s.shape = fit_.request(s.pods.front());
+    for (int p : s.pods) s.shape = max_of(s.shape, fit_.request(p));
     OptionCache& cache = caches_[cache_key(s)];
     if (cache.options.empty()) {
       cache.options.resize(s_.nodes.size());
@@ -367,14 +380,15 @@ class Defragmenter {
   }
 
   Cost cost_of(int p) const {
-    return {1, s_.pods[static_cast<size_t>(p)].priority, cap_.share(p, pod_node_[static_cast<size_t>(p)])};
+    return {1, s_.pods[static_cast<size_t>(p)].priority, share(p, pod_node_[static_cast<size_t>(p)])};
   }
 
-  // A node outside the domain for every victim, largest first, each one's request held
-  // on its target. The first victim that fits nowhere is returned (nothing is held then).
+  // A node outside the domain for every victim, largest first, each one placed on its
+  // target meanwhile. The first victim that fits nowhere is returned; every victim is
+  // back on its node afterwards.
   int place_victims(std::vector<int> victims, const std::vector<int>& domain, std::vector<std::pair<int, int>>& moves) {
     std::sort(victims.begin(), victims.end(), [&](int a, int b) {
-      double sa = cap_.share(a, pod_node_[static_cast<size_t>(a)]), sb = cap_.share(b, pod_node_[static_cast<size_t>(b)]);
+      double sa = share(a, pod_node_[static_cast<size_t>(a)]), sb = share(b, pod_node_[static_cast<size_t>(b)]);
       return sa != sb ? sa > sb : a < b;
     });
     std::vector<std::pair<int, int>> held;
@@ -385,45 +399,39 @@ class Defragmenter {
         failed = v;
         break;
       }
-      cap_.take(t, cap_.request(v));
+      fit_.place(v, t);
       held.push_back({v, t});
     }
-    for (const auto& [v, t] : held) cap_.give(t, cap_.request(v));
+    for (const auto& [v, t] : held) fit_.place(v, pod_node_[static_cast<size_t>(v)]);
     if (failed >= 0) return failed;
     moves = std::move(held);
     return -1;
   }
 
   int target_for(int victim, const std::vector<int>& domain) {
-    const auto& pod = s_.pods[static_cast<size_t>(victim)];
     int source = pod_node_[static_cast<size_t>(victim)];
     const int evictor_pod = desched_pod_[static_cast<size_t>(victim)];
-    const Request& req = cap_.request(victim);
     const size_t N = s_.nodes.size();
     for (int pass = 0; pass < 2; ++pass)
       // Next fit: each pass resumes where its last target was found.
       for (size_t i = 0; i < N; ++i) {
         size_t n = (cursor_[pass] + i) % N;
         if (hosts_gang_[n] != (pass == 1)) continue;
-        if (!fits_victim(pod, evictor_pod, static_cast<int>(n), source, domain, req)) continue;
+        if (!fits_victim(victim, evictor_pod, static_cast<int>(n), source, domain)) continue;
         cursor_[pass] = n;
         return static_cast<int>(n);
       }
     return -1;
   }
 
-  bool fits_victim(const scheduler::PodInfo& pod, int evictor_pod, int ni, int source, const std::vector<int>& domain,
-                   const Request& req) const {
+  bool fits_victim(int victim, int evictor_pod, int ni, int source, const std::vector<int>& domain) const {
     const size_t n = static_cast<size_t>(ni);
-    const auto& node = s_.nodes[n];
     if (ni == source || std::binary_search(domain.begin(), domain.end(), ni)) return false;
-    if (!node.ready || node.unschedulable || taken_[n] || reserved_holder_[n]) return false;
-    if (!cap_.fits(ni, req)) return false;
-    // The evictor's target rules: the victim's own fabric or tier domain (and nodeFit).
-    if (desched_node_[n] < 0 || !ev_.target_blocker(evictor_pod, desched_node_[n]).empty()) return false;
-    if (kube::first_untolerated_hard_taint(node.taints, pod.tolerations())) return false;
-    if (!pod.affinity().empty() && !pod.affinity().matches(node.name, node.labels)) return false;
-    return true;
+    if (taken_[n] || reserved_holder_[n]) return false;
+    // The scheduler's fit, with this plan's moves; then the evictor's target rules (the
+    // victim's own fabric or tier domain, and nodeFit).
+    if (!fit_.reject(victim, ni).empty()) return false;
+    return desched_node_[n] >= 0 && ev_.target_blocker(evictor_pod, desched_node_[n]).empty();
   }
 
   void commit(Search& s, const DomainRef& d, const DomainPlan& plan, const std::vector<std::pair<int, int>>& moves) {
@@ -433,11 +441,10 @@ class Defragmenter {
     room.reservation.expires =
         opt_.now + std::chrono::duration_cast<TimePoint::duration>(args_.reservation_ttl);
     // The gang's pods take the room they were planned on; those nodes are its alone.
-    int left = static_cast<int>(s.pods.size());
+    size_t next = 0;
     for (const auto& [node, o] : plan.picks) {
-      int k = std::min(left, options_on(s, node)[static_cast<size_t>(o)].slots);
-      for (int i = 0; i < k; ++i) cap_.take(node, s.shape);
-      left -= k;
+      size_t k = std::min(s.pods.size() - next, static_cast<size_t>(options_on(s, node)[static_cast<size_t>(o)].slots));
+      for (size_t i = 0; i < k; ++i) fit_.place(s.pods[next++], node);
       room.reservation.nodes.push_back(s_.nodes[static_cast<size_t>(node)].name);
     }
     for (const auto& [node, o] : plan.picks) {
@@ -460,8 +467,7 @@ class Defragmenter {
                .empty())
         continue;   // not expected: every rule was checked when the victims were chosen
       evicted_[vi] = true;
-      cap_.give(from, cap_.request(v));
-      cap_.take(t, cap_.request(v));
+      fit_.place(v, t);
       changed(from);
       changed(t);
       budget_ran_out |= !budget_left(v);   // a budget this victim drew on is used up
@@ -480,8 +486,8 @@ class Defragmenter {
   Options opt_;
   framework::Evictor& ev_;
   const Plan& evictor_plan_;   // where the evictor records what it allowed
-  scheduler::Topology topo_;
-  Capacity cap_;
+  const scheduler::Topology& topo_;
+  mutable scheduler::query::Fit fit_;   // the scheduler's fit and room, with this plan's moves
   std::unordered_map<std::string, int> node_of_;
   std::vector<int> desched_node_;                      // per snapshot node: its Cluster::nodes index, or -1
   std::vector<std::vector<int>> node_pods_;

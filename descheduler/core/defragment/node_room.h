@@ -6,9 +6,19 @@
 #include <limits>
 #include <vector>
 
-#include "descheduler/core/defragment/capacity.h"
+#include <algorithm>
 
 namespace weft::descheduler::defragment {
+
+// A dense request or free room, one slot per resource of the scheduler's accounting
+// (scheduler::query::Fit::dims), "pods" included.
+using Request = std::vector<int64_t>;
+
+// Elementwise max of requests (a shape every one of them fits in).
+inline Request max_of(Request a, const Request& b) {
+  for (size_t d = 0; d < a.size(); ++d) a[d] = std::max(a[d], b[d]);
+  return a;
+}
 
 struct Cost {
   int pods = 0;

@@ -1,7 +1,7 @@
 // Everything GangDefragment plans on, built from plain objects (a scenario file or the
-// API's lists): the scheduler's snapshot (pending pods, PodGroups, Queues, HyperNodes),
-// the descheduler's cluster (evictor rules, fabric rules, PodDisruptionBudgets) and the
-// reservations the PodGroups carry. No I/O.
+// API's lists): the descheduler's cluster (evictor rules, fabric rules, PodDisruptionBudgets)
+// with the scheduler's snapshot of the same objects (pending pods, PodGroups, Queues,
+// HyperNodes) and the reservations the PodGroups carry. No I/O.
 #pragma once
 
 #include <map>
@@ -19,9 +19,9 @@
 namespace weft::descheduler::defragment {
 
 struct World {
-  scheduler::Snapshot snapshot;
-  Cluster cluster;                                         // with its PodDisruptionBudgets
+  Cluster cluster;                                         // with its PodDisruptionBudgets and snapshot
   std::map<std::string, kube::Reservation> reservations;   // PodGroup key -> its annotation
+  const scheduler::Snapshot& snapshot() const { return cluster.snapshot; }
 };
 
 // Built object by object, so a caller can stream the API's lists. Objects that arrive
@@ -29,13 +29,12 @@ struct World {
 // side reads are skipped. Errors name `where` and the field.
 class WorldBuilder {
  public:
-  Status add(const nlohmann::json& object, const std::string& where);
+  Status add(const nlohmann::json& object, const std::string& where) { return cluster_.add(object, where); }
   void reserve_pods(size_t pods) { cluster_.reserve_pods(pods); }
   size_t pod_capacity() const { return cluster_.pod_capacity(); }
   World finish(TimePoint now);
 
  private:
-  scheduler::SnapshotBuilder snapshot_;
   ClusterBuilder cluster_;
 };
 

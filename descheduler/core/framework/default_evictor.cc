@@ -25,11 +25,6 @@ bool namespace_allowed(const std::vector<std::string>& include, const std::vecto
 DefaultEvictor::DefaultEvictor(const EvictorArgs& args, const Cluster& cluster, const DeschedulerState& state,
                                const EvictorOptions& options, Plan& plan)
     : args_(args), cluster_(cluster), state_(state), options_(options), plan_(plan) {
-  requested_.reserve(cluster.nodes.size());
-  for (const auto& n : cluster.nodes) {
-    requested_.push_back(n.requested);
-    pods_on_.push_back(static_cast<int64_t>(n.pods.size()));
-  }
   evicted_from_.assign(cluster.nodes.size(), 0);
   evicted_pod_.assign(cluster.pods.size(), 0);
   running_in_group_ = cluster.running_in_group;
@@ -143,27 +138,36 @@ const DomainRule& DefaultEvictor::domain_of(int index) const {
   return domain_;
 }
 
-bool DefaultEvictor::fits(const PodInfo& pod, int index) const {
-  const NodeInfo& info = cluster_.nodes[static_cast<size_t>(index)];
-  if (kube::first_untolerated_hard_taint(info.taints, pod.tolerations)) return false;
-  if (!pod.affinity.empty() && !pod.affinity.matches(info.name, info.labels)) return false;
-  auto pods = info.allocatable.find("pods");
-  int64_t max_pods = pods == info.allocatable.end() ? 110 : pods->second / 1000;
-  if (pods_on_[static_cast<size_t>(index)] + 1 > max_pods) return false;
-  const kube::ResourceList& requested = requested_[static_cast<size_t>(index)];
-  for (const auto& [res, amount] : pod.requests) {
-    if (amount <= 0) continue;
-    auto a = info.allocatable.find(res);
-    auto q = requested.find(res);
-    int64_t free = (a == info.allocatable.end() ? 0 : a->second) - (q == requested.end() ? 0 : q->second);
-    if (amount > free) return false;
+scheduler::query::Fit& DefaultEvictor::fit() const {
+  if (!fit_) {
+    fit_ = std::make_unique<scheduler::query::Fit>(cluster_.snapshot);
+    for (const auto& [pod, node] : moves_) fit_->place(pod, node);
   }
-  return true;
+  return *fit_;
+}
+
+std::string DefaultEvictor::fit_reason(int pod, int node, bool room) const {
+  const int core = cluster_.pods[static_cast<size_t>(pod)].core;
+  const int target = cluster_.topology_node[static_cast<size_t>(node)];
+  if (core < 0 || target < 0) return "not in the scheduler's snapshot";
+  return room ? fit().reject(core, target) : fit().reject_placement(core, target);
+}
+
+std::string DefaultEvictor::placement_blocker(int pod, int node) const { return fit_reason(pod, node, false); }
+
+std::string DefaultEvictor::fit_blocker(int pod, int node) const { return fit_reason(pod, node, true); }
+
+std::vector<std::string> DefaultEvictor::other_pod_blockers(int pod, int node) const {
+  const int core = cluster_.pods[static_cast<size_t>(pod)].core;
+  const int target = cluster_.topology_node[static_cast<size_t>(node)];
+  if (core < 0 || target < 0) return {};
+  return fit().other_pod_rejects(core, target);
 }
 
 std::string DefaultEvictor::target_blocker(int pod, int node) const {
   if (!domain_of(pod).allows(node, cluster_)) return "topology";
-  if (options_.node_fit && !fits(cluster_.pods[static_cast<size_t>(pod)], node)) return "node-fit";
+  // nodeFit: the scheduler's fit, the pod off its own node, this cycle's moves counted.
+  if (options_.node_fit && !fit_blocker(pod, node).empty()) return "node-fit";
   return "";
 }
 
@@ -207,11 +211,10 @@ void DefaultEvictor::count(int index, int target) {
   ++evicted_in_namespace_[pod.ns];
   for (int b : pod.pdbs) --budget_left_[static_cast<size_t>(b)];
   if (!pod.group.empty()) --running_in_group_[pod.ns + "/" + pod.group];
-  kube::subtract_from(requested_[static_cast<size_t>(pod.node)], pod.requests);
-  --pods_on_[static_cast<size_t>(pod.node)];
-  if (target < 0) return;
-  kube::add_to(requested_[static_cast<size_t>(target)], pod.requests);
-  ++pods_on_[static_cast<size_t>(target)];
+  if (pod.core < 0) return;
+  const int to = target < 0 ? -1 : cluster_.topology_node[static_cast<size_t>(target)];
+  moves_.emplace_back(pod.core, to);
+  if (fit_) fit_->place(pod.core, to);
 }
 
 bool DefaultEvictor::evicted(int pod) const { return evicted_pod_[static_cast<size_t>(pod)] != 0; }

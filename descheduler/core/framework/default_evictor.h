@@ -15,6 +15,7 @@
 #include "common/result.h"
 #include "descheduler/core/framework/plugin.h"
 #include "descheduler/core/topology.h"
+#include "scheduler/core/query/fit.h"
 
 namespace weft::descheduler::framework {
 
@@ -49,6 +50,9 @@ class DefaultEvictor final : public Evictor {
   std::string filter(int pod) const override;
   std::string pre_eviction_filter(int pod, int target = -1) const override;
   std::string target_blocker(int pod, int node) const override;
+  std::string placement_blocker(int pod, int node) const override;
+  std::string fit_blocker(int pod, int node) const override;
+  std::vector<std::string> other_pod_blockers(int pod, int node) const override;
   std::string evict(const EvictionRequest& request) override;
   bool evicted(int pod) const override;
   bool node_limit_reached(int node) const override;
@@ -64,7 +68,9 @@ class DefaultEvictor final : public Evictor {
   std::string gang_blocker(const PodInfo& pod) const;
   std::string budget_blocker(const PodInfo& pod) const;
   bool cooling_down(const PodInfo& pod) const;
-  bool fits(const PodInfo& pod, int node) const;
+  // The scheduler's fit of pod on node (Cluster indices), with or without the room.
+  std::string fit_reason(int pod, int node, bool room) const;
+  scheduler::query::Fit& fit() const;   // built on first use, with this cycle's moves
   const DomainRule& domain_of(int pod) const;
   std::string any_target(int pod) const;
   void count(int pod, int target);
@@ -75,9 +81,10 @@ class DefaultEvictor final : public Evictor {
   const EvictorOptions options_;
   Plan& plan_;
   int32_t threshold_ = kSystemCriticalPriority;
-  // This cycle's moves: per node requests and pod counts, per budget what is left.
-  std::vector<kube::ResourceList> requested_;
-  std::vector<int64_t> pods_on_;
+  // This cycle's moves (snapshot pod, snapshot node or -1), replayed into the fit when it
+  // is built; per budget what is left.
+  std::vector<std::pair<int, int>> moves_;
+  mutable std::unique_ptr<scheduler::query::Fit> fit_;
   std::vector<int> evicted_from_;  // per node
   std::vector<char> evicted_pod_;   // per pod
   std::unordered_map<std::string, int> evicted_in_namespace_;

@@ -63,8 +63,22 @@ class Evictor {
   virtual std::string pre_eviction_filter(int pod, int target = -1) const = 0;
 
   // Could `node` take the pod back: in the pod's fabric or tier domain ("topology") and,
-  // with nodeFit, the pod fits there with this cycle's moves counted ("node-fit").
+  // with nodeFit, the pod fits there with this cycle's moves counted ("node-fit"): the
+  // scheduler's own fit (scheduler/core/query/fit.h), the pod taken off its node.
   virtual std::string target_blocker(int pod, int node) const = 0;
+
+  // Whether the scheduler could place the pod on `node`, room aside: its filters (ready,
+  // unschedulable, taints, node selector and affinity, host ports, volumes, inter-pod
+  // (anti-)affinity, hard topology spread) with this cycle's moves counted and the pod off
+  // its own node. "" yes, else the scheduler's reason.
+  virtual std::string placement_blocker(int pod, int node) const = 0;
+  // The same with the room counted (the scheduler's whole fit, upstream's NodeFit).
+  virtual std::string fit_blocker(int pod, int node) const = 0;
+
+  // The reasons of the scheduler's filters that count other pods (host ports, inter-pod
+  // (anti-)affinity, topology spread, volumes), each filter's first, were the pod on `node`
+  // again with this cycle's moves counted: what a pod breaks where it runs now.
+  virtual std::vector<std::string> other_pod_blockers(int pod, int node) const = 0;
 
   // Checks filter, pre_eviction_filter and the target, then records the eviction in the
   // plan and counts it (limits, budgets, gang, the target's room). Returns "" when

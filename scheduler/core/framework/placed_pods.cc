@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "scheduler/core/framework/spread_rules.h"
+
 namespace weft::scheduler {
 
 kube::Labels namespace_labels(const Snapshot& snap, const std::string& name) {
@@ -32,6 +34,19 @@ PodSelection selection_of(const PodAffinityTerm& term, const PodInfo& owner) {
   s.namespace_selector = term.namespace_selector;
   if (s.namespaces.empty() && !s.namespace_selector) s.namespaces.push_back(owner.namespace_name);
   return s;
+}
+
+PodSelection spread_selection(const SpreadConstraint& c, const PodInfo& owner) {
+  PodSelection s;
+  s.selector = c.selector;
+  s.label_keys = label_key_requirements(c.match_label_keys, {}, owner.labels);
+  s.namespaces = {owner.namespace_name};
+  return s;
+}
+
+bool spread_counts_node(const SpreadConstraint& c, const PodInfo& owner, const NodeInfo& n) {
+  if (c.honor_node_affinity && !owner.affinity().empty() && !owner.affinity().matches(n.name, n.labels)) return false;
+  return !(c.honor_taints && kube::first_untolerated_hard_taint(n.taints, owner.tolerations()));
 }
 
 std::string term_identity(const PodInfo& owner, const std::string& tag, const std::vector<std::string>& match_keys,

@@ -12,13 +12,14 @@
 #include <vector>
 
 #include "descheduler/core/framework/plugin.h"
+#include "scheduler/core/query/fit.h"
 #include "tests/descheduler/fixtures.h"
 
 namespace weft::descheduler::test {
 
 class RecordingEvictor : public framework::Evictor {
  public:
-  explicit RecordingEvictor(const Cluster& cluster) : cluster_(cluster) {}
+  explicit RecordingEvictor(const Cluster& cluster) : cluster_(cluster), fit_(cluster.snapshot) {}
 
   std::set<std::string> blocked;             // pod keys Filter refuses
   std::set<std::string> refused_targets;     // node names target_blocker refuses
@@ -43,6 +44,7 @@ class RecordingEvictor : public framework::Evictor {
     if (evicted(r.pod)) return "already-evicted";
     evicted_keys.push_back(p.key());
     requests.push_back(r);
+    if (p.core >= 0) fit_.place(p.core, -1);   // gone from where the scheduler's filters count it
     per_node_[p.node]++;
     return "";
   }
@@ -60,9 +62,20 @@ class RecordingEvictor : public framework::Evictor {
     return std::max(0, *max_total - static_cast<int>(evicted_keys.size()));
   }
   std::vector<int> overdrawn(const std::vector<int>&) const override { return {}; }
+  // The scheduler's filters, as the DefaultEvictor asks them (no moves are counted here).
+  std::string placement_blocker(int pod, int node) const override {
+    return fit_.reject_placement(cluster_.pods[static_cast<size_t>(pod)].core, cluster_.topology_node[static_cast<size_t>(node)]);
+  }
+  std::string fit_blocker(int pod, int node) const override {
+    return fit_.reject(cluster_.pods[static_cast<size_t>(pod)].core, cluster_.topology_node[static_cast<size_t>(node)]);
+  }
+  std::vector<std::string> other_pod_blockers(int pod, int node) const override {
+    return fit_.other_pod_rejects(cluster_.pods[static_cast<size_t>(pod)].core, cluster_.topology_node[static_cast<size_t>(node)]);
+  }
 
  private:
   const Cluster& cluster_;
+  mutable scheduler::query::Fit fit_;
   std::map<int, int> per_node_;
 };
 

@@ -1,6 +1,9 @@
 #include "descheduler/core/plugins/RemovePodsViolatingNodeAffinity/node_affinity.h"
 
+#include <algorithm>
+
 #include "descheduler/core/plugins/common/placement.h"
+#include "scheduler/core/preferred_node.h"
 
 namespace weft::descheduler::plugins::node_affinity {
 
@@ -21,10 +24,8 @@ Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::
   for (size_t i = 0; i < types->size(); ++i) {
     const std::string& t = (*types)[i];
     std::string where = at + "[" + std::to_string(i) + "]";
-    if (t == kPreferred)
-      return c.at(where, "preferredDuringSchedulingIgnoredDuringExecution is not supported by weft-descheduler yet "
-                         "(it needs the scheduler's preferred node affinity score); use " + std::string(kRequired));
-    if (t != kRequired) return c.at(where, "'" + t + "' is not " + std::string(kRequired));
+    if (t != kRequired && t != kPreferred)
+      return c.at(where, "'" + t + "' is not " + std::string(kRequired) + " or " + std::string(kPreferred));
   }
   out.node_affinity_type = std::move(*types);
   return out;
@@ -34,20 +35,38 @@ bool violates_required(const PodInfo& pod, const NodeInfo& node) {
   return pod.detail.requires_node_affinity && !pod.affinity.matches(node.name, node.labels);
 }
 
+namespace {
+
+int64_t preferred_weight(const Cluster& cluster, const PodInfo& pod, int node) {
+  const auto& n = cluster.snapshot.nodes[static_cast<size_t>(cluster.topology_node[static_cast<size_t>(node)])];
+  return scheduler::preferred_node_weight(cluster.snapshot.pods[static_cast<size_t>(pod.core)].contract(), n.name, n.labels);
+}
+
+}  // namespace
+
+bool better_preferred_node(const Cluster& cluster, const PodInfo& pod, const std::vector<int>& nodes) {
+  if (pod.core < 0 || cluster.snapshot.pods[static_cast<size_t>(pod.core)].contract().preferred_node.empty()) return false;
+  const int64_t own = preferred_weight(cluster, pod, pod.node);
+  return std::any_of(nodes.begin(), nodes.end(), [&](int n) { return preferred_weight(cluster, pod, n) > own; });
+}
+
 Status Plugin::deschedule(const std::vector<int>& nodes, framework::Handle& handle) {
   const Cluster& cluster = handle.cluster();
-  for (size_t round = 0; round < args_.node_affinity_type.size(); ++round) {   // as upstream, once per type listed
+  for (const std::string& type : args_.node_affinity_type) {   // as upstream, once per type listed
+    const bool required = type == kRequired;
     for (int node : nodes) {
       const NodeInfo& info = cluster.nodes[static_cast<size_t>(node)];
       std::vector<int> violating;
       for (int p : info.pods) {
         const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
-        if (args_.filter.matches(pod) && violates_required(pod, info) && handle.evictor().filter(p).empty() &&
-            fits_other_node(handle, p, nodes))
-          violating.push_back(p);
+        if (!args_.filter.matches(pod)) continue;
+        if (required ? !violates_required(pod, info) : !better_preferred_node(cluster, pod, nodes)) continue;
+        if (handle.evictor().filter(p).empty() && fits_other_node(handle, p, nodes)) violating.push_back(p);
       }
-      auto stop = evict_in_order(handle, node, violating, kName,
-                                 [](int) { return std::string("node no longer matches its required node affinity"); });
+      auto stop = evict_in_order(handle, node, violating, kName, [required](int) {
+        return std::string(required ? "node no longer matches its required node affinity"
+                                    : "another node matches more of its preferred node affinity");
+      });
       if (stop == Stop::Total) return {};
     }
   }

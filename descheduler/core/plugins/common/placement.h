@@ -1,6 +1,6 @@
-// Where an evicted pod could go back: upstream's PodFitsAnyNode, over weft's shared rules
-// (kube::NodeAffinity, kube's taint rule) and the evictor's target check (the pod's fabric
-// or tier domain and, with nodeFit, room for its requests).
+// Where an evicted pod could go back: upstream's PodFitsAnyNode, asked of the scheduler's
+// filters (the evictor's placement_blocker) and the evictor's target check (the pod's
+// fabric or tier domain and, with nodeFit, room for its requests).
 #pragma once
 
 #include <vector>
@@ -13,10 +13,6 @@ namespace weft::descheduler::plugins {
 // The pod's nodeSelector and required node affinity match the node and it tolerates every
 // NoSchedule/NoExecute taint there (the scheduler's rules, whatever the node's state).
 bool node_matches_pod(const PodInfo& pod, const NodeInfo& node);
-
-// Ready, schedulable, matching the pod's nodeSelector and required node affinity, and no
-// NoSchedule/NoExecute taint the pod does not tolerate: the scheduler could bind it there.
-bool node_admits(const PodInfo& pod, const NodeInfo& node);
 
 // Some node of `nodes` other than the pod's own admits it and the evictor takes it there.
 bool fits_other_node(framework::Handle& handle, int pod, const std::vector<int>& nodes);

@@ -7,7 +7,9 @@
 #include "descheduler/core/plugins/RemoveDuplicates/remove_duplicates.h"
 #include "descheduler/core/plugins/RemoveFailedPods/remove_failed_pods.h"
 #include "descheduler/core/plugins/RemovePodsHavingTooManyRestarts/too_many_restarts.h"
+#include "descheduler/core/plugins/RemovePodsViolatingInterPodAntiAffinity/inter_pod_anti_affinity.h"
 #include "descheduler/core/plugins/RemovePodsViolatingNodeAffinity/node_affinity.h"
+#include "descheduler/core/plugins/RemovePodsViolatingTopologySpreadConstraint/topology_spread.h"
 #include "descheduler/core/plugins/RemovePodsViolatingNodeTaints/node_taints.h"
 
 namespace weft::descheduler::plugins {
@@ -29,6 +31,9 @@ constexpr std::array kPlugins = {
     Registration{too_many_restarts::kName, true, false, &make<too_many_restarts::Plugin, &too_many_restarts::parse_args>},
     Registration{node_affinity::kName, true, false, &make<node_affinity::Plugin, &node_affinity::parse_args>},
     Registration{node_taints::kName, true, false, &make<node_taints::Plugin, &node_taints::parse_args>},
+    Registration{inter_pod_anti_affinity::kName, true, false,
+                 &make<inter_pod_anti_affinity::Plugin, &inter_pod_anti_affinity::parse_args>},
+    Registration{topology_spread::kName, false, true, &make<topology_spread::Plugin, &topology_spread::parse_args>},
 };
 
 // The profile owns its plugins; these forward to the ones the policy made.

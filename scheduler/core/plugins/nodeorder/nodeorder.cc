@@ -12,6 +12,7 @@
 #include "scheduler/core/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "scheduler/core/plugins/plugin_makers.h"
 #include "scheduler/core/plugins/podtopologyspread/pod_topology_spread.h"
+#include "scheduler/core/preferred_node.h"
 
 namespace weft::scheduler {
 namespace {
@@ -35,8 +36,7 @@ void add_node_affinity_score(Session& ssn, const PluginOption& opt, double weigh
     double best = 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
       const NodeInfo& n = ssn.snap.nodes[nodes[i]];
-      for (const auto& t : terms)
-        if (t.term.matches(n.name, n.labels)) raw[i] += t.weight;
+      raw[i] = static_cast<double>(preferred_node_weight(ssn.snap.pods[pod].contract(), n.name, n.labels));
       best = std::max(best, raw[i]);
     }
     if (best <= 0) return;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <memory>
 
+#include "scheduler/core/framework/spread_rules.h"
+
 namespace weft::scheduler {
 namespace {
 
@@ -76,10 +78,7 @@ class State {
 
  private:
   bool eligible(const PodInfo& p, const SpreadConstraint& c, int node) const {
-    const NodeInfo& n = ssn_.snap.nodes[node];
-    if (c.honor_node_affinity && !p.affinity().empty() && !p.affinity().matches(n.name, n.labels)) return false;
-    if (c.honor_taints && kube::first_untolerated_hard_taint(n.taints, p.tolerations())) return false;
-    return true;
+    return spread_counts_node(c, p, ssn_.snap.nodes[node]);
   }
 
   const std::vector<Counted>& count(int pod) {
@@ -92,10 +91,7 @@ class State {
     for (size_t i = 0; i < spread.size(); ++i) {
       const SpreadConstraint& c = spread[i];
       if (c.hard != hard_) continue;
-      PodSelection sel;
-      sel.selector = c.selector;
-      sel.label_keys = label_key_requirements(c.match_label_keys, {}, p.labels);
-      sel.namespaces = {p.namespace_name};
+      PodSelection sel = spread_selection(c, p);
       Counted counted{&c, placed_.term({sel}, true, term_identity(p, "spread." + std::to_string(i), c.match_label_keys, {})), placed_.topology_key(c.topology_key), sel.matches(ssn_.snap, p),
                       {}, {}, 0};
       counted_.push_back(std::move(counted));
