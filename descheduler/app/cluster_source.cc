@@ -93,6 +93,8 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
       {"PersistentVolume", kube::resources::persistentvolumes(), true, paged},
       {"StorageClass", kube::resources::storageclasses(), true, paged},
       {"CSINode", kube::resources::csinodes(), true, paged},
+      // What inter-pod affinity's namespaceSelector matches.
+      {"Namespace", kube::resources::namespaces(), true, paged},
   };
   if (scheduling) kinds.push_back({"Queue", kube::resources::queues(), true, paged});
   for (const Kind& k : kinds) {

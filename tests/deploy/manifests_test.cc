@@ -145,7 +145,13 @@ TEST_F(Deploy, DeschedulerAndSchedulerRolesHoldNoUnusedVerb) {
                                                                  {"podgroups", {"list"}},
                                                                  {"priorityclasses", {"list"}},
                                                                  {"poddisruptionbudgets", {"list"}},
-                                                                 {"hypernodes", {"list"}}}));
+                                                                 {"hypernodes", {"list"}},
+                                                                 // the scheduler's volume and namespaceSelector rules, asked by nodeFit
+                                                                 {"persistentvolumeclaims", {"list"}},
+                                                                 {"persistentvolumes", {"list"}},
+                                                                 {"storageclasses", {"list"}},
+                                                                 {"csinodes", {"list"}},
+                                                                 {"namespaces", {"list"}}}));
   for (const auto& rule : find_object(r, "ClusterRole", "weft-scheduler")["rules"]) {
     if (strings(rule["resources"]).count("events")) {
       EXPECT_EQ(strings(rule["verbs"]), std::set<std::string>{"create"});
