@@ -158,14 +158,17 @@ const char* kEveryPluginPolicy = WEFT_BENCH_POLICY_HEAD("every") R"(  - name: Re
   - name: RemovePodsHavingTooManyRestarts
     args: {podRestartThreshold: 100, includingInitContainers: true}
   - name: RemovePodsViolatingNodeAffinity
-    args: {nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]}
+    args: {nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution, preferredDuringSchedulingIgnoredDuringExecution]}
   - name: RemovePodsViolatingNodeTaints
+  - name: RemovePodsViolatingInterPodAntiAffinity
+  - name: RemovePodsViolatingTopologySpreadConstraint
+    args: {constraints: [DoNotSchedule, ScheduleAnyway]}
   plugins:
     deschedule:
       enabled: [PodLifeTime, RemoveFailedPods, RemovePodsHavingTooManyRestarts, RemovePodsViolatingNodeAffinity,
-                RemovePodsViolatingNodeTaints]
+                RemovePodsViolatingNodeTaints, RemovePodsViolatingInterPodAntiAffinity]
     balance:
-      enabled: [RemoveDuplicates, LoadAware, HighNodeUtilization]
+      enabled: [RemoveDuplicates, LoadAware, HighNodeUtilization, RemovePodsViolatingTopologySpreadConstraint]
 )";
 
 struct ChildResult {

@@ -25,12 +25,6 @@ const json& at_path(const json& obj, std::initializer_list<const char*> path) {
   return *cur;
 }
 
-bool is_rdma_resource(const std::string& name) {
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower.find("rdma") != std::string::npos;
-}
-
 Status add_node(Cluster& c, const json& obj, const std::string& where) {
   NodeInfo n;
   n.name = kube::name_of(obj);
@@ -75,12 +69,6 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& 
   p.priority_in_spec = at_path(obj, {"spec", "priority"}).is_number_integer();
   const json& pcn = at_path(obj, {"spec", "priorityClassName"});
   if (pcn.is_string()) p.priority_class = pool.intern(pcn.get_ref<const std::string&>());
-  auto req = kube::pod_requests(obj);
-  if (!req) return wrap(req.error(), where);
-  p.requests = std::move(*req);
-  for (const auto& [res, _] : p.requests)
-    if (is_rdma_resource(res)) p.requests_rdma = true;
-  p.labels = kube::interned_labels_of(obj, &pool);
   auto qos = pod_qos(obj);
   if (!qos) return wrap(qos.error(), where);
   p.qos = *qos;
@@ -126,15 +114,6 @@ Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& 
       if (v.contains("hostPath") || v.contains("emptyDir")) p.has_local_storage = true;
     }
   }
-  auto tol = kube::tolerations_of_pod(obj);
-  if (!tol) return wrap(tol.error(), where);
-  p.tolerations = std::move(*tol);
-  // Most pods have neither; from_pod would copy the whole spec to find that out.
-  if (!at_path(obj, {"spec", "nodeSelector"}).is_null() || !at_path(obj, {"spec", "affinity"}).is_null()) {
-    auto aff = kube::NodeAffinity::from_pod(obj);
-    if (!aff) return wrap(aff.error(), where);
-    p.affinity = std::move(*aff);
-  }
   auto detail = decode_pod_status(obj, pool);
   if (!detail) return wrap(detail.error(), where);
   p.detail = std::move(*detail);
@@ -152,14 +131,20 @@ void link_snapshot(Cluster& c) {
                                [](const scheduler::NodeInfo& n, const std::string& name) { return n.name < name; });
     if (it != nodes.end() && it->name == c.nodes[i].name) c.topology_node[i] = static_cast<int>(it - nodes.begin());
   }
+  c.topology = scheduler::build_topology(c.snapshot);
+}
+
+// Each pod's twin in the snapshot (sorted by key, as it keeps them).
+void link_pods(Cluster& c) {
   const auto& pods = c.snapshot.pods;
   for (auto& p : c.pods) {
     const std::string key = p.key();
     auto it = std::lower_bound(pods.begin(), pods.end(), key,
                                [](const scheduler::PodInfo& q, const std::string& k) { return q.key < k; });
-    if (it != pods.end() && it->key == key) p.core = static_cast<int>(it - pods.begin());
+    if (it == pods.end() || it->key != key) continue;
+    p.core = static_cast<int>(it - pods.begin());
+    p.spec = &*it;
   }
-  c.topology = scheduler::build_topology(c.snapshot);
 }
 
 // Which budgets cover each pod (same namespace, selector matches), and each budget's
@@ -175,7 +160,7 @@ void match_pdbs(Cluster& c) {
     if (it == by_ns.end()) continue;
     for (int b : it->second) {
       PdbInfo& pdb = c.pdbs[static_cast<size_t>(b)];
-      if (!pdb.selector || !pdb.selector->matches(p.labels)) continue;
+      if (!pdb.selector || !pdb.selector->matches(p.labels())) continue;
       p.pdbs.push_back(b);
       ++pdb.expected;
       if ((p.phase.empty() || p.phase == "Running") && !p.terminating) ++pdb.healthy;
@@ -185,6 +170,15 @@ void match_pdbs(Cluster& c) {
 }
 
 }  // namespace
+
+bool PodInfo::requests_rdma() const {
+  for (const auto& [res, _] : requests()) {
+    std::string lower = res;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (lower.find("rdma") != std::string::npos) return true;
+  }
+  return false;
+}
 
 std::string PodInfo::owner_key() const {
   return owner_uid.empty() ? owner_kind + "/" + ns + "/" + owner_name : owner_uid;
@@ -234,8 +228,11 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
   if (kind == "Node") {
     // Checked here first: the snapshot's builder has no undo.
     if (cluster_.node_index.count(kube::name_of(obj))) return make_error(where + ": node " + kube::name_of(obj) + " appears twice");
-    if (auto s = scheduling_.add(obj, where); !s) return s;
-    return add_node(cluster_, obj, where);
+    auto spec = scheduler::node_info_of(obj, where, &decode_pools_);
+    if (!spec) return spec.error();
+    if (auto s = add_node(cluster_, obj, where); !s) return s;
+    scheduling_.add(std::move(*spec));
+    return {};
   }
   if (kind == "Pod") return add_pod(obj, where);
   if (kind != "PriorityClass" && kind != "PodDisruptionBudget")
@@ -260,10 +257,17 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
 // kept here too.
 Status ClusterBuilder::add_pod(const json& obj, const std::string& where) {
   const json& node = at_path(obj, {"spec", "nodeName"});
-  if (!node.is_string() || node.get<std::string>().empty()) return scheduling_.add(obj, where);
-  auto pod = make_pod(obj, where, pool_);
+  if (!node.is_string() || node.get<std::string>().empty()) {
+    auto spec = scheduler::pod_info_of(obj, where, &decode_pools_);
+    if (!spec) return spec.error();
+    scheduling_.add(std::move(*spec));
+    return {};
+  }
+  auto spec = scheduler::pod_info_of(obj, where, &decode_pools_);
+  if (!spec) return spec.error();
+  auto pod = make_pod(obj, where, decode_pools_.strings);
   if (!pod) return pod.error();
-  if (auto s = scheduling_.add(obj, where); !s) return s;
+  scheduling_.add(std::move(*spec));
   cluster_.pods.push_back(std::move(*pod));
   pod_nodes_.push_back(node.get<std::string>());
   return {};
@@ -288,11 +292,12 @@ Cluster ClusterBuilder::finish(TimePoint now) {
   Cluster c = std::move(cluster_);
   c.snapshot = scheduling_.build(now);
   c.groups = c.snapshot.podgroups;
+  link_pods(c);
   // Kept pods are compacted in place: a second vector of 100,000 pods would double the peak.
   size_t kept = 0;
   for (size_t i = 0; i < c.pods.size(); ++i) {
     auto it = c.node_index.find(pod_nodes_[i]);
-    if (it == c.node_index.end()) continue;
+    if (it == c.node_index.end() || !c.pods[i].spec) continue;
     if (kept != i) c.pods[kept] = std::move(c.pods[i]);
     PodInfo& p = c.pods[kept];
     p.node = it->second;
@@ -310,7 +315,7 @@ Cluster ClusterBuilder::finish(TimePoint now) {
       n.terminal_pods.push_back(static_cast<int>(kept++));
       continue;
     }
-    kube::add_to(n.requested, p.requests);
+    kube::add_to(n.requested, p.requests());
     n.pods.push_back(static_cast<int>(kept));
     if (!p.terminating && !p.group.empty()) c.running_in_group[p.ns + "/" + p.group]++;
     if (!p.owner_kind.empty()) c.pods_of_owner[p.owner_key()]++;

@@ -48,8 +48,11 @@ struct NodeInfo {
   std::vector<int> terminal_pods;       // Succeeded or Failed pods still bound here (PodInfo::terminal)
 };
 
-// Texts that repeat across pods (namespace, priority class, owner, PodGroup, phase, label
-// keys and values) are pooled SharedStrings (ClusterBuilder keeps the pool).
+// What only eviction reads (QoS, owners, status detail, mirror, annotations, budgets...);
+// what the scheduler reads too (requests, labels, tolerations, node affinity, the pod
+// contract) is its PodInfo in Cluster::snapshot, decoded once in the same pass (spec()).
+// Texts that repeat across pods (namespace, priority class, owner, PodGroup, phase) are
+// pooled SharedStrings (ClusterBuilder keeps the pool).
 struct PodInfo {
   SharedString ns;
   std::string name;
@@ -58,9 +61,7 @@ struct PodInfo {
   bool priority_in_spec = false;        // else resolved from priority_class when finishing
   bool has_priority = false;            // spec.priority set or resolved; upstream evicts pods without one first
   SharedString priority_class;
-  kube::ResourceList requests;
   QosClass qos = QosClass::BestEffort;
-  kube::InternedLabels labels;
   // The controller reference, else the first owner reference (upstream counts any
   // ownerReference as owned); empty for a bare pod.
   SharedString owner_kind, owner_name;
@@ -77,14 +78,18 @@ struct PodInfo {
   bool evict_annotation = false;
   bool prefer_no_eviction = false;
   std::vector<int> pdbs;                // Cluster::pdbs whose selector matches, set when finishing
-  bool requests_rdma = false;
-  std::vector<kube::Toleration> tolerations;
-  kube::NodeAffinity affinity;
   // Read by the upstream strategy plugins (RemoveFailedPods, PodLifeTime, ...).
   PodStatusInfo detail;
   // Succeeded or Failed: listed on NodeInfo::terminal_pods only, counted nowhere else.
   bool terminal = false;
   int core = -1;                        // the same pod in Cluster::snapshot (its index there)
+  const scheduler::PodInfo* spec = nullptr;   // that pod (set when finishing; the Cluster is not copied)
+
+  const kube::ResourceList& requests() const { return spec->request; }
+  const kube::InternedLabels& labels() const { return spec->labels; }
+  const std::vector<kube::Toleration>& tolerations() const { return spec->tolerations(); }
+  const kube::NodeAffinity& affinity() const { return spec->affinity(); }
+  bool requests_rdma() const;            // some requested resource names RDMA
 
   std::string key() const { return ns + "/" + name; }
   // The unit the cooldown applies to: the gang, else the controller, else the pod.
@@ -94,6 +99,12 @@ struct PodInfo {
 };
 
 struct Cluster {
+  Cluster() = default;
+  Cluster(Cluster&&) = default;
+  Cluster& operator=(Cluster&&) = default;
+  Cluster(const Cluster&) = delete;              // pods point into the snapshot
+  Cluster& operator=(const Cluster&) = delete;
+
   std::vector<NodeInfo> nodes;
   std::unordered_map<std::string, int> node_index;
   std::vector<PodInfo> pods;
@@ -147,7 +158,7 @@ class ClusterBuilder {
 
   Cluster cluster_;
   std::vector<std::string> pod_nodes_;
-  StringPool pool_;
+  scheduler::DecodePools decode_pools_;   // texts and constraints, shared by both records of a pod
   scheduler::SnapshotBuilder scheduling_;
 };
 

@@ -315,14 +315,14 @@ class Planner {
         by_usage = true;
         continue;
       }
-      u[k] = value_of(pod.requests, r == kCpu ? "cpu" : "memory");
+      u[k] = value_of(pod.requests(), r == kCpu ? "cpu" : "memory");
       // Requests mode counts what pods request, so a pod requesting nothing moves nothing.
       if (u[k] <= 0 && pods_on_node > 0 && !policy_.load_aware.requests_only)
         u[k] = node.used[k] / static_cast<double>(pods_on_node);
     }
     u[kPods] = 1;
     for (int r = 3; r < limits_.count; ++r)
-      u[static_cast<size_t>(r)] = value_of(pod.requests, limits_.names[static_cast<size_t>(r)]);
+      u[static_cast<size_t>(r)] = value_of(pod.requests(), limits_.names[static_cast<size_t>(r)]);
     return u;
   }
 

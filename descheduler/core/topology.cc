@@ -35,7 +35,7 @@ DomainRule domain_rule(const PodInfo& pod, const Cluster& cluster) {
   DomainRule rule;
   const NodeInfo& source = cluster.nodes[static_cast<size_t>(pod.node)];
   bool source_on_ib = label_or_empty(source, keys::kRdma) == "ib" || !label_or_empty(source, keys::kFabric).empty();
-  if (pod.requests_rdma && source_on_ib) require(rule, source, keys::kFabric);
+  if (pod.requests_rdma() && source_on_ib) require(rule, source, keys::kFabric);
   if (pod.group.empty()) return rule;
   auto g = cluster.groups.find(pod.ns + "/" + pod.group);
   if (g == cluster.groups.end()) return rule;

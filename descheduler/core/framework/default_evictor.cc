@@ -70,7 +70,7 @@ std::string DefaultEvictor::rule_blocker(const PodInfo& pod) const {
   if (pod.daemonset && !a.evict_daemonset_pods) return "daemonset";
   if (pod.has_pvc && a.ignore_pvc_pods) return "pvc";
   if (a.ignore_pods_without_pdb && pod.pdbs.empty()) return "no-pdb";
-  if (a.label_selector && !a.label_selector->matches(pod.labels)) return "label-selector";
+  if (a.label_selector && !a.label_selector->matches(pod.labels())) return "label-selector";
   if (a.min_replicas > 1 && pod.owner_count == 1) {
     auto it = cluster_.pods_of_owner.find(pod.owner_key());
     if (it == cluster_.pods_of_owner.end() || it->second < a.min_replicas) return "min-replicas";

@@ -28,8 +28,8 @@ std::pair<double, double> capacity_and_use(const NodeInfo& node, const std::stri
 
 double pod_use(const PodInfo& pod, const std::string& resource) {
   if (resource == "pods") return 1;
-  auto it = pod.requests.find(resource);
-  return it == pod.requests.end() ? 0.0 : static_cast<double>(it->second);
+  auto it = pod.requests().find(resource);
+  return it == pod.requests().end() ? 0.0 : static_cast<double>(it->second);
 }
 
 std::vector<std::string> resource_names(const Args& a) {
@@ -47,7 +47,7 @@ bool below_thresholds(const NodeInfo& node, const Args& a) {
 
 bool requests_a_threshold_resource(const PodInfo& pod, const Args& a) {
   for (const auto& [r, _] : a.thresholds)
-    if (r != "pods" && pod.requests.count(r)) return true;
+    if (r != "pods" && pod.requests().count(r)) return true;
   return false;
 }
 
@@ -144,7 +144,7 @@ Status Plugin::balance(const std::vector<int>& nodes, framework::Handle& handle)
         continue;
       // Some destination's hard taints must be tolerated (upstream's PodToleratesTaints).
       bool tolerated = std::any_of(destinations.begin(), destinations.end(), [&](int d) {
-        return !kube::first_untolerated_hard_taint(cluster.nodes[static_cast<size_t>(d)].taints, pod.tolerations);
+        return !kube::first_untolerated_hard_taint(cluster.nodes[static_cast<size_t>(d)].taints, pod.tolerations());
       });
       if (!tolerated) continue;
       if (!evictor.evict({p, -1, "node below HighNodeUtilization thresholds", kName}).empty()) continue;

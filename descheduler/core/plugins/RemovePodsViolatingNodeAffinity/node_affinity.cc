@@ -32,7 +32,7 @@ Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::
 }
 
 bool violates_required(const PodInfo& pod, const NodeInfo& node) {
-  return pod.detail.requires_node_affinity && !pod.affinity.matches(node.name, node.labels);
+  return pod.detail.requires_node_affinity && !pod.affinity().matches(node.name, node.labels);
 }
 
 namespace {

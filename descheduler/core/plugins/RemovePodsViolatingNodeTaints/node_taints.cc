@@ -45,7 +45,7 @@ Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::
 
 std::optional<kube::Taint> violated_taint(const PodInfo& pod, const NodeInfo& node, const Args& a) {
   for (const auto& t : node.taints)
-    if (considered(t, a) && !kube::tolerated(pod.tolerations, t)) return t;
+    if (considered(t, a) && !kube::tolerated(pod.tolerations(), t)) return t;
   return std::nullopt;
 }
 

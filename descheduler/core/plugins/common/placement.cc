@@ -5,7 +5,7 @@
 namespace weft::descheduler::plugins {
 
 bool node_matches_pod(const PodInfo& pod, const NodeInfo& node) {
-  return pod.affinity.matches(node.name, node.labels) && !kube::first_untolerated_hard_taint(node.taints, pod.tolerations);
+  return pod.affinity().matches(node.name, node.labels) && !kube::first_untolerated_hard_taint(node.taints, pod.tolerations());
 }
 
 bool fits_other_node(framework::Handle& handle, int pod, const std::vector<int>& nodes) {

@@ -5,7 +5,7 @@
 namespace weft::descheduler::plugins {
 
 bool PodFilter::matches(const PodInfo& pod) const {
-  return namespaces.allows(pod.ns) && (!labels || labels->matches(pod.labels));
+  return namespaces.allows(pod.ns) && (!labels || labels->matches(pod.labels()));
 }
 
 Result<PodFilter> read_pod_filter(const args::Ctx& c, const nlohmann::json& a, const std::string& path,
