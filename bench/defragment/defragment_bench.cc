@@ -135,9 +135,9 @@ int main(int argc, char** argv) {
   objects.clear();
   std::printf("| case | CPU time | wall time | result |\n|---|---|---|---|\n");
   std::printf("| %-58s | %8.3f s | %8.3f s | %zu nodes, %zu HyperNodes, %zu pods |\n",
-              "world from objects (snapshot + cluster)", tw.cpu, tw.wall, world->snapshot.nodes.size(),
-              world->snapshot.hypernodes.size(), world->snapshot.pods.size());
-  Timing tt = timed([&] { (void)weft::scheduler::build_topology(world->snapshot); });
+              "world from objects (snapshot + cluster)", tw.cpu, tw.wall, world->snapshot().nodes.size(),
+              world->snapshot().hypernodes.size(), world->snapshot().pods.size());
+  Timing tt = timed([&] { (void)weft::scheduler::build_topology(world->snapshot()); });
   std::printf("| %-58s | %8.3f s | %8.3f s | 9,600 HyperNodes resolved |\n", "scheduler's build_topology (part of each plan below)", tt.cpu,
               tt.wall);
   weft::descheduler::Policy policy = weft::descheduler::default_policy();
