@@ -105,6 +105,13 @@ std::vector<Area> constraint_areas(Session& ssn, const SubGroup& g, const Area& 
   return out;
 }
 
+// Every pod of `pods` that is on a node (bound, or placed this cycle) is inside the area.
+bool holds_placed(const Session& ssn, const Area& area, const std::vector<int>& pods) {
+  for (int p : pods)
+    if (int n = ssn.node_of_pod[p]; n >= 0 && !std::binary_search(area.nodes.begin(), area.nodes.end(), n)) return false;
+  return true;
+}
+
 class InnerAreas {
  public:
   explicit InnerAreas(const Area& outer) : outer_(outer) {}
@@ -114,12 +121,8 @@ class InnerAreas {
     auto it = cache_.find(key);
     if (it == cache_.end()) it = cache_.emplace(key, constraint_areas(ssn, g, outer_)).first;
     std::vector<Area> out;
-    for (const auto& a : it->second) {
-      bool holds = true;
-      for (int p : g.pods)
-        if (int n = ssn.node_of_pod[p]; n >= 0 && !std::binary_search(a.nodes.begin(), a.nodes.end(), n)) holds = false;
-      if (holds) out.push_back(a);
-    }
+    for (const auto& a : it->second)
+      if (holds_placed(ssn, a, g.pods)) out.push_back(a);
     return out;
   }
 
@@ -183,10 +186,7 @@ std::vector<Area> scope_areas(Session& ssn, const Job& job, int scope, const Are
   std::vector<Area> out;
   for (const auto& d : key_domains(ssn, key)) {
     Area a{d.name, d.tier, intersect(d.nodes, outer.nodes)};
-    bool holds = !a.nodes.empty();
-    for (size_t i = 0; holds && i < pods.size(); ++i)
-      if (int n = ssn.node_of_pod[pods[i]]; n >= 0 && !std::binary_search(a.nodes.begin(), a.nodes.end(), n)) holds = false;
-    if (holds) out.push_back(std::move(a));
+    if (!a.nodes.empty() && holds_placed(ssn, a, pods)) out.push_back(std::move(a));
   }
   if (first_pod >= 0) best_fit_first(ssn, first_pod, out);
   return out;

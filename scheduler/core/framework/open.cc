@@ -123,19 +123,22 @@ void build_jobs(Session& s) {
 
 }  // namespace
 
+bool open_plugin(Session& ssn, const PluginOption& option) {
+  const PluginFactory* factory = find_plugin(option.name);
+  if (!factory) return false;
+  auto plugin = factory->make(option, nullptr);
+  if (!plugin) return false;
+  (*plugin)->open(ssn);
+  ssn.own(std::move(*plugin));
+  return true;
+}
+
 void open_session(Session& ssn) {
   build_jobs(ssn);
   std::vector<PluginOption> options = ssn.config.plugins;
   for (const auto& f : plugin_factories())   // weft's own constraints, also for a Config built in code
     if (f.implicit && !ssn.config.has(f.name)) options.emplace_back(f.name, options.empty() ? 0 : options.back().tier);
-  for (const auto& option : options) {
-    const PluginFactory* factory = find_plugin(option.name);
-    if (!factory) continue;   // parse_config refuses these; a hand-built Config may not
-    auto plugin = factory->make(option, nullptr);
-    if (!plugin) continue;
-    (*plugin)->open(ssn);
-    ssn.own(std::move(*plugin));
-  }
+  for (const auto& option : options) open_plugin(ssn, option);   // unknown names: parse_config refuses them
   // Pending pods in task order (priority plugin: higher first; then by name).
   for (auto& j : ssn.jobs)
     std::sort(j.pending.begin(), j.pending.end(), [&](int a, int b) { return ssn.task_before(a, b); });

@@ -171,6 +171,9 @@ class Session {
 
 // Opens a session: jobs and queues from the snapshot, then every configured plugin.
 void open_session(Session& ssn);
+// Makes the plugin `option` names and lets it register its callbacks on the session (which
+// then owns it); false for a name no factory has or arguments that do not parse.
+bool open_plugin(Session& ssn, const PluginOption& option);
 // PodGroup statuses, conditions and events at the end of the session.
 void write_statuses(Session& ssn);
 

@@ -2,7 +2,6 @@
 
 #include "scheduler/core/config.h"
 #include "scheduler/core/framework/session.h"
-#include "scheduler/core/plugins/registry.h"
 
 namespace weft::scheduler::query {
 namespace {
@@ -20,12 +19,7 @@ Fit::Fit(const Snapshot& snapshot)
   // Where the session's resource accounting put each pod (bound pods on known nodes).
   ssn.node_of_pod.assign(snapshot.pods.size(), -1);
   for (size_t p = 0; p < snapshot.pods.size(); ++p) ssn.node_of_pod[p] = ssn.cluster.placed().node_of(static_cast<int>(p));
-  for (const auto& option : config_->plugins) {
-    auto plugin = find_plugin(option.name)->make(option, nullptr);
-    if (!plugin) continue;   // the default arguments always parse
-    (*plugin)->open(ssn);
-    ssn.own(std::move(*plugin));
-  }
+  for (const auto& option : config_->plugins) open_plugin(ssn, option);   // default arguments always parse
 }
 
 Fit::~Fit() = default;
