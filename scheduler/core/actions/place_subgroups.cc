@@ -82,26 +82,31 @@ void best_fit_first(Session& ssn, int pod, std::vector<Area>& areas) {
   areas = std::move(sorted);
 }
 
+// A domain cut to `outer`, added unless the cut is empty.
+void add_cut(std::vector<Area>& out, const std::string& name, int tier, const std::vector<int>& nodes,
+             const Area& outer) {
+  Area a{name, tier, intersect(nodes, outer.nodes)};
+  if (!a.nodes.empty()) out.push_back(std::move(a));
+}
+
+// The domains of a topology key cut to `outer`.
+std::vector<Area> key_areas(Session& ssn, const std::string& key, const Area& outer) {
+  std::vector<Area> out;
+  for (const auto& d : key_domains(ssn, key)) add_cut(out, d.name, d.tier, d.nodes, outer);
+  return out;
+}
+
 // Where a sub-group may go inside `outer`: its own domains (topology key, or HyperNodes up
 // to its highest tier) cut to `outer`; else `outer` itself. The same for every sub-group
 // of one rule, so computed once per outer area (InnerAreas).
 std::vector<Area> constraint_areas(Session& ssn, const SubGroup& g, const Area& outer) {
+  if (!g.topology_key.empty()) return key_areas(ssn, g.topology_key, outer);
+  if (!g.topology || g.topology->mode == NetworkTopology::Mode::None) return {outer};
   std::vector<Area> out;
-  auto add = [&](const std::string& name, int tier, const std::vector<int>& nodes) {
-    Area a{name, tier, intersect(nodes, outer.nodes)};
-    if (!a.nodes.empty()) out.push_back(std::move(a));
-  };
-  if (!g.topology_key.empty()) {
-    for (const auto& d : key_domains(ssn, g.topology_key)) add(d.name, d.tier, d.nodes);
-  } else if (g.topology && g.topology->mode != NetworkTopology::Mode::None) {
-    auto highest = highest_tier_of(ssn, *g.topology);
-    if (highest)
-      for (const auto& d : ssn.topo().domains)
-        if (d.tier <= *highest) add(d.name, d.tier, d.nodes);
-    if (g.topology->mode == NetworkTopology::Mode::Soft) out.push_back(outer);   // soft: the job's area at worst
-  } else {
-    out.push_back(outer);
-  }
+  if (auto highest = highest_tier_of(ssn, *g.topology))
+    for (const auto& d : ssn.topo().domains)
+      if (d.tier <= *highest) add_cut(out, d.name, d.tier, d.nodes, outer);
+  if (g.topology->mode == NetworkTopology::Mode::Soft) out.push_back(outer);   // soft: the job's area at worst
   return out;
 }
 
@@ -183,11 +188,8 @@ std::vector<Area> scope_areas(Session& ssn, const Job& job, int scope, const Are
   if (key.empty()) return {outer};
   std::vector<int> pods;
   subtree_pods(job, scope, pods);
-  std::vector<Area> out;
-  for (const auto& d : key_domains(ssn, key)) {
-    Area a{d.name, d.tier, intersect(d.nodes, outer.nodes)};
-    if (!a.nodes.empty() && holds_placed(ssn, a, pods)) out.push_back(std::move(a));
-  }
+  std::vector<Area> out = key_areas(ssn, key, outer);
+  std::erase_if(out, [&](const Area& a) { return !holds_placed(ssn, a, pods); });
   if (first_pod >= 0) best_fit_first(ssn, first_pod, out);
   return out;
 }
