@@ -114,14 +114,11 @@ class TestHandle : public framework::Handle {
 // plugin with DefaultEvictorArgs (nodeFit and the others).
 class EvictorHandle : public framework::Handle {
  public:
-  EvictorHandle(const Cluster& cluster, const EvictorArgs& args, bool node_fit, TimePoint now = t0(),
-                std::optional<int> max_per_namespace = std::nullopt)
-      : cluster_(cluster), now_(now) {
-    framework::EvictorOptions o;
-    o.now = now;
-    o.node_fit = node_fit;
-    o.max_per_namespace = max_per_namespace;
-    auto e = framework::DefaultEvictor::create(args, cluster, state_, o, plan_);
+  // options.now is the test's t0().
+  EvictorHandle(const Cluster& cluster, const EvictorArgs& args, framework::EvictorOptions options)
+      : cluster_(cluster), now_(t0()) {
+    options.now = now_;
+    auto e = framework::DefaultEvictor::create(args, cluster, state_, options, plan_);
     EXPECT_TRUE(e.ok()) << e.message();
     if (e.ok()) evictor_ = std::move(*e);
   }
@@ -153,6 +150,12 @@ class EvictorHandle : public framework::Handle {
   Plan plan_;
   std::unique_ptr<framework::DefaultEvictor> evictor_;
 };
+
+inline framework::EvictorOptions with_node_fit(bool node_fit) {
+  framework::EvictorOptions o;
+  o.node_fit = node_fit;
+  return o;
+}
 
 // Runs a Deschedule or Balance plugin over every node; returns the evicted pod keys.
 template <class P, class H>

@@ -255,7 +255,9 @@ TEST(PodLifeTime, EvictorConfigurationAndNamespaceLimit) {
   auto run_with = [](const EvictorArgs& ea, std::vector<json> pods, std::optional<int> per_namespace = std::nullopt) {
     pods.insert(pods.begin(), node("node1"));
     Cluster c = build(pods);
-    EvictorHandle h(c, ea, false, t0(), per_namespace);
+    framework::EvictorOptions o;
+    o.max_per_namespace = per_namespace;
+    EvictorHandle h(c, ea, o);
     plt::Plugin plugin(max_age());
     return run_plugin(plugin, h);
   };

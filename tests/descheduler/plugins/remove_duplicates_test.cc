@@ -155,7 +155,7 @@ size_t evictions_with_node_fit(const json& other, std::vector<json> extra = {},
   }
   for (auto& e : extra) objs.push_back(e);
   Cluster c = build(objs);
-  EvictorHandle h(c, {}, /*node_fit=*/true);
+  EvictorHandle h(c, {}, with_node_fit(true));
   rd::Plugin plugin({});
   return run_plugin(plugin, h).size();
 }
