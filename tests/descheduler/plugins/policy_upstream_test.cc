@@ -238,6 +238,63 @@ TEST(PolicyUpstream, MetricsUtilizationIsValidatedThenRefusedWithTheReason) {
   expect_refused(lnu("{sorce: Prometheus}"), at + ".sorce: unknown field");
 }
 
+// One balance plugin with these args (flow style), enabled in a profile.
+std::string balance_with(const std::string& plugin, const std::string& args) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - name: " +
+         plugin + "\n    args: " + args + "\n  plugins:\n    balance:\n      enabled: [" + plugin + "]\n";
+}
+
+// nodeutilization's validation_test.go (ValidateLowNodeUtilizationArgs), row by row.
+TEST(PolicyUpstream, LowNodeUtilizationValidation) {
+  auto lnu_args = [](const std::string& thresholds, const std::string& targets) {
+    return balance_with("LowNodeUtilization", "{thresholds: " + thresholds + ", targetThresholds: " + targets + "}");
+  };
+  const std::string at = "profiles[0].pluginConfig[0].args.";
+  expect_refused(lnu_args("{cpu: 20, memory: 120}", "{cpu: 80, memory: 80}"), at + "thresholds.memory");
+  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80, pods: 80}"), at + "thresholds: has no pods");
+  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, pods: 80}"), at + "targetThresholds: has no memory");
+  expect_refused(lnu_args("{cpu: 90, memory: 20}", "{cpu: 80, memory: 80}"), at + "thresholds.cpu: is above");
+  expect_refused(lnu_args("{cpu: 20, memory: 20, example.com/foo: 20}", "{cpu: 80, memory: 80}"),
+                 at + "targetThresholds: has no example.com/foo");
+  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80, example.com/foo: 80}"),
+                 at + "thresholds: has no example.com/foo");
+  expect_refused(lnu_args("{cpu: 20, memory: 20, example.com/foo: 20}", "{cpu: 80, memory: 80, example.com/bar: 80}"),
+                 at + "targetThresholds: has no example.com/foo");
+  expect_refused(lnu_args("{cpu: 20, memory: 20, example.com/foo: 90}", "{cpu: 80, memory: 80, example.com/foo: 20}"),
+                 at + "thresholds.example.com/foo: is above");
+  EXPECT_TRUE(parse(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80}")).ok());
+  auto extended = parse(lnu_args("{cpu: 20, memory: 20, example.com/foo: 20}", "{cpu: 80, memory: 80, example.com/foo: 80}"));
+  EXPECT_TRUE(extended.ok()) << extended.message();
+  // With useDeviationThresholds a low span above the high one is allowed.
+  EXPECT_TRUE(parse(balance_with("LowNodeUtilization",
+                                 "{useDeviationThresholds: true, thresholds: {cpu: 30}, targetThresholds: {cpu: 10}}"))
+                  .ok());
+  expect_refused(balance_with("LowNodeUtilization", "{thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, "
+                                                    "evictableNamespaces: {include: [a]}}"),
+                 at + "evictableNamespaces.include");
+  EXPECT_TRUE(parse(balance_with("LowNodeUtilization", "{thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, "
+                                                       "evictableNamespaces: {exclude: [a]}, evictionLimits: {node: 3}}"))
+                  .ok());
+}
+
+// ValidateHighNodeUtilizationArgs, row by row.
+TEST(PolicyUpstream, HighNodeUtilizationValidation) {
+  auto hnu = [](const std::string& args) { return balance_with("HighNodeUtilization", args); };
+  const std::string at = "profiles[0].pluginConfig[0].args.";
+  EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80, memory: 90}, evictionModes: [OnlyThresholdingResources]}")).ok());
+  auto extended = parse(hnu("{thresholds: {cpu: 85, example.com/foo: 95}, evictionModes: [OnlyThresholdingResources]}"));
+  EXPECT_TRUE(extended.ok()) << extended.message();
+  EXPECT_FALSE(parse(hnu("{thresholds: {}}")).ok());
+  expect_refused(hnu("{thresholds: {cpu: -1}}"), at + "thresholds.cpu");
+  expect_refused(hnu("{thresholds: {memory: 101}}"), at + "thresholds.memory");
+  expect_refused(hnu("{thresholds: {cpu: 50, memory: 150}}"), at + "thresholds.memory");
+  EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80}, evictableNamespaces: {exclude: [ns1, ns2]}}")).ok());
+  EXPECT_FALSE(parse(hnu("{thresholds: {cpu: 80}, evictableNamespaces: {include: [ns1]}}")).ok());
+  expect_refused(hnu("{thresholds: {cpu: 80}, evictionModes: [InvalidMode]}"), at + "evictionModes");
+  EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80}, evictionModes: []}")).ok());
+  EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80}}")).ok());
+}
+
 TEST(PolicyUpstream, StrategyPluginsAtTheirExtensionPoints) {
   auto p = parse(R"(apiVersion: "descheduler/v1alpha2"
 kind: "DeschedulerPolicy"
