@@ -44,6 +44,11 @@ Result<std::unique_ptr<DefaultEvictor>> DefaultEvictor::create(const EvictorArgs
     else if (pt.name == "system-cluster-critical") e->threshold_ = kSystemCriticalPriority;
     else if (pt.name == "system-node-critical") e->threshold_ = kSystemCriticalPriority + 1000;
     else return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' not found");
+    // As upstream: a class above system-cluster-critical (system-node-critical) is refused.
+    if (e->threshold_ > kSystemCriticalPriority)
+      return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' has priority " +
+                        std::to_string(e->threshold_) + "; the threshold can't be greater than " +
+                        std::to_string(kSystemCriticalPriority));
   }
   return e;
 }

@@ -2,6 +2,7 @@
 // each field doing what upstream documents, or refused naming the field and why.
 #include <gtest/gtest.h>
 
+#include "descheduler/core/framework/default_evictor.h"
 #include "descheduler/core/framework/plugin.h"
 #include "descheduler/core/policy.h"
 
@@ -293,6 +294,64 @@ TEST(PolicyUpstream, HighNodeUtilizationValidation) {
   expect_refused(hnu("{thresholds: {cpu: 80}, evictionModes: [InvalidMode]}"), at + "evictionModes");
   EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80}, evictionModes: []}")).ok());
   EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80}}")).ok());
+}
+
+// A policy with these top-level lines and one profile whose DefaultEvictor has `evictor`
+// (block style, indented 8) and that enables RemovePodsHavingTooManyRestarts.
+std::string with_evictor(const std::string& top, const std::string& evictor) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + top +
+         "profiles:\n  - name: ProfileName\n    pluginConfig:\n    - name: DefaultEvictor\n      args:\n" + evictor +
+         "    - name: RemovePodsHavingTooManyRestarts\n      args:\n        podRestartThreshold: 3\n"
+         "    plugins:\n      deschedule:\n        enabled: [RemovePodsHavingTooManyRestarts]\n";
+}
+
+// policyconfig_test.go (TestV1alpha1ToV1alpha2 / TestValidateDeschedulerConfiguration): the
+// policy-level refusals, each row as a fact.
+TEST(PolicyUpstream, PolicyConfigValidation) {
+  EXPECT_FALSE(parse(with_evictor("", "        priorityThreshold:\n          value: 2000000001\n")).ok());
+  EXPECT_TRUE(parse(with_evictor("", "        priorityThreshold:\n          value: 2000000000\n")).ok());
+  const std::string prom = "metricsProviders:\n- source: Prometheus\n  prometheus:\n";
+  EXPECT_FALSE(parse(with_evictor("metricsProviders:\n- source: KubernetesMetrics\n- source: KubernetesMetrics\n", "        nodeFit: true\n")).ok());
+  EXPECT_FALSE(parse(with_evictor("metricsCollector:\n  enabled: true\nmetricsProviders:\n- source: KubernetesMetrics\n",
+                                  "        nodeFit: true\n"))
+                   .ok());
+  EXPECT_FALSE(parse(with_evictor(prom + "    url: ''\n", "        nodeFit: true\n")).ok());
+  EXPECT_FALSE(parse(with_evictor(prom + "    url: http://example.com:-80\n", "        nodeFit: true\n")).ok());
+  EXPECT_FALSE(parse(with_evictor(prom + "    url: https://example.com:80\n    authToken: {}\n", "        nodeFit: true\n")).ok());
+  for (const char* ref : {"{}", "{name: s}", "{namespace: ns}"})
+    EXPECT_FALSE(parse(with_evictor(prom + "    url: https://example.com:80\n    authToken:\n      secretReference: " + ref + "\n",
+                                    "        nodeFit: true\n"))
+                     .ok())
+        << ref;
+  auto valid = parse(with_evictor(prom + "    url: https://example.com:80\n    authToken:\n      secretReference: "
+                                         "{namespace: ns, name: s}\n",
+                                  "        nodeFit: true\n"));
+  EXPECT_TRUE(valid.ok()) << valid.message();
+  // A threshold named by a class above system-cluster-critical is refused when resolved.
+  Cluster none;
+  DeschedulerState state;
+  Plan plan;
+  EvictorArgs node_critical;
+  node_critical.priority_threshold.name = "system-node-critical";
+  auto refused = framework::DefaultEvictor::create(node_critical, none, state, {}, plan);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("can't be greater than 2000000000"), std::string::npos) << refused.message();
+  EvictorArgs cluster_critical;
+  cluster_critical.priority_threshold.name = "system-cluster-critical";
+  EXPECT_TRUE(framework::DefaultEvictor::create(cluster_critical, none, state, {}, plan).ok());
+  // The extension point under upstream's JSON tag, and under its documented spelling.
+  for (const char* point : {"preevictionfilter", "preEvictionFilter"}) {
+    auto p = parse(with_evictor("", "        nodeFit: true\n") + "      " + point + ":\n        enabled: [DefaultEvictor]\n");
+    EXPECT_TRUE(p.ok()) << point << ": " << p.message();
+  }
+  // Deprecated evictor flags beside podProtections, and protections in the wrong list.
+  EXPECT_FALSE(parse(with_evictor("", "        evictSystemCriticalPods: true\n        podProtections:\n          "
+                                      "extraEnabled: [PodsWithPVC]\n"))
+                   .ok());
+  EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          defaultDisabled: [InvalidProtection]\n")).ok());
+  EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          extraEnabled: [InvalidProtection]\n")).ok());
+  EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          defaultDisabled: [PodsWithPVC]\n")).ok());
+  EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          extraEnabled: [DaemonSetPods]\n")).ok());
 }
 
 TEST(PolicyUpstream, StrategyPluginsAtTheirExtensionPoints) {
