@@ -1,6 +1,7 @@
 #include "descheduler/core/policy.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "descheduler/core/plugins/common/args.h"
@@ -47,6 +48,8 @@ Status parse_priority_threshold(const Ctx& c, const json& v, const std::string& 
   if (!value.is_null()) {
     if (!value.is_number_integer() || value.get<int64_t>() > INT32_MAX || value.get<int64_t>() < INT32_MIN)
       return c.at(path + ".value", "must be a 32-bit integer");
+    // As upstream: no threshold above system-cluster-critical's priority.
+    if (value.get<int64_t>() > 2000000000) return c.at(path + ".value", "can't be greater than 2000000000");
     out.value = value.get<int32_t>();
   }
   if (!name.is_null()) {
@@ -428,10 +431,14 @@ struct PluginSet {
 Result<std::map<std::string, PluginSet>> parse_plugins(const Ctx& c, const json& plugins, const std::string& path) {
   std::map<std::string, PluginSet> out;
   if (plugins.is_null()) return out;
-  if (auto s = only_fields(c, plugins, path, {"presort", "sort", "deschedule", "balance", "filter", "preEvictionFilter"}); !s)
+  if (auto s = only_fields(c, plugins, path,
+                           {"presort", "sort", "deschedule", "balance", "filter", "preEvictionFilter", "preevictionfilter"});
+      !s)
     return s.error();
-  for (const auto& [point, set] : plugins.items()) {
-    std::string p = path + "." + point;
+  for (const auto& [key, set] : plugins.items()) {
+    // upstream's JSON tag is "preevictionfilter"; its docs write "preEvictionFilter".
+    const std::string point = key == "preevictionfilter" ? "preEvictionFilter" : key;
+    std::string p = path + "." + key;
     if (set.is_null()) continue;
     if (auto s = only_fields(c, set, p, {"enabled", "disabled"}); !s) return s.error();
     auto en = get_strings(c, field(set, "enabled"), p + ".enabled");
@@ -500,6 +507,18 @@ Status parse_top_level_eviction(const Ctx& c, const json& doc, Policy& policy) {
   return {};
 }
 
+// The port of scheme://[userinfo@]host[:port][/...], if any, is digits only.
+bool has_valid_port(const std::string& url) {
+  const size_t start = url.find("://") + 3;
+  std::string authority = url.substr(start, url.find_first_of("/?#", start) - start);
+  if (size_t at = authority.rfind('@'); at != std::string::npos) authority = authority.substr(at + 1);
+  size_t colon = authority.rfind(':');
+  if (colon == std::string::npos || (authority.rfind(']') != std::string::npos && colon < authority.rfind(']')))
+    return true;
+  const std::string port = authority.substr(colon + 1);
+  return std::all_of(port.begin(), port.end(), [](unsigned char ch) { return std::isdigit(ch); });
+}
+
 // {url, authToken: {secretReference: {namespace, name}}}, as upstream validates it.
 Result<PrometheusProvider> parse_prometheus_provider(const Ctx& c, const json& v, const std::string& path) {
   if (v.is_null()) return c.at(path, "is required when the source is Prometheus");
@@ -510,6 +529,7 @@ Result<PrometheusProvider> parse_prometheus_provider(const Ctx& c, const json& v
   if (url->empty()) return c.at(path + ".url", "is required");
   if (url->rfind("http://", 0) != 0 && url->rfind("https://", 0) != 0)
     return c.at(path + ".url", "'" + *url + "' is not an http(s) URL");
+  if (!has_valid_port(*url)) return c.at(path + ".url", "'" + *url + "' has an invalid port (digits only, as Go's URL parser)");
   out.url = *url;
   const json& token = field(v, "authToken");
   if (token.is_null()) return out;

@@ -94,6 +94,42 @@ TEST(Defragment, RoomAGangMembersAntiAffinityForbidsIsNotCounted) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(leaf_of(after["ml/train-" + std::to_string(i)]), "a-l2");
 }
 
+// A gang whose pods repel each other per hostname needs one node per pod: room for two of
+// its pods on one node is room for one. Every fabric-a node has 2 GPUs free; a-l1-n1's
+// one 6-GPU filler would free room for both 4-GPU pods by resources alone, but the
+// scheduler places one pod per node, so two nodes must each give 4 GPUs. (The gang asks
+// for fabric a: fabric b has room for it.)
+TEST(Defragment, RoomForTwoPodsOfAGangThatRepelsItselfPerNodeIsRoomForOne) {
+  std::vector<json> objects;
+  for (json& o : fragmented_fabric()) {
+    const std::string name = kube::name_of(o);
+    if (name == "fill-a-l1-n1-1") o = pod({.name = name, .node = "a-l1-n1", .gpus = 6});
+    objects.push_back(o);
+  }
+  for (const char* node : {"a-l1-n2", "a-l1-n3", "a-l1-n4", "a-l2-n1", "a-l2-n2", "a-l2-n3", "a-l2-n4"})
+    for (int k = 3; k <= (std::string(node).rfind("a-l1", 0) == 0 ? 4 : 3); ++k)
+      objects.push_back(pod({.name = "fill-" + std::string(node) + "-" + std::to_string(k), .node = node, .gpus = 2}));
+  add_gang(objects, "apart", 2, 4, 1);
+  for (json& o : objects) {
+    if (kube::kind_of(o) == "Node") o["metadata"]["labels"]["kubernetes.io/hostname"] = kube::name_of(o);
+    if (kube::kind_of(o) == "Pod" && kube::namespace_of(o) == "ml") {
+      o["metadata"]["labels"]["app"] = "apart";
+      o["spec"]["nodeSelector"]["weft.dev/ib-fabric"] = "fab-a";   // fabric b has room for both
+      o["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json::array(
+          {{{"labelSelector", {{"matchLabels", {{"app", "apart"}}}}}, {"topologyKey", "kubernetes.io/hostname"}}});
+    }
+  }
+  EXPECT_EQ(simulate_placements(objects, test_now())["ml/apart-0"], "");
+  dd::Outcome out = plan(objects);
+  ASSERT_EQ(out.rooms.size(), 1u);
+  EXPECT_EQ(out.rooms[0].evictions.size(), 2u);
+  EXPECT_EQ(out.rooms[0].reservation.nodes.size(), 2u);
+  auto after = simulate_placements(after_evictions(objects, out), test_now());
+  EXPECT_NE(after["ml/apart-0"], "");
+  EXPECT_NE(after["ml/apart-1"], "");
+  EXPECT_NE(after["ml/apart-0"], after["ml/apart-1"]);
+}
+
 TEST(Defragment, IbClusterGangGetsAWholeFabric) {
   // Same fabric, any tier: six 8-GPU pods need six nodes of fabric a cleared; the fillers
   // go to fabric b (they are not RDMA pods, so they may leave fabric a).

@@ -219,6 +219,10 @@ class Defragmenter {
     OptionCache* cache = nullptr;
     std::set<int> excluded;         // victims taken out by repairs
     std::map<int, std::vector<Option>> local;
+    // Its pods carry a term that counts the other pods of a node (anti-affinity, spread,
+    // host ports): per node, the options capped at what the scheduler lets share it.
+    bool counts_others = false;
+    std::map<int, std::vector<Option>> capped;
   };
 
   std::string cache_key(const Search& s) const {
@@ -250,12 +254,62 @@ class Defragmenter {
   const std::vector<Option>& options_on(Search& s, int node) {
     size_t n = static_cast<size_t>(node);
     if (taken_[n] || (reserved_holder_[n] && *reserved_holder_[n] != s.gang->group->key)) return no_options_;
+    if (!s.counts_others) return room_options(s, node);
+    auto it = s.capped.find(node);
+    if (it == s.capped.end()) {
+      const std::vector<Option>& room = room_options(s, node);
+      const int most = room.empty() ? 0 : room.back().slots;
+      it = s.capped.emplace(node, capped(room, together_on(s, node, most))).first;
+    }
+    return it->second;
+  }
+
+  // The options by room alone: the gang's own (local) ones, else the shared cache's.
+  const std::vector<Option>& room_options(Search& s, int node) {
+    size_t n = static_cast<size_t>(node);
     if (auto it = s.local.find(node); it != s.local.end()) return it->second;
     if (!s.cache->fresh[n]) {
       s.cache->options[n] = compute_options(s, node, false);
       s.cache->fresh[n] = 1;
     }
     return s.cache->options[n];
+  }
+
+  void set_local(Search& s, int node) {
+    s.local[node] = compute_options(s, node, true);
+    s.capped.erase(node);
+  }
+
+  // How many of the gang's pods (at most `most`) the scheduler's filters, room aside, let
+  // share the node: each is placed there in turn, as the scheduler places a gang's pods,
+  // until one is refused (anti-affinity toward its own pods, a host port, a spread
+  // constraint). The fit is left as it was.
+  int together_on(const Search& s, int node, int most) {
+    int placed = 0;
+    while (placed < most && placed < static_cast<int>(s.pods.size()) &&
+           fit_.reject_placement(s.pods[static_cast<size_t>(placed)], node).empty())
+      fit_.place(s.pods[static_cast<size_t>(placed++)], node);
+    for (int i = 0; i < placed; ++i) fit_.place(s.pods[static_cast<size_t>(i)], -1);
+    return placed;
+  }
+
+  // The options up to the first that holds `cap` slots, that one counted as `cap`.
+  static std::vector<Option> capped(const std::vector<Option>& options, int cap) {
+    std::vector<Option> out;
+    if (cap <= 0) return out;
+    for (const Option& o : options) {
+      out.push_back(o);
+      if (o.slots >= cap) {
+        out.back().slots = cap;
+        break;
+      }
+    }
+    return out;
+  }
+
+  static bool counts_other_pods(const scheduler::PodInfo& pod) {
+    const auto& c = pod.contract();
+    return !c.anti_affinity.empty() || !c.spread.empty() || !c.host_ports.empty();
   }
 
   // A move touched the node; when some pod's filters count other pods (anti-affinity over
@@ -313,7 +367,9 @@ class Defragmenter {
       cache.fresh.assign(s_.nodes.size(), 0);
     }
     s.cache = &cache;
-    for (int p : g.bound) s.local[pod_node_[static_cast<size_t>(p)]] = compute_options(s, pod_node_[static_cast<size_t>(p)], true);
+    s.counts_others = std::any_of(s.pods.begin(), s.pods.end(),
+                                  [&](int p) { return counts_other_pods(s_.pods[static_cast<size_t>(p)]); });
+    for (int p : g.bound) set_local(s, pod_node_[static_cast<size_t>(p)]);
     OptionsOf options_of = [&](int n) -> const std::vector<Option>& { return options_on(s, n); };
     for (int round = 0; round <= kMaxRepairs; ++round) {
       DomainPlan best;
@@ -354,7 +410,7 @@ class Defragmenter {
       if (bad < 0) bad = place_victims(victims, *where->nodes, moves);
       if (bad >= 0) {
         s.excluded.insert(bad);
-        s.local[pod_node_[static_cast<size_t>(bad)]] = compute_options(s, pod_node_[static_cast<size_t>(bad)], true);
+        set_local(s, pod_node_[static_cast<size_t>(bad)]);
         continue;
       }
       commit(s, *where, best, moves);

@@ -44,6 +44,11 @@ Result<std::unique_ptr<DefaultEvictor>> DefaultEvictor::create(const EvictorArgs
     else if (pt.name == "system-cluster-critical") e->threshold_ = kSystemCriticalPriority;
     else if (pt.name == "system-node-critical") e->threshold_ = kSystemCriticalPriority + 1000;
     else return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' not found");
+    // As upstream: a class above system-cluster-critical (system-node-critical) is refused.
+    if (e->threshold_ > kSystemCriticalPriority)
+      return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' has priority " +
+                        std::to_string(e->threshold_) + "; the threshold can't be greater than " +
+                        std::to_string(kSystemCriticalPriority));
   }
   return e;
 }
@@ -172,8 +177,12 @@ std::string DefaultEvictor::target_blocker(int pod, int node) const {
 }
 
 // Some other ready, schedulable node takes the pod; else why not, by the furthest any
-// node got ("no-target" when there is no other such node).
+// node got ("no-target" when there is no other such node). As upstream, a pod is asked
+// for no other node without nodeFit, unless it is bound to a fabric or tier domain (it
+// must be able to come back inside it).
 std::string DefaultEvictor::any_target(int pod) const {
+  const DomainRule& domain = domain_of(pod);
+  if (!options_.node_fit && domain.required.empty() && !domain.confined) return "";
   const int source = cluster_.pods[static_cast<size_t>(pod)].node;
   std::string furthest = "no-target";
   for (size_t n = 0; n < cluster_.nodes.size(); ++n) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "descheduler/core/framework/default_evictor.h"
 #include "descheduler/core/framework/plugin.h"
 #include "scheduler/core/query/fit.h"
 #include "tests/descheduler/fixtures.h"
@@ -92,6 +93,7 @@ class TestHandle : public framework::Handle {
   Plan& plan() override { return plan_; }
 
   RecordingEvictor& recorder() { return evictor_; }
+  std::vector<std::string> evicted_keys() const { return evictor_.evicted_keys; }
   std::vector<int> all_nodes() const {
     std::vector<int> out;
     for (size_t i = 0; i < cluster_.nodes.size(); ++i) out.push_back(static_cast<int>(i));
@@ -108,14 +110,61 @@ class TestHandle : public framework::Handle {
   Plan plan_;
 };
 
+// A Handle whose evictor is the real DefaultEvictor, for the upstream rows that run a
+// plugin with DefaultEvictorArgs (nodeFit and the others).
+class EvictorHandle : public framework::Handle {
+ public:
+  // options.now is the test's t0().
+  EvictorHandle(const Cluster& cluster, const EvictorArgs& args, framework::EvictorOptions options)
+      : cluster_(cluster), now_(t0()) {
+    options.now = now_;
+    auto e = framework::DefaultEvictor::create(args, cluster, state_, options, plan_);
+    EXPECT_TRUE(e.ok()) << e.message();
+    if (e.ok()) evictor_ = std::move(*e);
+  }
+  const Cluster& cluster() const override { return cluster_; }
+  framework::Evictor& evictor() override { return *evictor_; }
+  TimePoint now() const override { return now_; }
+  const LoadReport& load() const override { return load_; }
+  const DeschedulerState& state() const override { return state_; }
+  void skip(int, const std::string&) override {}
+  void note(const std::string&) override {}
+  Plan& plan() override { return plan_; }
+
+  std::vector<int> all_nodes() const {
+    std::vector<int> out;
+    for (size_t i = 0; i < cluster_.nodes.size(); ++i) out.push_back(static_cast<int>(i));
+    return out;
+  }
+  std::vector<std::string> evicted_keys() const {
+    std::vector<std::string> out;
+    for (const auto& e : plan_.evictions) out.push_back(e.pod());
+    return out;
+  }
+
+ private:
+  const Cluster& cluster_;
+  TimePoint now_;
+  LoadReport load_;
+  DeschedulerState state_;
+  Plan plan_;
+  std::unique_ptr<framework::DefaultEvictor> evictor_;
+};
+
+inline framework::EvictorOptions with_node_fit(bool node_fit) {
+  framework::EvictorOptions o;
+  o.node_fit = node_fit;
+  return o;
+}
+
 // Runs a Deschedule or Balance plugin over every node; returns the evicted pod keys.
-template <class P>
-std::vector<std::string> run_plugin(P& plugin, TestHandle& h) {
+template <class P, class H>
+std::vector<std::string> run_plugin(P& plugin, H& h) {
   Status s;
   if constexpr (std::is_base_of_v<framework::DeschedulePlugin, P>) s = plugin.deschedule(h.all_nodes(), h);
   else s = plugin.balance(h.all_nodes(), h);
   EXPECT_TRUE(s.ok()) << s.message();
-  return h.recorder().evicted_keys;
+  return h.evicted_keys();
 }
 
 // Container status entries: {"state": {...}, "restartCount": n}.

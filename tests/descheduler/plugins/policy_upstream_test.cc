@@ -2,6 +2,7 @@
 // each field doing what upstream documents, or refused naming the field and why.
 #include <gtest/gtest.h>
 
+#include "descheduler/core/framework/default_evictor.h"
 #include "descheduler/core/framework/plugin.h"
 #include "descheduler/core/policy.h"
 
@@ -236,6 +237,121 @@ TEST(PolicyUpstream, MetricsUtilizationIsValidatedThenRefusedWithTheReason) {
   expect_refused(lnu("{metricsServer: true}"), at + ": weft-descheduler does not read the metrics.k8s.io API");
   expect_refused(lnu("{source: Other}"), at + ".source");
   expect_refused(lnu("{sorce: Prometheus}"), at + ".sorce: unknown field");
+}
+
+// One balance plugin with these args (flow style), enabled in a profile.
+std::string balance_with(const std::string& plugin, const std::string& args) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - name: " +
+         plugin + "\n    args: " + args + "\n  plugins:\n    balance:\n      enabled: [" + plugin + "]\n";
+}
+
+// nodeutilization's validation_test.go (ValidateLowNodeUtilizationArgs), row by row.
+TEST(PolicyUpstream, LowNodeUtilizationValidation) {
+  auto lnu_args = [](const std::string& thresholds, const std::string& targets) {
+    return balance_with("LowNodeUtilization", "{thresholds: " + thresholds + ", targetThresholds: " + targets + "}");
+  };
+  const std::string at = "profiles[0].pluginConfig[0].args.";
+  expect_refused(lnu_args("{cpu: 20, memory: 120}", "{cpu: 80, memory: 80}"), at + "thresholds.memory");
+  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80, pods: 80}"), at + "thresholds: has no pods");
+  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, pods: 80}"), at + "targetThresholds: has no memory");
+  expect_refused(lnu_args("{cpu: 90, memory: 20}", "{cpu: 80, memory: 80}"), at + "thresholds.cpu: is above");
+  expect_refused(lnu_args("{cpu: 20, memory: 20, example.com/foo: 20}", "{cpu: 80, memory: 80}"),
+                 at + "targetThresholds: has no example.com/foo");
+  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80, example.com/foo: 80}"),
+                 at + "thresholds: has no example.com/foo");
+  expect_refused(lnu_args("{cpu: 20, memory: 20, example.com/foo: 20}", "{cpu: 80, memory: 80, example.com/bar: 80}"),
+                 at + "targetThresholds: has no example.com/foo");
+  expect_refused(lnu_args("{cpu: 20, memory: 20, example.com/foo: 90}", "{cpu: 80, memory: 80, example.com/foo: 20}"),
+                 at + "thresholds.example.com/foo: is above");
+  EXPECT_TRUE(parse(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80}")).ok());
+  auto extended = parse(lnu_args("{cpu: 20, memory: 20, example.com/foo: 20}", "{cpu: 80, memory: 80, example.com/foo: 80}"));
+  EXPECT_TRUE(extended.ok()) << extended.message();
+  // With useDeviationThresholds a low span above the high one is allowed.
+  EXPECT_TRUE(parse(balance_with("LowNodeUtilization",
+                                 "{useDeviationThresholds: true, thresholds: {cpu: 30}, targetThresholds: {cpu: 10}}"))
+                  .ok());
+  expect_refused(balance_with("LowNodeUtilization", "{thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, "
+                                                    "evictableNamespaces: {include: [a]}}"),
+                 at + "evictableNamespaces.include");
+  EXPECT_TRUE(parse(balance_with("LowNodeUtilization", "{thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, "
+                                                       "evictableNamespaces: {exclude: [a]}, evictionLimits: {node: 3}}"))
+                  .ok());
+}
+
+// ValidateHighNodeUtilizationArgs, row by row.
+TEST(PolicyUpstream, HighNodeUtilizationValidation) {
+  auto hnu = [](const std::string& args) { return balance_with("HighNodeUtilization", args); };
+  const std::string at = "profiles[0].pluginConfig[0].args.";
+  EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80, memory: 90}, evictionModes: [OnlyThresholdingResources]}")).ok());
+  auto extended = parse(hnu("{thresholds: {cpu: 85, example.com/foo: 95}, evictionModes: [OnlyThresholdingResources]}"));
+  EXPECT_TRUE(extended.ok()) << extended.message();
+  EXPECT_FALSE(parse(hnu("{thresholds: {}}")).ok());
+  expect_refused(hnu("{thresholds: {cpu: -1}}"), at + "thresholds.cpu");
+  expect_refused(hnu("{thresholds: {memory: 101}}"), at + "thresholds.memory");
+  expect_refused(hnu("{thresholds: {cpu: 50, memory: 150}}"), at + "thresholds.memory");
+  EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80}, evictableNamespaces: {exclude: [ns1, ns2]}}")).ok());
+  EXPECT_FALSE(parse(hnu("{thresholds: {cpu: 80}, evictableNamespaces: {include: [ns1]}}")).ok());
+  expect_refused(hnu("{thresholds: {cpu: 80}, evictionModes: [InvalidMode]}"), at + "evictionModes");
+  EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80}, evictionModes: []}")).ok());
+  EXPECT_TRUE(parse(hnu("{thresholds: {cpu: 80}}")).ok());
+}
+
+// A policy with these top-level lines and one profile whose DefaultEvictor has `evictor`
+// (block style, indented 8) and that enables RemovePodsHavingTooManyRestarts.
+std::string with_evictor(const std::string& top, const std::string& evictor) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + top +
+         "profiles:\n  - name: ProfileName\n    pluginConfig:\n    - name: DefaultEvictor\n      args:\n" + evictor +
+         "    - name: RemovePodsHavingTooManyRestarts\n      args:\n        podRestartThreshold: 3\n"
+         "    plugins:\n      deschedule:\n        enabled: [RemovePodsHavingTooManyRestarts]\n";
+}
+
+// policyconfig_test.go (TestV1alpha1ToV1alpha2 / TestValidateDeschedulerConfiguration): the
+// policy-level refusals, each row as a fact.
+TEST(PolicyUpstream, PolicyConfigValidation) {
+  EXPECT_FALSE(parse(with_evictor("", "        priorityThreshold:\n          value: 2000000001\n")).ok());
+  EXPECT_TRUE(parse(with_evictor("", "        priorityThreshold:\n          value: 2000000000\n")).ok());
+  const std::string prom = "metricsProviders:\n- source: Prometheus\n  prometheus:\n";
+  EXPECT_FALSE(parse(with_evictor("metricsProviders:\n- source: KubernetesMetrics\n- source: KubernetesMetrics\n", "        nodeFit: true\n")).ok());
+  EXPECT_FALSE(parse(with_evictor("metricsCollector:\n  enabled: true\nmetricsProviders:\n- source: KubernetesMetrics\n",
+                                  "        nodeFit: true\n"))
+                   .ok());
+  EXPECT_FALSE(parse(with_evictor(prom + "    url: ''\n", "        nodeFit: true\n")).ok());
+  EXPECT_FALSE(parse(with_evictor(prom + "    url: http://example.com:-80\n", "        nodeFit: true\n")).ok());
+  EXPECT_FALSE(parse(with_evictor(prom + "    url: https://example.com:80\n    authToken: {}\n", "        nodeFit: true\n")).ok());
+  for (const char* ref : {"{}", "{name: s}", "{namespace: ns}"})
+    EXPECT_FALSE(parse(with_evictor(prom + "    url: https://example.com:80\n    authToken:\n      secretReference: " + ref + "\n",
+                                    "        nodeFit: true\n"))
+                     .ok())
+        << ref;
+  auto valid = parse(with_evictor(prom + "    url: https://example.com:80\n    authToken:\n      secretReference: "
+                                         "{namespace: ns, name: s}\n",
+                                  "        nodeFit: true\n"));
+  EXPECT_TRUE(valid.ok()) << valid.message();
+  // A threshold named by a class above system-cluster-critical is refused when resolved.
+  Cluster none;
+  DeschedulerState state;
+  Plan plan;
+  EvictorArgs node_critical;
+  node_critical.priority_threshold.name = "system-node-critical";
+  auto refused = framework::DefaultEvictor::create(node_critical, none, state, {}, plan);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("can't be greater than 2000000000"), std::string::npos) << refused.message();
+  EvictorArgs cluster_critical;
+  cluster_critical.priority_threshold.name = "system-cluster-critical";
+  EXPECT_TRUE(framework::DefaultEvictor::create(cluster_critical, none, state, {}, plan).ok());
+  // The extension point under upstream's JSON tag, and under its documented spelling.
+  for (const char* point : {"preevictionfilter", "preEvictionFilter"}) {
+    auto p = parse(with_evictor("", "        nodeFit: true\n") + "      " + point + ":\n        enabled: [DefaultEvictor]\n");
+    EXPECT_TRUE(p.ok()) << point << ": " << p.message();
+  }
+  // Deprecated evictor flags beside podProtections, and protections in the wrong list.
+  EXPECT_FALSE(parse(with_evictor("", "        evictSystemCriticalPods: true\n        podProtections:\n          "
+                                      "extraEnabled: [PodsWithPVC]\n"))
+                   .ok());
+  EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          defaultDisabled: [InvalidProtection]\n")).ok());
+  EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          extraEnabled: [InvalidProtection]\n")).ok());
+  EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          defaultDisabled: [PodsWithPVC]\n")).ok());
+  EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          extraEnabled: [DaemonSetPods]\n")).ok());
 }
 
 TEST(PolicyUpstream, StrategyPluginsAtTheirExtensionPoints) {

@@ -144,6 +144,37 @@ TEST(RemoveDuplicates, FeasibleNodesRespectTaintsAndSelectors) {
   EXPECT_EQ(evictions(workers_and_masters(nothing, nothing, select_workers)), 0u);
 }
 
+// The rows run with DefaultEvictorArgs{NodeFit: true}: three duplicates on n1 and one other
+// node; the evictor lets a duplicate go only where the scheduler takes it elsewhere.
+size_t evictions_with_node_fit(const json& other, std::vector<json> extra = {},
+                               const std::map<std::string, std::string>& selector = {}) {
+  std::vector<json> objs = {node("n1", {}, "2000m", "3000", "10"), other};
+  for (int i = 1; i <= 3; ++i) {
+    json p = pod("p" + std::to_string(i), "n1", {.ns = "dev", .cpu = "100m", .memory = "0", .owner = "rs", .node_selector = selector});
+    objs.push_back(p);
+  }
+  for (auto& e : extra) objs.push_back(e);
+  Cluster c = build(objs);
+  EvictorHandle h(c, {}, with_node_fit(true));
+  rd::Plugin plugin({});
+  return run_plugin(plugin, h).size();
+}
+
+TEST(RemoveDuplicates, NodeFitKeepsDuplicatesNoOtherNodeTakes) {
+  json tainted = node("n3", {}, "2000m", "3000", "10");
+  tainted["spec"]["taints"] = json::array({{{"key", "hardware"}, {"value", "gpu"}, {"effect", "NoSchedule"}}});
+  EXPECT_EQ(evictions_with_node_fit(tainted), 0u);   // only node available has a taint
+  // All with nodeSelector datacenter=west; the only other node is east.
+  EXPECT_EQ(evictions_with_node_fit(node("n4", {{"datacenter", "east"}}, "2000m", "3000", "10"), {}, {{"datacenter", "west"}}),
+            0u);
+  json cordoned = node("n5", {}, "2000m", "3000", "10");
+  cordoned["spec"]["unschedulable"] = true;
+  EXPECT_EQ(evictions_with_node_fit(cordoned), 0u);   // only node available is not schedulable
+  const json small = node("n6", {}, "200m", "200", "10");
+  EXPECT_EQ(evictions_with_node_fit(small, {pod("CPU-eater", "n6", {.ns = "test", .cpu = "150m", .memory = "150"})}), 0u);
+  EXPECT_EQ(evictions_with_node_fit(small, {pod("CPU-saver", "n6", {.ns = "test", .cpu = "100m", .memory = "150"})}), 1u);
+}
+
 TEST(RemoveDuplicates, Validation) {
   auto bad = rd::parse_args(ctx(), json::parse(R"({"namespaces": {"include": ["a"], "exclude": ["b"]}})"), "args");
   EXPECT_FALSE(bad.ok());

@@ -91,6 +91,39 @@ TEST(RemoveFailedPods, UpstreamTable) {
   for (const auto& c : cases) EXPECT_EQ(evictions(c.args, c.pods, c.nodes), c.expected) << c.description;
 }
 
+// The rows run with DefaultEvictorArgs{NodeFit: true}: the evictor lets a failed pod go
+// only where the scheduler takes it on another node.
+size_t evictions_with_node_fit(const rfp::Args& a, const std::vector<json>& objects) {
+  Cluster c = build(objects);
+  EvictorHandle h(c, {}, with_node_fit(true));
+  rfp::Plugin plugin(a);
+  return run_plugin(plugin, h).size();
+}
+
+TEST(RemoveFailedPods, NodeFitKeepsPodsNoOtherNodeTakes) {
+  auto small = [](const std::string& name, const std::string& node_name) {
+    return created_at(with_status(pod(name, node_name, {.cpu = "1m", .memory = "1"}), "Failed", {terminated("NodeAffinity")}), t0());
+  };
+  json cordoned = node("node2", {}, "2000m", "2000", "10");
+  cordoned["spec"]["unschedulable"] = true;
+  EXPECT_EQ(evictions_with_node_fit(args_of(false, {}, {}), {node("node1", {}, "2000m", "3000", "10"), cordoned, small("p1", "node1")}),
+            0u);
+  json config_error = created_at(
+      with_status(pod("p1", "node1", {.cpu = "1m", .memory = "1"}), "Failed", {terminated("CreateContainerConfigError")}), t0());
+  EXPECT_EQ(evictions_with_node_fit(args_of(false, {"CreateContainerConfigError"}, {}),
+                                    {node("node1", {}, "1m", "1", "10"), node("node2", {}, "0", "0", "10"), config_error}),
+            0u);
+  // One node only: with nodeFit a pod whose status reason is Shutdown has nowhere to go.
+  EXPECT_EQ(evictions_with_node_fit(args_of(false, {}, {}), {node("node1", {}, "2000m", "3000", "10"),
+                                                             failed("p1", "node1", json::array(), json::array(), "Shutdown")}),
+            0u);
+  // ... and without nodeFit it goes (upstream asks for another node only with nodeFit).
+  Cluster c = build({node("node1", {}, "2000m", "3000", "10"), failed("p1", "node1", json::array(), json::array(), "Shutdown")});
+  EvictorHandle h(c, {}, with_node_fit(false));
+  rfp::Plugin plugin(args_of(false, {}, {}));
+  EXPECT_EQ(run_plugin(plugin, h).size(), 1u);
+}
+
 TEST(RemoveFailedPods, PodInTerminationStays) {
   json p = failed("p1", "node1", json::array(), {terminated("NodeAffinity")});
   p["metadata"]["deletionTimestamp"] = "2026-11-23T09:00:00Z";

@@ -73,6 +73,44 @@ TEST(RemovePodsHavingTooManyRestarts, MostRestartsFirst) {
   EXPECT_EQ(run_plugin(plugin, h), (std::vector<std::string>{"default/pod-9", "default/pod-5"}));
 }
 
+// The rows run through the DefaultEvictor: pod-6 a DaemonSet's, pod-7 with local storage,
+// pod-8 a mirror pod (the evictor keeps them); a 150m CPU consumer on node4 and node5.
+size_t evictions_through_evictor(std::vector<json> nodes, framework::EvictorOptions options) {
+  std::vector<json> objs = std::move(nodes);
+  for (int i = 0; i <= 9; ++i) {
+    json p = restarting(i);
+    p["spec"]["containers"][0]["resources"]["requests"] = {{"cpu", "100m"}, {"memory", "0"}};
+    if (i == 6) p["metadata"]["ownerReferences"][0]["kind"] = "DaemonSet";
+    if (i == 7) p["spec"]["volumes"] = json::array({{{"name", "scratch"}, {"emptyDir", json::object()}}});
+    if (i == 8) p["metadata"]["annotations"]["kubernetes.io/config.mirror"] = "mirror";
+    objs.push_back(p);
+  }
+  for (const char* n : {"node4", "node5"})
+    objs.push_back(pod(std::string("CPU-consumer-") + n, n, {.cpu = "150m", .memory = "100"}));
+  Cluster c = build(objs);
+  EvictorHandle h(c, {}, options);
+  tmr::Plugin plugin(args_of(1, true));
+  return run_plugin(plugin, h).size();
+}
+
+json upstream_node(const std::string& name, const std::string& cpu = "2000m") { return node(name, {}, cpu, "3000", "10"); }
+
+TEST(RemovePodsHavingTooManyRestarts, LimitsAndNodeFitThroughTheEvictor) {
+  framework::EvictorOptions per_namespace;
+  per_namespace.max_per_namespace = 3;
+  EXPECT_EQ(evictions_through_evictor({upstream_node("node1")}, per_namespace), 3u);
+  framework::EvictorOptions fit = with_node_fit(true);
+  fit.max_per_node = 3;
+  json tainted = upstream_node("node2");
+  tainted["spec"]["taints"] = json::array({{{"key", "hardware"}, {"value", "gpu"}, {"effect", "NoSchedule"}}});
+  EXPECT_EQ(evictions_through_evictor({upstream_node("node1"), tainted}, fit), 0u);
+  json cordoned = upstream_node("node3");
+  cordoned["spec"]["unschedulable"] = true;
+  EXPECT_EQ(evictions_through_evictor({upstream_node("node1"), cordoned}, fit), 0u);
+  EXPECT_EQ(evictions_through_evictor({upstream_node("node1"), upstream_node("node4", "200m")}, fit), 0u);
+  EXPECT_EQ(evictions_through_evictor({upstream_node("node1"), upstream_node("node5")}, fit), 3u);
+}
+
 TEST(RemovePodsHavingTooManyRestarts, Validation) {
   auto parse = [](const char* text) { return tmr::parse_args(ctx(), json::parse(text), "args"); };
   auto none = tmr::parse_args(ctx(), nullptr, "args");

@@ -62,7 +62,10 @@ class Balancer {
     for (int n : nodes_)
       for (int p : cluster_.nodes[static_cast<size_t>(n)].pods) {
         const PodInfo& pod = cluster_.pods[static_cast<size_t>(p)];
-        if (pod.core >= 0 && args_.filter.matches(pod)) by_namespace[pod.ns].push_back(p);
+        // Upstream lists the plugin's pods through the evictor's Filter: pods it refuses
+        // neither declare constraints nor count in a domain.
+        if (pod.core >= 0 && args_.filter.matches(pod) && handle_.evictor().filter(p).empty())
+          by_namespace[pod.ns].push_back(p);
       }
     for (const auto& [ns, pods] : by_namespace)
       for (const Owned& o : constraints_of(pods)) balance(o, pods);
@@ -89,7 +92,10 @@ class Balancer {
     return out;
   }
 
-  // The domains of the constraint over the profile's nodes, with the pods it counts.
+  // The domains of the constraint over the profile's nodes, with the pods it counts. As
+  // upstream, the inclusion policies (nodeAffinityPolicy, nodeTaintsPolicy) choose the
+  // domains it starts from and the nodes pods may move to (Domain::nodes), but a pod on
+  // any profile node with the key counts in that node's domain.
   std::vector<Domain> domains(const Owned& o, const std::vector<int>& pods, int& total) const {
     const scheduler::PodInfo& owner = snap_.pods[static_cast<size_t>(o.owner)];
     const scheduler::SpreadConstraint& c = owner.contract().spread[o.index];
@@ -98,8 +104,9 @@ class Balancer {
     for (int n : nodes_) {
       const scheduler::NodeInfo& node = core_node(n);
       const std::string* v = node.labels.find(c.topology_key);
-      if (!v || !scheduler::query::spread_counts_node(c, owner, node)) continue;
+      if (!v) continue;
       value_of[static_cast<size_t>(n)] = v;
+      if (!scheduler::query::spread_counts_node(c, owner, node)) continue;
       Domain& d = by_value[*v];
       d.value = *v;
       d.nodes.push_back(n);
@@ -109,7 +116,9 @@ class Balancer {
     for (int p : pods) {
       const std::string* v = value_of[static_cast<size_t>(cluster_.pods[static_cast<size_t>(p)].node)];
       if (!v || !selection.counts(snap_, core(p))) continue;
-      by_value[*v].pods.push_back(p);
+      Domain& d = by_value[*v];
+      d.value = *v;
+      d.pods.push_back(p);
       ++total;
     }
     std::vector<Domain> out;
@@ -128,13 +137,12 @@ class Balancer {
     return !p.affinity().empty() || !p.contract().preferred_node.empty();
   }
 
-  // Upstream's order inside a domain, taken from the back: pods the evictor's Filter
-  // refuses first, then pods with a nodeSelector or node affinity, each by priority
-  // (none first, then ascending: upstream's sortDomains takes the highest first).
+  // Upstream's order inside a domain, taken from the back: pods with a nodeSelector or
+  // node affinity first, each by priority (none first, then ascending: upstream's
+  // sortDomains takes the highest first). Its first rule, pods the evictor's Filter
+  // refuses, is moot: such pods are not listed.
   void order(std::vector<int>& pods) const {
     std::stable_sort(pods.begin(), pods.end(), [&](int a, int b) {
-      const bool ea = handle_.evictor().filter(a).empty(), eb = handle_.evictor().filter(b).empty();
-      if (ea != eb) return !ea;
       const bool sa = pins_node(a), sb = pins_node(b);
       if (sa != sb) return sa;
       const PodInfo &pa = cluster_.pods[static_cast<size_t>(a)], &pb = cluster_.pods[static_cast<size_t>(b)];

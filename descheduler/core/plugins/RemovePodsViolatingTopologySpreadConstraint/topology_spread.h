@@ -2,9 +2,13 @@
 // topology spread constraint of its pods (DoNotSchedule, and ScheduleAnyway when listed),
 // counts the matching pods per domain of the topologyKey over the profile's nodes and,
 // where two domains differ by more than maxSkew, evicts pods from the largest domains
-// toward the ideal average as upstream's balanceDomains does. Which pods and nodes count
-// is the scheduler's rule (scheduler/core/query/spread.h: selector with matchLabelKeys in
-// the owner's namespace, no pod being deleted, nodeAffinityPolicy / nodeTaintsPolicy).
+// toward the ideal average as upstream's balanceDomains does. As upstream, only pods the
+// args and the evictor's Filter allow are listed (and so counted). Which pods a constraint
+// selects and which nodes its policies include is the scheduler's rule
+// (scheduler/core/query/spread.h: selector with matchLabelKeys in the owner's namespace,
+// no pod being deleted, nodeAffinityPolicy / nodeTaintsPolicy); as upstream, the policies
+// choose the domains and the target nodes, while a listed pod on any node with the key
+// counts in its node's domain.
 // With topologyBalanceNodeFit (default) a pod is taken only if the scheduler's fit, room
 // included, takes it on some other node of a domain below the average.
 #pragma once
