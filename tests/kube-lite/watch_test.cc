@@ -90,6 +90,22 @@ TEST_F(WatchTest, TooOldVersionIsAnExpiredErrorEvent) {
   EXPECT_TRUE(bad.start());
 }
 
+// The real server keeps a window per resource: another type's writes pushing their own
+// events out never expire a watch that has missed nothing of its type.
+TEST_F(WatchTest, OtherTypesLeavingTheWindowDoNotExpireAWatch) {
+  const auto& configmaps = *types.find("", "v1", "configmaps");
+  reg.create(admin, types.nodes(), "", node("a"), false);
+  WatchSession s(store, types.nodes(), filter(), {rv(), false, 0, 0});
+  ASSERT_FALSE(s.start());
+  for (int i = 0; i < 20; ++i)   // the window keeps 8 events
+    reg.create(admin, configmaps, "default", {{"metadata", {{"name", "cm" + std::to_string(i)}}}}, false);
+  label("a", "gpu");
+  auto events = drain(s);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["type"], "MODIFIED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["labels"]["role"], "gpu");
+}
+
 TEST_F(WatchTest, DropsAfterNEventsAndResumesWithoutLossOrRepeat) {
   reg.create(admin, types.nodes(), "", node("a"), false);
   std::string from = rv();

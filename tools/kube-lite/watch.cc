@@ -53,7 +53,7 @@ std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
   initial_.clear();
   auto reached_limit = [&] { return options_.drop_after > 0 && sent_ >= options_.drop_after; };
   if (!reached_limit()) {
-    auto batch = store_.events_after(last_, 512);
+    auto batch = store_.events_after(type_.id, last_, 512);
     if (batch.too_old) {
       ApiError e = gone("too old resource version: " + std::to_string(last_) + " (" +
                         std::to_string(batch.oldest_available) + ")");
@@ -95,7 +95,7 @@ std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
   if (options_.bookmarks) until = std::min(until, last_write_ + options_.bookmark_interval);
   // Rounded up: truncating would wake up to 1 ms before a bookmark is due, and every
   // call in that last millisecond would return at once with nothing (a spin).
-  store_.wait_for_change(last_, std::chrono::ceil<std::chrono::milliseconds>(until - now));
+  store_.wait_for_change(type_.id, last_, std::chrono::ceil<std::chrono::milliseconds>(until - now));
   return std::string();
 }
 
