@@ -3,12 +3,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -58,18 +58,16 @@ bool is_head_with_body(std::string_view data) {
 // byte), blocking under SO_RCVTIMEO/SO_SNDTIMEO instead of polling first.
 class Connection final : public httplib::Stream {
  public:
-  Connection(int sock, int wake_fd, int read_timeout_ms, int write_timeout_ms)
-      : sock_(sock), wake_fd_(wake_fd), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms) {}
+  Connection(int sock, int read_timeout_ms) : sock_(sock), read_timeout_ms_(read_timeout_ms) {}
 
   bool is_readable() const override {
     if (off_ < len_) return true;
     pollfd p{sock_, POLLIN, 0};
     return poll_retrying(&p, 1, read_timeout_ms_) > 0;
   }
-  bool is_writable() const override {
-    pollfd p{sock_, POLLOUT, 0};
-    return poll_retrying(&p, 1, write_timeout_ms_) > 0 && !(p.revents & (POLLERR | POLLHUP));
-  }
+  // A watch asks before each chunk: a send that fails or times out ends the stream, as a
+  // poll for writability before it did (which never saw a client that had gone either).
+  bool is_writable() const override { return !write_failed_; }
 
   ssize_t read(char* ptr, size_t size) override {
     if (off_ == len_) {
@@ -101,7 +99,10 @@ class Connection final : public httplib::Stream {
     do {
       n = ::sendmsg(sock_, &msg, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
-    if (n < 0) return -1;
+    if (n < 0) {
+      write_failed_ = true;
+      return -1;
+    }
     const size_t head_left = held_.size() - held_sent_;
     if (static_cast<size_t>(n) < head_left) {
       held_sent_ += static_cast<size_t>(n);
@@ -123,14 +124,6 @@ class Connection final : public httplib::Stream {
     port = local_port_;
   }
   socket_t socket() const override { return sock_; }
-
-  // Until the next request's first bytes (true), or the timeout, the peer closing or
-  // the server stopping (false).
-  bool wait_for_request(int timeout_ms) const {
-    if (off_ < len_) return true;
-    pollfd fds[2] = {{sock_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    return poll_retrying(fds, 2, timeout_ms) > 0 && fds[0].revents != 0 && !(fds[1].revents & POLLIN);
-  }
 
   // A held head whose body never came (a HEAD answer).
   bool flush() {
@@ -157,6 +150,7 @@ class Connection final : public httplib::Stream {
     do {
       n = ::send(sock_, ptr, size, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
+    if (n < 0) write_failed_ = true;
     return n;
   }
   void read_addresses() const {
@@ -165,11 +159,12 @@ class Connection final : public httplib::Stream {
     addresses_read_ = true;
   }
 
-  int sock_, wake_fd_, read_timeout_ms_, write_timeout_ms_;
+  int sock_, read_timeout_ms_;
   char buf_[4096];
   size_t off_ = 0, len_ = 0;
   std::string held_;
   size_t held_sent_ = 0;
+  bool write_failed_ = false;
   mutable bool addresses_read_ = false;
   mutable std::string remote_ip_, local_ip_;
   mutable int remote_port_ = 0, local_port_ = 0;
@@ -184,30 +179,35 @@ void set_timeout(int sock, int option, time_t sec, time_t usec) {
 
 }  // namespace
 
-HttpServer::HttpServer() : wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
-
-HttpServer::~HttpServer() {
-  if (wake_fd_ >= 0) ::close(wake_fd_);
-}
-
 void HttpServer::shut_down() {
-  const uint64_t one = 1;
-  if (wake_fd_ >= 0) (void)!::write(wake_fd_, &one, sizeof one);
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    for (socket_t sock : open_) ::shutdown(sock, SHUT_RD);   // a recv waiting for a request returns
+  }
   stop();
 }
 
 bool HttpServer::process_and_close_socket(socket_t sock) {
-  set_timeout(sock, SO_RCVTIMEO, read_timeout_sec_, read_timeout_usec_);
+  // Waiting for the next request is the first read of it: the longer of the two timeouts.
+  const time_t read_sec = std::max<time_t>(read_timeout_sec_, keep_alive_timeout_sec_);
+  set_timeout(sock, SO_RCVTIMEO, read_sec, read_timeout_sec_ >= keep_alive_timeout_sec_ ? read_timeout_usec_ : 0);
   set_timeout(sock, SO_SNDTIMEO, write_timeout_sec_, write_timeout_usec_);
-  Connection conn(sock, wake_fd_, millis(read_timeout_sec_, read_timeout_usec_),
-                  millis(write_timeout_sec_, write_timeout_usec_));
-  const int idle_ms = static_cast<int>(keep_alive_timeout_sec_ * 1000);
-  bool ok = false;
-  for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
-    if (!conn.wait_for_request(idle_ms)) break;
+  bool ok = false, serve = false;
+  {
+    std::lock_guard lock(mu_);
+    serve = !stopping_;
+    if (serve) open_.insert(sock);
+  }
+  Connection conn(sock, millis(read_timeout_sec_, read_timeout_usec_));
+  for (size_t left = serve ? keep_alive_max_count_ : 0; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
     bool closed = false;
     ok = process_request(conn, /*close_connection=*/left == 1, closed, nullptr);
     if (!conn.flush() || !ok || closed) break;
+  }
+  {
+    std::lock_guard lock(mu_);
+    open_.erase(sock);
   }
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
