@@ -144,6 +144,11 @@ void Store::wait_for_change(int type_id, uint64_t after, std::chrono::millisecon
   type_changed_[type_id].wait_for(lock, timeout, [&] { return shutdown_ || newest_of_type_[type_id] > after; });
 }
 
+bool Store::changed_since(int type_id, uint64_t after) const {
+  std::lock_guard lock(events_mu_);
+  return newest_of_type_[type_id] > after;
+}
+
 void Store::shutdown() {
   {
     std::lock_guard lock(events_mu_);

@@ -121,6 +121,8 @@ class Store {
   // Blocks until an event of this type newer than `after` exists, the timeout passes or
   // shutdown.
   void wait_for_change(int type_id, uint64_t after, std::chrono::milliseconds timeout);
+  // Whether an event of this type newer than `after` exists.
+  bool changed_since(int type_id, uint64_t after) const;
   void shutdown();
   bool shut_down() const;
   uint64_t resource_version();

@@ -1,9 +1,15 @@
 #include "tools/kube-lite/watch.h"
 
+#include <thread>
+
 namespace weft::kube_lite {
 
 using nlohmann::json;
 using Steady = std::chrono::steady_clock;
+
+namespace {
+constexpr std::chrono::milliseconds kGatherEvents{2};
+}  // namespace
 
 WatchSession::WatchSession(Store& store, const ResourceType& type, ObjectFilter filter, WatchOptions options)
     : store_(store), type_(type), filter_(std::move(filter)), options_(std::move(options)) {
@@ -49,6 +55,12 @@ std::optional<ApiError> WatchSession::start() {
 
 std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
   if (ended_ || store_.shut_down() || Steady::now() >= deadline_) return std::nullopt;
+  // Events that follow the last sent ones closely (a scheduler's bindings) are sent
+  // together a moment later, not each on its own wake-up and write; an event after a
+  // quiet spell leaves at once.
+  if (const auto gather_until = last_events_ + kGatherEvents;
+      Steady::now() < gather_until && store_.changed_since(type_.id, last_))
+    std::this_thread::sleep_until(gather_until);
   std::string out = std::move(initial_);
   initial_.clear();
   auto reached_limit = [&] { return options_.drop_after > 0 && sent_ >= options_.drop_after; };
@@ -83,7 +95,7 @@ std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
   }
   if (reached_limit()) ended_ = true;
   if (!out.empty()) {
-    last_write_ = Steady::now();
+    last_write_ = last_events_ = Steady::now();
     return out;
   }
   auto now = Steady::now();
