@@ -15,6 +15,7 @@
 #include <openssl/x509.h>
 
 #include "kube/client/config.h"
+#include "kube/client/plain_http.h"
 #include "kube/client/transport.h"
 
 namespace weft::kube {
@@ -136,6 +137,7 @@ class HttpTransport : public Transport {
     if (remaining <= Millis(0)) return make_error("deadline exceeded before sending to " + address());
     auto bearer = provided_token();
     if (!bearer) return bearer.error();
+    if (server_.scheme == "http") return send_plain(request, *bearer, deadline);
     auto cli = acquire();
     set_timeouts(*cli, remaining, remaining);
     httplib::Request req = make_request(request, *bearer);
@@ -199,6 +201,51 @@ class HttpTransport : public Transport {
     std::string why = deadline_passed ? "deadline exceeded" : httplib::to_string(err);
     if (err == httplib::Error::SSLServerVerification) why += " (server certificate not trusted by the configured CA)";
     return make_error("cannot reach API server " + address() + ": " + why);
+  }
+
+  // http://: a connection of our own (plain_http.h), kept alive in plain_idle_.
+  Result<HttpResponse> send_plain(const HttpRequest& request, const std::string& bearer, Clock::time_point deadline) {
+    std::unique_ptr<PlainHttpConnection> conn;
+    {
+      std::lock_guard lock(pool_mu_);
+      while (!conn && !plain_idle_.empty()) {
+        conn = std::move(plain_idle_.back());
+        plain_idle_.pop_back();
+        if (!conn->still_open()) conn.reset();
+      }
+    }
+    if (!conn) {
+      auto opened = PlainHttpConnection::open(server_.host, server_.port, deadline);
+      if (!opened) return make_error("cannot reach API server " + address() + ": " + opened.message());
+      conn = std::move(*opened);
+    }
+    auto answered = conn->exchange(plain_head(request, bearer), request.body, deadline);
+    if (!answered) return make_error("cannot reach API server " + address() + ": " + answered.message());
+    if (conn->reusable()) {
+      std::lock_guard lock(pool_mu_);
+      if (plain_idle_.size() < kMaxIdleConnections) plain_idle_.push_back(std::move(conn));
+    }
+    if (answered->status == 401 && provider_) provider_->unauthorized();
+    return answered;
+  }
+
+  // The request line and headers cpp-httplib would send (but Accept-Encoding: bodies
+  // come back as they are).
+  std::string plain_head(const HttpRequest& request, const std::string& bearer) {
+    std::string head;
+    head.reserve(256 + request.path.size());
+    head.append(request.method).append(" ").append(server_.base_path).append(request.path).append(" HTTP/1.1\r\n");
+    const bool v6 = server_.host.find(':') != std::string::npos && server_.host.front() != '[';
+    head.append("Host: ").append(v6 ? "[" + server_.host + "]" : server_.host);
+    if (server_.port != 80) head.append(":").append(std::to_string(server_.port));
+    head.append("\r\nAccept: application/json\r\nUser-Agent: weft-kube-client/0.1\r\n");
+    if (!request.content_type.empty()) head.append("Content-Type: ").append(request.content_type).append("\r\n");
+    std::string token = bearer.empty() ? token_.current() : bearer;
+    if (!token.empty()) head.append("Authorization: Bearer ").append(token).append("\r\n");
+    if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH")
+      head.append("Content-Length: ").append(std::to_string(request.body.size())).append("\r\n");
+    head.append("\r\n");
+    return head;
   }
 
   // The exec plugin's token ("" without one: then the static token or token file).
@@ -271,6 +318,7 @@ class HttpTransport : public Transport {
   std::shared_ptr<TokenProvider> provider_;
   std::mutex pool_mu_;
   std::vector<std::shared_ptr<httplib::ClientImpl>> idle_;
+  std::vector<std::unique_ptr<PlainHttpConnection>> plain_idle_;
 };
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "kube/client/config.h"
 #include "kube/client/leader_election.h"
 #include "scheduler/app/run_api.h"
+#include "scheduler/app/cycle_timing.h"
 #include "scheduler/app/run_apply.h"
 #include "scheduler/app/run_cache.h"
 #include "scheduler/app/run_loop.h"
@@ -45,7 +46,8 @@ void app::add_run_command(CLI::App& app, int& exit_code) {
   run->add_option("--period", o.period, "time between the starts of two cycles")->capture_default_str();
   run->add_option("--early-cycle-after", o.early_cycle_after,
                   "start a cycle before --period is up once new pending pods have stopped arriving for this long "
-                  "(a gang's last member is placed without waiting out the period; 0: every --period only)")
+                  "(a gang's last member is placed without waiting out the period), and put a period's cycle off "
+                  "while they still arrive, by at most one more period (0: every --period only)")
       ->capture_default_str();
   run->add_flag("--leader-elect", o.leader_elect, "only the holder of the Lease schedules");
   run->add_option("--lease-namespace", o.lease_namespace, "namespace of the Lease (default: $POD_NAMESPACE or kube-system)");
@@ -154,16 +156,11 @@ Result<Timings> parse_timings(const RunOptions& o) {
   return t;
 }
 
-// Sleeps until `deadline`, or until `early` holds (checked every few milliseconds: pods
-// arrive from the informers' threads, which know nothing of this loop).
-void wait_for_next_cycle(StopSignal& stop, std::chrono::steady_clock::time_point deadline,
-                         const std::function<bool()>& early) {
+// Sleeps until `due` holds (cycle_timing.h; checked every few milliseconds: pods arrive
+// from the informers' threads, which know nothing of this loop).
+void wait_for_next_cycle(StopSignal& stop, const std::function<bool()>& due) {
   constexpr milliseconds kPoll(10);
-  while (!stop.stopped() && !early()) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return;
-    stop.sleep_for(std::min<std::chrono::steady_clock::duration>(deadline - now, kPoll));
-  }
+  while (!stop.stopped() && !due()) stop.sleep_for(kPoll);
 }
 
 void log_cycle(int n, const CycleSummary& s) {
@@ -290,6 +287,7 @@ int run_scheduler(const RunOptions& o) {
   SchedulerLoop loop(cache, applier, *config, session, /*pipelined=*/o.bind_concurrency > 1);
   loop.set_metrics(&metrics);
 
+  const CycleTiming cycle_timing{timings->period, timings->early_cycle_after};
   int exit_code = 0;
   int cycles = 0, logged = 0;   // cycles decided; cycles whose decisions were applied
   bool announced_sync = false;
@@ -310,14 +308,13 @@ int run_scheduler(const RunOptions& o) {
       announced_sync = true;
     }
     const auto started = std::chrono::steady_clock::now();
-    const uint64_t arrivals = cache.arrivals();
+    const Arrivals at_start{cache.arrivals(), cache.last_arrival()};
     ++cycles;
     if (auto done = loop.run_cycle(); done.complete) log_cycle(++logged, done);
     if (o.cycles > 0 && cycles >= o.cycles) break;
-    wait_for_next_cycle(stop, started + timings->period, [&] {
-      if (lost) return true;
-      if (timings->early_cycle_after.count() <= 0 || cache.arrivals() == arrivals) return false;
-      return std::chrono::steady_clock::now() - cache.last_arrival() >= timings->early_cycle_after;
+    wait_for_next_cycle(stop, [&] {
+      return lost || cycle_due(cycle_timing, started, at_start, std::chrono::steady_clock::now(),
+                               Arrivals{cache.arrivals(), cache.last_arrival()});
     });
   }
   if (stop.signal()) spdlog::info("{}: stopping", stop.signal() == SIGTERM ? "SIGTERM" : "SIGINT");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <thread>
 
 namespace weft::kube_lite {
 namespace {
@@ -88,6 +89,52 @@ TEST_F(WatchTest, TooOldVersionIsAnExpiredErrorEvent) {
   EXPECT_EQ(events[0]["object"]["reason"], "Expired");
   WatchSession bad(store, types.nodes(), filter(), {"abc", false, 0, 0});
   EXPECT_TRUE(bad.start());
+}
+
+// The real server keeps a window per resource: another type's writes pushing their own
+// events out never expire a watch that has missed nothing of its type.
+TEST_F(WatchTest, OtherTypesLeavingTheWindowDoNotExpireAWatch) {
+  const auto& configmaps = *types.find("", "v1", "configmaps");
+  reg.create(admin, types.nodes(), "", node("a"), false);
+  WatchSession s(store, types.nodes(), filter(), {rv(), false, 0, 0});
+  ASSERT_FALSE(s.start());
+  for (int i = 0; i < 20; ++i)   // the window keeps 8 events
+    reg.create(admin, configmaps, "default", {{"metadata", {{"name", "cm" + std::to_string(i)}}}}, false);
+  label("a", "gpu");
+  auto events = drain(s);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["type"], "MODIFIED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["labels"]["role"], "gpu");
+}
+
+// A stream of changes (a scheduler's bindings) is sent in chunks of many events, not one
+// write (and one wake-up of the watch) per event; nothing is lost or reordered.
+TEST_F(WatchTest, AStreamOfEventsIsSentInFewChunks) {
+  Store big_store{types.all().size(), 10000};
+  Registry big{types, big_store};
+  big.create(admin, types.nodes(), "", node("a"), false);
+  WatchSession s(big_store, types.nodes(), filter(), {std::to_string(big_store.resource_version()), false, 0, 0});
+  ASSERT_FALSE(s.start());
+  constexpr int kChanges = 300;
+  std::thread writer([&] {
+    for (int i = 0; i < kChanges; ++i)
+      big.patch(admin, types.nodes(), "", "a", "", "application/merge-patch+json",
+                json{{"metadata", {{"labels", {{"role", std::to_string(i)}}}}}}.dump(), false);
+  });
+  int chunks = 0, events = 0, expect = 0;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       events < kChanges && std::chrono::steady_clock::now() < until;) {
+    auto chunk = s.next(milliseconds(20));
+    ASSERT_TRUE(chunk);
+    if (chunk->empty()) continue;
+    ++chunks;
+    std::istringstream lines(*chunk);
+    for (std::string line; std::getline(lines, line); ++events)
+      EXPECT_EQ(json::parse(line)["object"]["metadata"]["labels"]["role"], std::to_string(expect++));
+  }
+  writer.join();
+  EXPECT_EQ(events, kChanges);
+  EXPECT_LE(chunks * 6, events) << chunks << " chunks for " << events << " events";
 }
 
 TEST_F(WatchTest, DropsAfterNEventsAndResumesWithoutLossOrRepeat) {

@@ -325,9 +325,8 @@ std::optional<ApiError> Registry::prepare_create(Store::Txn& txn, const Resource
   return std::nullopt;
 }
 
-Reply Registry::create(const User&, const ResourceType& type, const std::string& ns, const json& body, bool dry_run) {
-  if (!body.is_object()) return error_reply(bad_request("the body of the request must be a JSON object"));
-  json obj = body;
+Reply Registry::create(const User&, const ResourceType& type, const std::string& ns, json obj, bool dry_run) {
+  if (!obj.is_object()) return error_reply(bad_request("the body of the request must be a JSON object"));
   if (obj.contains("kind") && obj["kind"] != type.kind)
     return error_reply(bad_request("the kind in the data (" + obj["kind"].dump() + ") does not match the expected kind (" +
                                    type.kind + ")"));

@@ -65,8 +65,7 @@ class Registry {
 
   Reply get(const ResourceType& type, const std::string& ns, const std::string& name);
   Reply list(const ResourceType& type, const std::string& ns, const ListParams& params);
-  Reply create(const User& user, const ResourceType& type, const std::string& ns, const nlohmann::json& body,
-               bool dry_run);
+  Reply create(const User& user, const ResourceType& type, const std::string& ns, nlohmann::json body, bool dry_run);
   Reply update(const User& user, const ResourceType& type, const std::string& ns, const std::string& name,
                const std::string& subresource, const nlohmann::json& body, bool dry_run);
   Reply patch(const User& user, const ResourceType& type, const std::string& ns, const std::string& name,

@@ -10,6 +10,7 @@
 
 #include "kube/scenario.h"
 #include "tools/kube-lite/discovery.h"
+#include "tools/kube-lite/http_server.h"
 #include "tools/kube-lite/openapi.h"
 #include "tools/kube-lite/routing.h"
 #include "tools/kube-lite/watch.h"
@@ -78,7 +79,7 @@ Server::Server(Registry& registry, const Authenticator& auth, ServerOptions opti
       log_(log),
       faults_(options.fail_rate, options.retry_after_seconds, options.seed),
       crash_(options.kill_after_writes, options.kill_pid_file, options.kill_writes_matching),
-      http_(std::make_unique<httplib::Server>()) {
+      http_(std::make_unique<HttpServer>()) {
   int threads = options_.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   http_->set_keep_alive_max_count(1000);
@@ -116,7 +117,7 @@ void Server::run() { http_->listen_after_bind(); }
 
 void Server::stop() {
   registry_.store().shutdown();   // ends every watch stream
-  http_->stop();                  // closes the listening socket
+  http_->shut_down();             // closes the listening socket and the idle connections
 }
 
 void Server::handle(const httplib::Request& req, httplib::Response& res) {
@@ -283,10 +284,12 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
                            pruned ? pruned->dump() : req.body, dry_run);
   }
   json body;
-  if (!req.body.empty() || req.method != "DELETE") {
+  if (pruned) {   // decoded once above
+    body = std::move(*pruned);
+  } else if (!req.body.empty() || req.method != "DELETE") {
     auto decoded = decode_body(req);
     if (auto* e = std::get_if<ApiError>(&decoded)) return error_reply(*e);
-    body = pruned ? std::move(*pruned) : std::move(std::get<json>(decoded));
+    body = std::move(std::get<json>(decoded));
     to_stored_version(body, served, type);
   }
   if (req.method == "POST") {
@@ -301,7 +304,7 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
     }
     if (!route.name.empty())
       return error_reply(method_not_allowed("the server does not allow this method on the requested resource"));
-    return registry_.create(user, type, route.ns, body, dry_run);
+    return registry_.create(user, type, route.ns, std::move(body), dry_run);
   }
   if (pod_sub) return error_reply(method_not_allowed(sub + " supports only create"));
   if (req.method == "PUT") return registry_.update(user, type, route.ns, route.name, sub, body, dry_run);

@@ -24,6 +24,8 @@ struct Response;
 
 namespace weft::kube_lite {
 
+class HttpServer;
+
 struct ServerOptions {
   double fail_rate = 0;
   int retry_after_seconds = 1;
@@ -58,7 +60,7 @@ class Server {
   FaultInjector faults_;
   CrashTrigger crash_;
   FieldSchemas schemas_;
-  std::unique_ptr<httplib::Server> http_;
+  std::unique_ptr<HttpServer> http_;
   std::string address_;
 };
 

@@ -12,7 +12,9 @@ std::string object_key(const std::string& ns, const std::string& name) {
   return ns.empty() ? name : ns + "/" + name;
 }
 
-Store::Store(size_t num_types, size_t event_window) : objects_(num_types), window_(std::max<size_t>(event_window, 1)) {}
+Store::Store(size_t num_types, size_t event_window)
+    : objects_(num_types), window_(std::max<size_t>(event_window, 1)), newest_of_type_(num_types, 0),
+      type_changed_(num_types), compacted_of_type_(num_types, 0) {}
 
 ObjectPtr Store::make_stored(json object, uint64_t rv) {
   object["metadata"]["resourceVersion"] = std::to_string(rv);
@@ -32,12 +34,25 @@ std::string watch_line(const std::string& type, const std::string& object_text) 
 
 void Store::record(ChangeEvent event) {
   event.line = std::make_shared<const std::string>(watch_line(event.type, event.object->text));
-  events_.push_back(std::make_shared<const ChangeEvent>(std::move(event)));
-  while (events_.size() > window_) {
-    compacted_ = events_.front()->resource_version;
-    events_.pop_front();
+  const int type_id = event.type_id;
+  auto shared = std::make_shared<const ChangeEvent>(std::move(event));
+  {
+    std::lock_guard lock(events_mu_);
+    published_rv_ = shared->resource_version;
+    newest_of_type_[type_id] = shared->resource_version;
+    events_.push_back(std::move(shared));
+    while (events_.size() > window_) {
+      compacted_of_type_[events_.front()->type_id] = events_.front()->resource_version;
+      events_.pop_front();
+    }
   }
-  changed_.notify_all();
+  type_changed_[type_id].notify_all();
+}
+
+void Store::publish_version(uint64_t rv, bool loaded) {
+  std::lock_guard lock(events_mu_);
+  published_rv_ = rv;
+  if (loaded) loaded_ = rv;
 }
 
 void Store::add_index(int type_id, const std::string& path) {
@@ -93,7 +108,7 @@ ObjectPtr Store::Txn::load(int type_id, const std::string& key, json object) {
   auto& slot = store_.objects_[type_id][key];
   store_.reindex(type_id, key, slot, stored);
   slot = stored;
-  store_.compacted_ = rv;
+  store_.publish_version(rv, /*loaded=*/true);
   return stored;
 }
 
@@ -109,12 +124,12 @@ ObjectPtr Store::Txn::erase(int type_id, const std::string& key) {
   return last;
 }
 
-Store::Events Store::events_after(uint64_t after, size_t max) {
-  std::lock_guard lock(mu_);
+Store::Events Store::events_after(int type_id, uint64_t after, size_t max) {
+  std::lock_guard lock(events_mu_);
   Events out;
-  out.current = rv_;
-  out.oldest_available = compacted_;
-  if (after < compacted_) {
+  out.current = published_rv_;
+  out.oldest_available = std::max(loaded_, compacted_of_type_[type_id]);
+  if (after < out.oldest_available) {
     out.too_old = true;
     return out;
   }
@@ -124,19 +139,26 @@ Store::Events Store::events_after(uint64_t after, size_t max) {
   return out;
 }
 
-void Store::wait_for_change(uint64_t after, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mu_);
-  changed_.wait_for(lock, timeout, [&] { return shutdown_ || rv_ > after; });
+void Store::wait_for_change(int type_id, uint64_t after, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(events_mu_);
+  type_changed_[type_id].wait_for(lock, timeout, [&] { return shutdown_ || newest_of_type_[type_id] > after; });
+}
+
+bool Store::changed_since(int type_id, uint64_t after) const {
+  std::lock_guard lock(events_mu_);
+  return newest_of_type_[type_id] > after;
 }
 
 void Store::shutdown() {
-  std::lock_guard lock(mu_);
-  shutdown_ = true;
-  changed_.notify_all();
+  {
+    std::lock_guard lock(events_mu_);
+    shutdown_ = true;
+  }
+  for (auto& changed : type_changed_) changed.notify_all();
 }
 
 bool Store::shut_down() const {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(events_mu_);
   return shutdown_;
 }
 

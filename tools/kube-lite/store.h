@@ -1,6 +1,8 @@
 // Objects by type and key, one global resourceVersion counter, and the window of
-// recent change events that watches read from. All access goes through a Txn that
-// holds the store's lock, so a read-check-write is atomic.
+// recent change events that watches read from. All access to objects goes through a
+// Txn that holds the store's lock, so a read-check-write is atomic. Watches read the
+// event window under a lock of its own and sleep per type: a write wakes only the
+// watches of its type, and never waits for a watch reading events.
 #pragma once
 
 #include <condition_variable>
@@ -105,17 +107,22 @@ class Store {
   // list for one node's pods then reads that node's pods, not every pod.
   void add_index(int type_id, const std::string& path);
 
-  // Events with resourceVersion > after, up to max; too_old is set when events after
-  // `after` have already left the window (the caller answers 410 Gone).
+  // Events with resourceVersion > after, up to max (of every type: the caller filters);
+  // too_old is set when events of this type after `after` have already left the window
+  // (the caller answers 410 Gone). As the real server's watch cache is per type, other
+  // types' events leaving the window never expire a watch.
   struct Events {
     std::vector<ChangeEventPtr> events;   // shared with every other watcher, not copied
     bool too_old = false;
-    uint64_t oldest_available = 0;   // the oldest version one may still watch from
+    uint64_t oldest_available = 0;   // the oldest version one may still watch this type from
     uint64_t current = 0;
   };
-  Events events_after(uint64_t after, size_t max);
-  // Blocks until an event newer than `after` exists, the timeout passes or shutdown.
-  void wait_for_change(uint64_t after, std::chrono::milliseconds timeout);
+  Events events_after(int type_id, uint64_t after, size_t max);
+  // Blocks until an event of this type newer than `after` exists, the timeout passes or
+  // shutdown.
+  void wait_for_change(int type_id, uint64_t after, std::chrono::milliseconds timeout);
+  // Whether an event of this type newer than `after` exists.
+  bool changed_since(int type_id, uint64_t after) const;
   void shutdown();
   bool shut_down() const;
   uint64_t resource_version();
@@ -131,14 +138,23 @@ class Store {
   const Index* find_index(int type_id, const std::string& path) const;
   void reindex(int type_id, const std::string& key, const ObjectPtr& before, const ObjectPtr& after);
 
-  mutable std::mutex mu_;
-  std::condition_variable changed_;
+  // Under mu_ (a Txn): made visible to watches under events_mu_.
+  void publish_version(uint64_t rv, bool loaded);
+
+  mutable std::mutex mu_;   // objects_, rv_, indexes_ (a Txn holds it)
   std::vector<std::map<std::string, ObjectPtr>> objects_;
-  std::deque<ChangeEventPtr> events_;
-  size_t window_;
   uint64_t rv_ = 0;
   std::vector<Index> indexes_;
-  uint64_t compacted_ = 0;   // events at or below this version are gone
+
+  // Taken after mu_ when both are held; watches take only this one.
+  mutable std::mutex events_mu_;
+  std::deque<ChangeEventPtr> events_;
+  size_t window_;
+  uint64_t published_rv_ = 0;              // rv_ as of the last event or load
+  std::vector<uint64_t> newest_of_type_;   // the version of each type's newest event
+  std::deque<std::condition_variable> type_changed_;   // one per type (not movable: a deque)
+  uint64_t loaded_ = 0;                     // objects loaded without events: watch from here on
+  std::vector<uint64_t> compacted_of_type_; // each type's events at or below this version are gone
   bool shutdown_ = false;
 };
 

@@ -1,9 +1,15 @@
 #include "tools/kube-lite/watch.h"
 
+#include <thread>
+
 namespace weft::kube_lite {
 
 using nlohmann::json;
 using Steady = std::chrono::steady_clock;
+
+namespace {
+constexpr std::chrono::milliseconds kGatherEvents{2};
+}  // namespace
 
 WatchSession::WatchSession(Store& store, const ResourceType& type, ObjectFilter filter, WatchOptions options)
     : store_(store), type_(type), filter_(std::move(filter)), options_(std::move(options)) {
@@ -49,11 +55,17 @@ std::optional<ApiError> WatchSession::start() {
 
 std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
   if (ended_ || store_.shut_down() || Steady::now() >= deadline_) return std::nullopt;
+  // Events that follow the last sent ones closely (a scheduler's bindings) are sent
+  // together a moment later, not each on its own wake-up and write; an event after a
+  // quiet spell leaves at once.
+  if (const auto gather_until = last_events_ + kGatherEvents;
+      Steady::now() < gather_until && store_.changed_since(type_.id, last_))
+    std::this_thread::sleep_until(gather_until);
   std::string out = std::move(initial_);
   initial_.clear();
   auto reached_limit = [&] { return options_.drop_after > 0 && sent_ >= options_.drop_after; };
   if (!reached_limit()) {
-    auto batch = store_.events_after(last_, 512);
+    auto batch = store_.events_after(type_.id, last_, 512);
     if (batch.too_old) {
       ApiError e = gone("too old resource version: " + std::to_string(last_) + " (" +
                         std::to_string(batch.oldest_available) + ")");
@@ -83,7 +95,7 @@ std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
   }
   if (reached_limit()) ended_ = true;
   if (!out.empty()) {
-    last_write_ = Steady::now();
+    last_write_ = last_events_ = Steady::now();
     return out;
   }
   auto now = Steady::now();
@@ -95,7 +107,7 @@ std::optional<std::string> WatchSession::next(std::chrono::milliseconds wait) {
   if (options_.bookmarks) until = std::min(until, last_write_ + options_.bookmark_interval);
   // Rounded up: truncating would wake up to 1 ms before a bookmark is due, and every
   // call in that last millisecond would return at once with nothing (a spin).
-  store_.wait_for_change(last_, std::chrono::ceil<std::chrono::milliseconds>(until - now));
+  store_.wait_for_change(type_.id, last_, std::chrono::ceil<std::chrono::milliseconds>(until - now));
   return std::string();
 }
 

@@ -44,6 +44,7 @@ class WatchSession {
   bool ended_ = false;
   std::chrono::steady_clock::time_point deadline_;
   std::chrono::steady_clock::time_point last_write_;
+  std::chrono::steady_clock::time_point last_events_;   // when events were last sent
 };
 
 }  // namespace weft::kube_lite
