@@ -202,8 +202,7 @@ Reply Registry::list(const ResourceType& type, const std::string& ns, const List
     from = *t;
   }
   std::string prefix = type.namespaced && !ns.empty() ? ns + "/" : "";
-  // The items are gathered first and copied once into a body of the right size: a list of
-  // 100,000 pods is tens of megabytes.
+  // The items are gathered under the lock and written after it (list_body.h).
   std::vector<ObjectPtr> items;
   std::string last_key;
   bool more = false;
@@ -225,22 +224,14 @@ Reply Registry::list(const ResourceType& type, const std::string& ns, const List
     if (!node || !txn.scan_index(type.id, kPodNodeField, *node, prefix, from.start, take))
       txn.scan(type.id, prefix, from.start, take);
   }
-  std::string head = "{\"kind\":\"" + type.kind + "List\",\"apiVersion\":\"" + type.api_version() +
-                     "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"";
-  if (more) head += ",\"continue\":" + json(encode_continue({rv, last_key})).dump();
-  head += "},\"items\":[";
-  size_t size = head.size() + items.size() + 2;
-  for (const auto& obj : items) size += obj->text.size();
-  std::string text;
-  text.reserve(size);
-  text += head;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) text += ',';
-    text += items[i]->text;
-  }
-  text += "]}";
+  auto body = std::make_shared<ListBody>();
+  body->head = "{\"kind\":\"" + type.kind + "List\",\"apiVersion\":\"" + type.api_version() +
+               "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"";
+  if (more) body->head += ",\"continue\":" + json(encode_continue({rv, last_key})).dump();
+  body->head += "},\"items\":[";
+  body->items = std::move(items);
   Reply r;
-  r.text = std::move(text);
+  r.list = std::move(body);
   return r;
 }
 

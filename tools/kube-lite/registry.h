@@ -3,10 +3,12 @@
 // subresources, pod spec immutability, dry runs), plus pods/binding and pods/eviction.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <random>
 #include <variant>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +17,7 @@
 #include "kube/selector.h"
 #include "tools/kube-lite/api_error.h"
 #include "tools/kube-lite/auth.h"
+#include "tools/kube-lite/list_body.h"
 #include "tools/kube-lite/resource_types.h"
 #include "tools/kube-lite/store.h"
 
@@ -26,8 +29,12 @@ struct Reply {
   nlohmann::json body;
   std::string text;
   std::string retry_after;   // Retry-After header, when set
-  std::string body_text() const& { return text.empty() ? body.dump() : text; }
-  std::string body_text() && { return text.empty() ? body.dump() : std::move(text); }
+  std::shared_ptr<const ListBody> list;   // a List, written in parts (list_body.h)
+  std::string body_text() const& { return list ? list->text() : text.empty() ? body.dump() : text; }
+  std::string body_text() && {
+    if (list) return std::exchange(list, nullptr)->text();
+    return text.empty() ? body.dump() : std::move(text);
+  }
 };
 Reply error_reply(const ApiError& error);
 

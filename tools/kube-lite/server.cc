@@ -145,8 +145,16 @@ void Server::handle(const httplib::Request& req, httplib::Response& res) {
   crash_.served(req.method, req.path, reply.status);
   res.status = reply.status;
   if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
+  if (reply.list) {
+    // A List can be tens of megabytes: written in parts, never concatenated (list_body.h).
+    res.set_content_provider(reply.list->size(), "application/json",
+                             [list = reply.list](size_t offset, size_t, httplib::DataSink& sink) {
+                               return list->write_from(offset, [&](const char* d, size_t n) { return sink.write(d, n); });
+                             });
+    return;
+  }
   res.set_content("", 0, "application/json");
-  res.body = std::move(reply).body_text();   // moved, not copied: a List can be tens of megabytes
+  res.body = std::move(reply).body_text();   // moved, not copied
 }
 
 Reply Server::dispatch(const httplib::Request& req, httplib::Response& res, const User& user, bool& streaming) {
