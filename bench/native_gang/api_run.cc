@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <future>
 #include <regex>
@@ -48,11 +49,16 @@ bool create_all(kube::Client& client, const Case& c, int threads, std::string* e
 }
 
 // Waits for every pod of the case to be seen bound (or the deadline) and fills the timing.
+// A placer that has ended has had its bindings accepted: the watch is given a few seconds
+// more to show them.
 void await_bound(BindingWatch& watch, const Case& c, Steady::time_point start, Timing& t,
                  const std::function<bool()>& alive) {
   const int pods = static_cast<int>(c.pods.size());
-  for (auto deadline = Steady::now() + 300s; static_cast<int>(watch.bound()) < pods && Steady::now() < deadline && alive();)
+  auto deadline = Steady::now() + 300s;
+  for (bool ended = false; static_cast<int>(watch.bound()) < pods && Steady::now() < deadline;) {
+    if (!ended && !alive()) ended = true, deadline = std::min(deadline, Steady::now() + 5s);
     std::this_thread::sleep_for(5ms);
+  }
   t.bound = static_cast<int>(watch.bound());
   t.bound_s = seconds(start, watch.last());
   if (t.bound < pods && t.error.empty())

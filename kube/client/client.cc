@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "kube/client/json_reader.h"
 #include "kube/client/list_decoder.h"
 #include "kube/client/watch_decoder.h"
 #include "kube/objects.h"
@@ -125,13 +126,13 @@ Result<json> Client::json_call(const Call& call) {
   auto response = execute(call);
   if (!response) return response.error();
   if (!success(response->status)) return api_error(call.verb, call.path, *response);
-  json body = json::parse(response->body, nullptr, false);
-  if (body.is_discarded()) {
+  auto body = read_json(response->body);   // nlohmann's tree, several times faster than json::parse
+  if (!body) {
     return make_error(call.verb + " " + call.path + ": HTTP " + std::to_string(response->status) +
                           ": response is not valid JSON",
                       response->status);
   }
-  return body;
+  return std::move(*body);
 }
 
 Result<json> Client::get(const ResourceRef& ref, const std::string& ns, const std::string& name) {

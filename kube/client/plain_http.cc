@@ -185,11 +185,23 @@ Status PlainHttpConnection::read_body(HttpResponse& out, Clock::time_point deadl
     framing.close = true;
     while (receive(deadline, why)) {}
     if (why != kClosed) return failed(why);
-  } else {
-    const size_t length = static_cast<size_t>(framing.length);
-    in_.reserve(pos_ + length);
-    while (in_.size() - pos_ < length)
-      if (!receive(deadline, why)) return failed(why);
+  } else if (const size_t length = static_cast<size_t>(framing.length); length > in_.size() - pos_) {
+    // A big body (a list) is received straight into the answer, not copied over from in_.
+    size_t have = in_.size() - pos_;
+    out.body.resize(length);
+    std::memcpy(out.body.data(), in_.data() + pos_, have);
+    in_.clear();
+    pos_ = 0;
+    while (have < length) {
+      ssize_t n;
+      do {
+        n = ::recv(fd_, out.body.data() + have, length - have, 0);
+      } while (n < 0 && errno == EINTR);
+      if (n == 0) return failed(kClosed);
+      if (n < 0) return failed(errno == EAGAIN || errno == EWOULDBLOCK ? "deadline exceeded" : std::strerror(errno));
+      have += static_cast<size_t>(n);
+    }
+    return {};
   }
   const size_t length = framing.length < 0 ? in_.size() - pos_ : static_cast<size_t>(framing.length);
   out.body.assign(in_, pos_, length);

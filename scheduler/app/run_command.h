@@ -33,7 +33,10 @@ struct RunOptions {
   int bind_concurrency = 16;            // API writes in flight together; 1 = one at a time
   double event_qps = 500;               // Events have a client and budget of their own
   int event_burst = 1000;
-  size_t event_queue = 1000;            // Events waiting to be posted; more are dropped (client-go's broadcaster queues 1,000)
+  // Events waiting to be posted; more are dropped. client-go's broadcaster hands each Event
+  // to a goroutine of its own, which waits for the client's rate limit: a cycle that binds a
+  // 4,096-pod gang keeps all its Scheduled Events there, and here.
+  size_t event_queue = 10000;
   std::string log_level = "info";
   std::string metrics_listen;           // host:port for /metrics, /healthz, /readyz; "" = off
   // A gang left below minMember with running members is completed in its domain, else

@@ -136,6 +136,23 @@ TEST(PlainHttpConnection, AConnectionTheServerClosedIsNotReusedAndAFailureIsACon
   EXPECT_FALSE(c->reusable());
 }
 
+// A body bigger than what one read brings (a list of many objects) arrives whole.
+TEST(PlainHttpConnection, ABigBodyArrivesWhole) {
+  std::string big(3 << 20, 'x');
+  for (size_t i = 0; i < big.size(); i += 4096) big[i] = static_cast<char>('a' + (i / 4096) % 26);
+  ScriptedServer server({"HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(big.size()) + "\r\n\r\n" + big,
+                         "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"});
+  auto c = connect_to(server);
+  ASSERT_TRUE(c);
+  auto list = c->exchange("GET /api/v1/pods HTTP/1.1\r\nHost: x\r\n\r\n", "", soon());
+  ASSERT_TRUE(list) << list.message();
+  EXPECT_TRUE(list->body == big);
+  EXPECT_TRUE(c->reusable());
+  auto next = c->exchange("GET /api/v1/pods/p HTTP/1.1\r\nHost: x\r\n\r\n", "", soon());
+  ASSERT_TRUE(next) << next.message();
+  EXPECT_EQ(next->body, "{}");
+}
+
 // The transport's calls to an http:// server: a request leaves in one write (cpp-httplib's
 // client wrote the head and the body apart), and the kept connection serves the next.
 TEST(PlainHttpConnection, TheTransportSendsACallInOneWriteAndKeepsItsConnection) {

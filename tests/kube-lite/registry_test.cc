@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 namespace weft::kube_lite {
 namespace {
 
@@ -243,6 +245,34 @@ TEST_F(RegistryTest, BindingSetsNodeOnceAndAcceptsUnknownNodes) {
   EXPECT_EQ(again.status, 409);
   EXPECT_NE(body(again)["message"].get<std::string>().find("already assigned to node"), std::string::npos);
   EXPECT_EQ(reg.bind("default", "missing", binding, false).status, 404);
+}
+
+// Bindings racing for one pod: exactly one wins, the pod names its node, every other
+// is told the pod is already assigned.
+TEST_F(RegistryTest, ConcurrentBindingsOfOnePodBindItOnce) {
+  for (int round = 0; round < 20; ++round) {
+    const std::string name = "race" + std::to_string(round);
+    reg.create(admin, types.pods(), "default", pod(name), false);
+    std::vector<int> status(8, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+      threads.emplace_back([&, t] {
+        json binding = {{"target", {{"kind", "Node"}, {"name", "n" + std::to_string(t)}}}};
+        status[t] = reg.bind("default", name, binding, false).status;
+      });
+    for (auto& t : threads) t.join();
+    int won = -1;
+    for (int t = 0; t < 8; ++t) {
+      if (status[t] == 201) {
+        EXPECT_EQ(won, -1) << "two bindings of " << name << " accepted";
+        won = t;
+      } else {
+        EXPECT_EQ(status[t], 409);
+      }
+    }
+    ASSERT_NE(won, -1);
+    EXPECT_EQ(body(reg.get(types.pods(), "default", name))["spec"]["nodeName"], "n" + std::to_string(won));
+  }
 }
 
 TEST_F(RegistryTest, EvictionHonoursTheBudget) {

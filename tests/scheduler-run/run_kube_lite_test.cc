@@ -332,6 +332,8 @@ TEST(SchedulerRun, TwoReplicasOnlyTheLeaderBindsAndTheStandbyTakesOver) {
       },
       seconds(20)))
       << standby_process->output();
+  // kube-lite logs a request once its handler returns: the binding may be seen bound first.
+  wait_until([&] { return bindings_by_user(api)[standby] == 1; }, seconds(5));
   by_user = bindings_by_user(api);
   EXPECT_EQ(by_user[standby], 1) << standby_process->output();
   EXPECT_EQ(forbidden_for(api, "sched-a"), 0) << "deploy/scheduler/rbac.yaml lacks a permission";

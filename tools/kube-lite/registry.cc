@@ -521,38 +521,50 @@ Reply Registry::bind(const std::string& ns, const std::string& pod_name, const j
   if (!binding.is_object() || !binding.contains("target") || !binding["target"].is_object() ||
       binding["target"].value("name", "").empty())
     return error_reply(invalid(pods, pod_name, "target.name", "Required value"));
-  auto txn = store_.begin();
-  std::string key = object_key(ns, pod_name);
-  auto old = txn.get(pods.id, key);
-  if (!old) return error_reply(not_found(pods, pod_name));
-  const json& pod = old->value;
+  const std::string key = object_key(ns, pod_name);
   ResourceType binding_type = pods;
   binding_type.plural = "pods/binding";
-  std::string want_uid = binding.value("metadata", json::object()).value("uid", "");
-  if (!want_uid.empty() && want_uid != pod["metadata"].value("uid", ""))
-    return error_reply(conflict(binding_type, pod_name,
-                                "Precondition failed: UID in precondition: " + want_uid +
-                                    ", UID in object meta: " + pod["metadata"].value("uid", "")));
-  if (pod["metadata"].contains("deletionTimestamp"))
-    return error_reply(conflict(binding_type, pod_name,
-                                "pod " + pod_name + " is being deleted, cannot be assigned to a host"));
-  std::string bound = pod.value("spec", json::object()).value("nodeName", "");
-  if (!bound.empty())
-    return error_reply(
-        conflict(binding_type, pod_name, "pod " + pod_name + " is already assigned to node \"" + bound + "\""));
-  json obj = pod;
-  obj["spec"]["nodeName"] = binding["target"]["name"];
-  auto& conditions = obj["status"]["conditions"];
-  if (!conditions.is_array()) conditions = json::array();
-  conditions.erase(std::remove_if(conditions.begin(), conditions.end(),
-                                  [](const json& c) { return c.value("type", "") == "PodScheduled"; }),
-                   conditions.end());
-  conditions.push_back({{"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", now()}});
-  if (!dry_run) txn.put(pods.id, key, std::move(obj));
-  Reply r;
-  r.status = 201;
-  r.body = success_status(201);
-  return r;
+  // The bound pod is built outside the store's lock (a copy of the whole pod), then
+  // written only if the pod is still the one it was built from; else built again from
+  // the new one, whose checks may now refuse.
+  for (;;) {
+    ObjectPtr old;
+    {
+      auto txn = store_.begin();
+      old = txn.get(pods.id, key);
+    }
+    if (!old) return error_reply(not_found(pods, pod_name));
+    const json& pod = old->value;
+    std::string want_uid = binding.value("metadata", json::object()).value("uid", "");
+    if (!want_uid.empty() && want_uid != pod["metadata"].value("uid", ""))
+      return error_reply(conflict(binding_type, pod_name,
+                                  "Precondition failed: UID in precondition: " + want_uid +
+                                      ", UID in object meta: " + pod["metadata"].value("uid", "")));
+    if (pod["metadata"].contains("deletionTimestamp"))
+      return error_reply(conflict(binding_type, pod_name,
+                                  "pod " + pod_name + " is being deleted, cannot be assigned to a host"));
+    std::string bound = pod.value("spec", json::object()).value("nodeName", "");
+    if (!bound.empty())
+      return error_reply(
+          conflict(binding_type, pod_name, "pod " + pod_name + " is already assigned to node \"" + bound + "\""));
+    json obj = pod;
+    obj["spec"]["nodeName"] = binding["target"]["name"];
+    auto& conditions = obj["status"]["conditions"];
+    if (!conditions.is_array()) conditions = json::array();
+    conditions.erase(std::remove_if(conditions.begin(), conditions.end(),
+                                    [](const json& c) { return c.value("type", "") == "PodScheduled"; }),
+                     conditions.end());
+    conditions.push_back({{"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", now()}});
+    if (!dry_run) {
+      auto txn = store_.begin();
+      if (txn.get(pods.id, key) != old) continue;
+      txn.put(pods.id, key, std::move(obj));
+    }
+    Reply r;
+    r.status = 201;
+    r.body = success_status(201);
+    return r;
+  }
 }
 
 Reply Registry::evict(const std::string& ns, const std::string& pod_name, const json& eviction, bool dry_run) {

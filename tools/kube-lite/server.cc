@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "kube/client/json_reader.h"
 #include "kube/scenario.h"
 #include "tools/kube-lite/discovery.h"
 #include "tools/kube-lite/http_server.h"
@@ -65,9 +66,9 @@ std::variant<json, ApiError> decode_body(const httplib::Request& req) {
     if (!j) return bad_request(j.message());
     return *j;
   }
-  json j = json::parse(req.body, nullptr, false);
-  if (j.is_discarded()) return bad_request("the body of the request could not be decoded as JSON");
-  return j;
+  auto j = kube::read_json(req.body);   // nlohmann's tree, read several times faster
+  if (!j) return bad_request("the body of the request could not be decoded as JSON");
+  return std::move(*j);
 }
 
 }  // namespace
