@@ -64,6 +64,7 @@ class DefaultEvictor final : public Evictor {
   DefaultEvictor(const EvictorArgs& args, const Cluster& cluster, const DeschedulerState& state,
                  const EvictorOptions& options, Plan& plan);
   std::string rule_blocker(const PodInfo& pod) const;   // the rules the evict annotation lifts
+  bool pvc_protected(const PodInfo& pod) const;
   std::string limit_blocker(const PodInfo& pod) const;
   std::string gang_blocker(const PodInfo& pod) const;
   std::string budget_blocker(const PodInfo& pod) const;
