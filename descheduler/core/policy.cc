@@ -6,6 +6,7 @@
 
 #include "descheduler/core/plugins/common/args.h"
 #include "descheduler/core/plugins/registry/registry.h"
+#include "kube/priority.h"
 #include "kube/scenario.h"
 
 namespace weft::descheduler {
@@ -49,7 +50,8 @@ Status parse_priority_threshold(const Ctx& c, const json& v, const std::string& 
     if (!value.is_number_integer() || value.get<int64_t>() > INT32_MAX || value.get<int64_t>() < INT32_MIN)
       return c.at(path + ".value", "must be a 32-bit integer");
     // As upstream: no threshold above system-cluster-critical's priority.
-    if (value.get<int64_t>() > 2000000000) return c.at(path + ".value", "can't be greater than 2000000000");
+    if (value.get<int64_t>() > kube::kSystemClusterCriticalPriority)
+      return c.at(path + ".value", "can't be greater than " + std::to_string(kube::kSystemClusterCriticalPriority));
     out.value = value.get<int32_t>();
   }
   if (!name.is_null()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "kube/priority.h"
 namespace weft::descheduler::framework {
 
 EvictorOptions evictor_options(const Policy& policy, TimePoint now, Seconds cooldown) {
@@ -41,8 +42,7 @@ Result<std::unique_ptr<DefaultEvictor>> DefaultEvictor::create(const EvictorArgs
   } else if (!pt.name.empty()) {
     auto it = cluster.priority_classes.find(pt.name);
     if (it != cluster.priority_classes.end()) e->threshold_ = it->second;
-    else if (pt.name == "system-cluster-critical") e->threshold_ = kSystemCriticalPriority;
-    else if (pt.name == "system-node-critical") e->threshold_ = kSystemCriticalPriority + 1000;
+    else if (auto builtin = kube::builtin_priority(pt.name)) e->threshold_ = *builtin;
     else return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' not found");
     // As upstream: a class above system-cluster-critical (system-node-critical) is refused.
     if (e->threshold_ > kSystemCriticalPriority)

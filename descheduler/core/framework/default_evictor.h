@@ -15,11 +15,12 @@
 #include "common/result.h"
 #include "descheduler/core/framework/plugin.h"
 #include "descheduler/core/topology.h"
+#include "kube/priority.h"
 #include "scheduler/core/query/fit.h"
 
 namespace weft::descheduler::framework {
 
-inline constexpr int32_t kSystemCriticalPriority = 2000000000;   // system-cluster-critical
+inline constexpr int32_t kSystemCriticalPriority = kube::kSystemClusterCriticalPriority;
 
 // What the evictor needs beyond its args: the clock, the cooldown, the policy's limits.
 struct EvictorOptions {
