@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "kube/load_annotation.h"
+#include "kube/priority.h"
 #include "kube/objects.h"
 #include "kube/podgroup.h"
 #include "scheduler/core/query/group_name.h"
@@ -306,8 +307,7 @@ Cluster ClusterBuilder::finish(TimePoint now) {
       // Hand-written scenarios name a class without the admission-filled spec.priority.
       p.has_priority = true;
       if (auto pc = c.priority_classes.find(p.priority_class); pc != c.priority_classes.end()) p.priority = pc->second;
-      else if (p.priority_class == "system-cluster-critical") p.priority = 2000000000;
-      else if (p.priority_class == "system-node-critical") p.priority = 2000001000;
+      else if (auto builtin = kube::builtin_priority(p.priority_class.view())) p.priority = *builtin;
       else p.has_priority = false;
     }
     NodeInfo& n = c.nodes[static_cast<size_t>(it->second)];

@@ -6,6 +6,7 @@
 
 #include "descheduler/core/plugins/common/args.h"
 #include "descheduler/core/plugins/registry/registry.h"
+#include "kube/priority.h"
 #include "kube/scenario.h"
 
 namespace weft::descheduler {
@@ -49,7 +50,8 @@ Status parse_priority_threshold(const Ctx& c, const json& v, const std::string& 
     if (!value.is_number_integer() || value.get<int64_t>() > INT32_MAX || value.get<int64_t>() < INT32_MIN)
       return c.at(path + ".value", "must be a 32-bit integer");
     // As upstream: no threshold above system-cluster-critical's priority.
-    if (value.get<int64_t>() > 2000000000) return c.at(path + ".value", "can't be greater than 2000000000");
+    if (value.get<int64_t>() > kube::kSystemClusterCriticalPriority)
+      return c.at(path + ".value", "can't be greater than " + std::to_string(kube::kSystemClusterCriticalPriority));
     out.value = value.get<int32_t>();
   }
   if (!name.is_null()) {
@@ -92,8 +94,6 @@ Status parse_pod_protections(const Ctx& c, const json& args, const std::string& 
     for (size_t i = 0; i < list.size(); ++i) {
       std::string item = where + "[" + std::to_string(i) + "]";
       if (!seen.insert(list[i]).second) return c.at(item, "'" + list[i] + "' appears twice");
-      if (list[i] == "PodsWithResourceClaims")
-        return c.at(item, "PodsWithResourceClaims is not supported by weft-descheduler (it does not read resource claims)");
       auto it = std::find_if(known.begin(), known.end(), [&](const Protection& p) { return list[i] == p.name; });
       if (it == known.end()) return c.at(item, "'" + list[i] + "' is not a pod protection upstream knows here");
       *it->flag = true;
@@ -106,7 +106,8 @@ Status parse_pod_protections(const Ctx& c, const json& args, const std::string& 
       !s)
     return s;
   if (auto s = apply(*enabled, at + ".extraEnabled",
-                     {{"PodsWithPVC", &e.ignore_pvc_pods}, {"PodsWithoutPDB", &e.ignore_pods_without_pdb}});
+                     {{"PodsWithPVC", &e.ignore_pvc_pods}, {"PodsWithoutPDB", &e.ignore_pods_without_pdb},
+                      {"PodsWithResourceClaims", &e.protect_resource_claims}});
       !s)
     return s;
   const json& config = field(v, "config");
@@ -115,11 +116,17 @@ Status parse_pod_protections(const Ctx& c, const json& args, const std::string& 
     const json& pvc = field(config, "PodsWithPVC");
     if (!pvc.is_null()) {
       if (auto s = only_fields(c, pvc, at + ".config.PodsWithPVC", {"protectedStorageClasses"}); !s) return s;
+      const std::string classes_at = at + ".config.PodsWithPVC.protectedStorageClasses";
       const json& classes = field(pvc, "protectedStorageClasses");
-      if (classes.is_array() && !classes.empty())
-        return c.at(at + ".config.PodsWithPVC.protectedStorageClasses",
-                    "is not supported by weft-descheduler (it does not read PersistentVolumeClaims); every pod with a "
-                    "PVC is protected");
+      if (!classes.is_null() && !classes.is_array()) return c.at(classes_at, "must be a list of {name}");
+      for (size_t i = 0; classes.is_array() && i < classes.size(); ++i) {
+        const std::string item = classes_at + "[" + std::to_string(i) + "]";
+        if (auto s = only_fields(c, classes[i], item, {"name"}); !s) return s;
+        auto name = get_string(c, field(classes[i], "name"), item + ".name");
+        if (!name) return name.error();
+        if (name->empty()) return c.at(item + ".name", "is required");
+        e.protected_storage_classes.push_back(*name);
+      }
     }
   }
   return {};
@@ -173,14 +180,13 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
   if (auto s = parse_pod_protections(c, args, path, e); !s) return s;
   auto no_eviction = get_string(c, field(args, "noEvictionPolicy"), join(path, "noEvictionPolicy"));
   if (!no_eviction) return no_eviction.error();
-  if (*no_eviction == "Mandatory")
-    return c.at(join(path, "noEvictionPolicy"), "Mandatory is not supported by weft-descheduler: the "
-                "prefer-no-eviction annotation orders such pods last (Preferred)");
-  if (!no_eviction->empty() && *no_eviction != "Preferred")
+  if (!no_eviction->empty() && *no_eviction != "Preferred" && *no_eviction != "Mandatory")
     return c.at(join(path, "noEvictionPolicy"), "'" + *no_eviction + "' is not Preferred or Mandatory");
-  if (!field(args, "namespaceLabelSelector").is_null())
-    return c.at(join(path, "namespaceLabelSelector"),
-                "is not supported by weft-descheduler (it lists no Namespaces); use evictableNamespaces");
+  e.no_eviction_mandatory = *no_eviction == "Mandatory";
+  auto ns_sel = get_selector(c, field(args, "namespaceLabelSelector"), join(path, "namespaceLabelSelector"));
+  if (!ns_sel) return ns_sel.error();
+  // An empty selector selects every namespace (upstream skips the check).
+  if (*ns_sel && !(*ns_sel)->empty()) e.namespace_label_selector = std::move(*ns_sel);
   return {};
 }
 

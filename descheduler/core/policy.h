@@ -37,6 +37,12 @@ struct EvictorArgs {
   std::optional<kube::LabelSelector> label_selector;
   std::optional<Seconds> min_pod_age;
   int min_replicas = 0;                    // 0/1: no check
+  bool protect_resource_claims = false;    // podProtections.extraEnabled PodsWithResourceClaims
+  bool no_eviction_mandatory = false;      // noEvictionPolicy Mandatory: prefer-no-eviction pods stay
+  // podProtections.config.PodsWithPVC.protectedStorageClasses: with PodsWithPVC, only pods
+  // whose claims use one of these are protected (empty: every pod with a claim).
+  std::vector<std::string> protected_storage_classes;
+  std::optional<kube::LabelSelector> namespace_label_selector;   // pods of namespaces it selects only
 };
 
 enum class MetricsType { Prometheus, Annotations };

@@ -258,7 +258,7 @@ TEST(Policy, PerResourceQueriesPodUsageAndAuth) {
            // the flat and the per-resource form for the same resource
            with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, metrics: {cpuQuery: a, resources: {cpu: {query: b}}}}"),
            with_args(kArgs.substr(0, kArgs.size() - 1) + ", metrics: {auth: {username: u}}}"),
-           with_args(kArgs, "{namespaceLabelSelector: {matchLabels: {a: b}}}"),
+           with_args(kArgs, "{namespaceLabelSelector: {matchExpressions: [{key: a, operator: In}]}}"),
        }) {
     auto r = parse(bad);
     ASSERT_FALSE(r.ok()) << bad;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "kube/priority.h"
 namespace weft::descheduler::framework {
 
 EvictorOptions evictor_options(const Policy& policy, TimePoint now, Seconds cooldown) {
@@ -41,8 +42,7 @@ Result<std::unique_ptr<DefaultEvictor>> DefaultEvictor::create(const EvictorArgs
   } else if (!pt.name.empty()) {
     auto it = cluster.priority_classes.find(pt.name);
     if (it != cluster.priority_classes.end()) e->threshold_ = it->second;
-    else if (pt.name == "system-cluster-critical") e->threshold_ = kSystemCriticalPriority;
-    else if (pt.name == "system-node-critical") e->threshold_ = kSystemCriticalPriority + 1000;
+    else if (auto builtin = kube::builtin_priority(pt.name)) e->threshold_ = *builtin;
     else return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' not found");
     // As upstream: a class above system-cluster-critical (system-node-critical) is refused.
     if (e->threshold_ > kSystemCriticalPriority)
@@ -63,8 +63,25 @@ std::string DefaultEvictor::filter(int index) const {
   return rule_blocker(pod);
 }
 
+// podProtections.config.PodsWithPVC: with no class listed every pod with a claim is
+// protected; else a pod one of whose claims uses a listed class, or whose claim or class
+// cannot be read (upstream protects it then).
+bool DefaultEvictor::pvc_protected(const PodInfo& pod) const {
+  const auto& classes = args_.protected_storage_classes;
+  if (classes.empty()) return true;
+  if (!pod.spec || !pod.spec->volumes) return false;
+  for (const auto& v : pod.spec->volumes->volumes) {
+    if (v.claim.empty() || v.ephemeral) continue;
+    const scheduler::ClaimInfo* claim = cluster_.snapshot.storage.claim(pod.ns + "/" + v.claim);
+    if (!claim || claim->storage_class.empty()) return true;
+    if (std::find(classes.begin(), classes.end(), claim->storage_class) != classes.end()) return true;
+  }
+  return false;
+}
+
 std::string DefaultEvictor::rule_blocker(const PodInfo& pod) const {
   const EvictorArgs& a = args_;
+  if (a.no_eviction_mandatory && pod.prefer_no_eviction) return "prefer-no-eviction";
   if (!a.evict_system_critical_pods) {
     if (pod.has_priority && pod.priority >= kSystemCriticalPriority) return "system-critical";
     // A pod without a priority is below any threshold (upstream).
@@ -73,7 +90,8 @@ std::string DefaultEvictor::rule_blocker(const PodInfo& pod) const {
   if (pod.owner_count == 0 && !(a.evict_failed_bare_pods && pod.phase == "Failed")) return "bare-pod";
   if (pod.has_local_storage && !a.evict_local_storage_pods) return "local-storage";
   if (pod.daemonset && !a.evict_daemonset_pods) return "daemonset";
-  if (pod.has_pvc && a.ignore_pvc_pods) return "pvc";
+  if (pod.has_pvc && a.ignore_pvc_pods && pvc_protected(pod)) return "pvc";
+  if (a.protect_resource_claims && pod.spec && pod.spec->resource_claims) return "resource-claims";
   if (a.ignore_pods_without_pdb && pod.pdbs.empty()) return "no-pdb";
   if (a.label_selector && !a.label_selector->matches(pod.labels())) return "label-selector";
   if (a.min_replicas > 1 && pod.owner_count == 1) {
@@ -125,6 +143,11 @@ std::string DefaultEvictor::budget_blocker(const PodInfo& pod) const {
 std::string DefaultEvictor::pre_eviction_filter(int index, int target) const {
   const PodInfo& pod = cluster_.pods[static_cast<size_t>(index)];
   if (evicted(index)) return "evicted";
+  if (args_.namespace_label_selector) {
+    auto ns = cluster_.snapshot.namespaces.find(pod.ns);
+    if (ns == cluster_.snapshot.namespaces.end() || !args_.namespace_label_selector->matches(ns->second))
+      return "namespace-label-selector";
+  }
   if (std::string b = limit_blocker(pod); !b.empty()) return b;
   if (cooling_down(pod)) return "cooldown";
   if (std::string b = gang_blocker(pod); !b.empty()) return b;

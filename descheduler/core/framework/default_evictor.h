@@ -15,11 +15,12 @@
 #include "common/result.h"
 #include "descheduler/core/framework/plugin.h"
 #include "descheduler/core/topology.h"
+#include "kube/priority.h"
 #include "scheduler/core/query/fit.h"
 
 namespace weft::descheduler::framework {
 
-inline constexpr int32_t kSystemCriticalPriority = 2000000000;   // system-cluster-critical
+inline constexpr int32_t kSystemCriticalPriority = kube::kSystemClusterCriticalPriority;
 
 // What the evictor needs beyond its args: the clock, the cooldown, the policy's limits.
 struct EvictorOptions {
@@ -64,6 +65,7 @@ class DefaultEvictor final : public Evictor {
   DefaultEvictor(const EvictorArgs& args, const Cluster& cluster, const DeschedulerState& state,
                  const EvictorOptions& options, Plan& plan);
   std::string rule_blocker(const PodInfo& pod) const;   // the rules the evict annotation lifts
+  bool pvc_protected(const PodInfo& pod) const;
   std::string limit_blocker(const PodInfo& pod) const;
   std::string gang_blocker(const PodInfo& pod) const;
   std::string budget_blocker(const PodInfo& pod) const;

@@ -99,6 +99,33 @@ TEST(RemovePodsViolatingInterPodAntiAffinity, NamespacesAndLabelSelector) {
   EXPECT_EQ(run(objs, {}, *selected), Keys{"default/p3"});
 }
 
+// Upstream's nodeFit rows, through the DefaultEvictor with nodeFit: pods of 100m CPU.
+TEST(RemovePodsViolatingInterPodAntiAffinity, NodeFitKeepsPodsNoOtherNodeTakes) {
+  auto small = [](json p) {
+    p["spec"]["containers"][0]["resources"]["requests"] = {{"cpu", "100m"}, {"memory", "0"}};
+    return p;
+  };
+  auto evicted = [&](json other) {
+    std::vector<json> objs = {node("n1", {{"region", "main-region"}}, "2000m", "3000", "10"), std::move(other)};
+    for (json p : three_repelling_one())
+      if (p["kind"] == "Pod") objs.push_back(small(p));
+    Cluster c = build(objs);
+    framework::EvictorOptions o = with_node_fit(true);
+    o.max_per_node = 3;
+    EvictorHandle h(c, {}, o);
+    ipa::Plugin plugin({});
+    return run_plugin(plugin, h).size();
+  };
+  // The only other node (2m CPU, 2 bytes, 1 pod) has no room: nothing goes.
+  EXPECT_EQ(evicted(node("n4", {}, "2m", "2", "1")), 0u);
+  // With room there the three repelling pods go.
+  EXPECT_EQ(evicted(node("n4", {}, "2000m", "3000", "10")), 3u);
+  // The only other node is unschedulable.
+  json cordoned = node("n3", {}, "2000m", "3000", "10");
+  cordoned["spec"]["unschedulable"] = true;
+  EXPECT_EQ(evicted(cordoned), 0u);
+}
+
 TEST(RemovePodsViolatingInterPodAntiAffinity, Validation) {
   EXPECT_TRUE(ipa::parse_args(ctx(), nullptr, "args").ok());
   auto both = ipa::parse_args(ctx(), json::parse(R"({"namespaces": {"include": ["a"], "exclude": ["b"]}})"), "args");

@@ -113,6 +113,40 @@ TEST(RemovePodsViolatingNodeTaints, EvictorDecidesOnCriticalAndLocalStoragePods)
   EXPECT_EQ(out, Keys{"default/p2"});
 }
 
+// The rows run with DefaultEvictorArgs{NodeFit: true}: a pod not tolerating its node's taint
+// stays when no other node takes it.
+size_t evicted_with_node_fit(const std::vector<json>& objs) {
+  Cluster c = build(objs);
+  EvictorHandle h(c, {}, with_node_fit(true));
+  nt::Plugin plugin({});
+  return run_plugin(plugin, h).size();
+}
+
+TEST(RemovePodsViolatingNodeTaints, NodeFitKeepsPodsNoOtherNodeTakes) {
+  const std::vector<json> pods = {tolerating("p1", "n1", kTolerate1), tolerating("p2", "n1"),
+                                  tolerating("p3", "n1", kTolerate1)};
+  auto with = [&](json other) {
+    std::vector<json> objs = {tainted("n1", kTaint1), std::move(other)};
+    objs.insert(objs.end(), pods.begin(), pods.end());
+    return objs;
+  };
+  // The other node has a taint p2 does not tolerate either.
+  EXPECT_EQ(evicted_with_node_fit(with(tainted("n2", json::array({taint("testingTaint1", "testing1")})))), 0u);
+  // The other node is unschedulable.
+  json cordoned = node("n4");
+  cordoned["spec"]["unschedulable"] = true;
+  EXPECT_EQ(evicted_with_node_fit(with(cordoned)), 0u);
+  // ... and a plain other node takes it.
+  EXPECT_EQ(evicted_with_node_fit(with(node("n5"))), 1u);
+  // p11's selector (datacenter=west) matches no other node.
+  json p11 = pod("p11", "n1", {.node_selector = {{"datacenter", "west"}}});
+  EXPECT_EQ(evicted_with_node_fit({tainted("n1", kTaint1), node("n3", {{"datacenter", "east"}}), p11}), 0u);
+  // The only other node (1m CPU, 1 byte, 1 pod) has no room.
+  json tiny = node("n6", {}, "1m", "1", "1");
+  tiny["spec"]["taints"] = json::array({taint("testTaint1", "test1", "PreferNoSchedule")});
+  EXPECT_EQ(evicted_with_node_fit({tainted("n1", kTaint1), tiny, tolerating("p2", "n1")}), 0u);
+}
+
 TEST(RemovePodsViolatingNodeTaints, Validation) {
   auto both = nt::parse_args(ctx(), json::parse(R"({"includedTaints": ["a"], "excludedTaints": ["b"]})"), "args");
   ASSERT_FALSE(both.ok());

@@ -13,6 +13,7 @@
 
 #include "descheduler/core/framework/default_evictor.h"
 #include "descheduler/core/framework/plugin.h"
+#include "descheduler/core/plugins/common/args.h"
 #include "scheduler/core/query/fit.h"
 #include "tests/descheduler/fixtures.h"
 

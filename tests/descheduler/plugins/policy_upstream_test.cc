@@ -130,18 +130,28 @@ std::string evictor_policy(const std::string& evictor_args) {
          "\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n";
 }
 
-TEST(PolicyUpstream, PodProtectionsWeftCannotHonourAreRefused) {
-  expect_refused(evictor_policy("{podProtections: {extraEnabled: [PodsWithResourceClaims]}}"),
-                 "podProtections.extraEnabled[0]: PodsWithResourceClaims is not supported");
+TEST(PolicyUpstream, PodProtectionsAndTheirRefusals) {
+  auto claims = parse(evictor_policy("{podProtections: {extraEnabled: [PodsWithResourceClaims]}}"));
+  ASSERT_TRUE(claims.ok()) << claims.message();
+  EXPECT_TRUE(claims->evictor.protect_resource_claims);
+  auto classes = parse(evictor_policy("{podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: "
+                                      "{protectedStorageClasses: [{name: fast}, {name: local}]}}}}"));
+  ASSERT_TRUE(classes.ok()) << classes.message();
+  EXPECT_EQ(classes->evictor.protected_storage_classes, (std::vector<std::string>{"fast", "local"}));
   expect_refused(evictor_policy("{podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: "
-                                "{protectedStorageClasses: [{name: fast}]}}}}"),
-                 "protectedStorageClasses");
+                                "{protectedStorageClasses: [{}]}}}}"),
+                 "protectedStorageClasses[0].name: is required");
+  auto mandatory = parse(evictor_policy("{noEvictionPolicy: Mandatory}"));
+  ASSERT_TRUE(mandatory.ok()) << mandatory.message();
+  EXPECT_TRUE(mandatory->evictor.no_eviction_mandatory);
+  auto ns = parse(evictor_policy("{namespaceLabelSelector: {matchLabels: {team: a}}}"));
+  ASSERT_TRUE(ns.ok()) << ns.message();
+  EXPECT_TRUE(ns->evictor.namespace_label_selector.has_value());
   expect_refused(evictor_policy("{ignorePvcPods: true, podProtections: {extraEnabled: [PodsWithPVC]}}"),
                  "podProtections: cannot be used with the deprecated fields");
   expect_refused(evictor_policy("{podProtections: {defaultDisabled: [DaemonSetPods, DaemonSetPods]}}"),
                  "appears twice");
   expect_refused(evictor_policy("{podProtections: {defaultDisabled: [PodsWithPVC]}}"), "defaultDisabled[0]");
-  expect_refused(evictor_policy("{noEvictionPolicy: Mandatory}"), "noEvictionPolicy: Mandatory is not supported");
   expect_refused(evictor_policy("{noEvictionPolicy: Sometimes}"), "noEvictionPolicy");
   EXPECT_TRUE(parse(evictor_policy("{noEvictionPolicy: Preferred}")).ok());
 }
