@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "kube/client/json_reader.h"
 #include "kube/client/list_decoder.h"
 #include "kube/objects.h"
 #include "kube/scenario.h"
@@ -29,12 +30,19 @@ Status fill_from_file(Builder& builder, const std::string& path) {
   builder.reserve_pods(text->size() / 256);
   size_t first = text->find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (*text)[first] == '{') {
-    // A JSON List is decoded item by item, so a big scenario never exists as one tree.
+    // A JSON List is decoded item by item, so a big scenario never exists as one tree;
+    // pods (most of it) are read in one pass over their text, without a tree.
     Status failed;
     size_t index = 0;
-    auto listed = kube::decode_list(*text, [&](nlohmann::json&& item) {
+    auto listed = kube::decode_list_texts(*text, [&](std::string_view text) {
       ++index;
-      if (!failed) return;
+      if (!failed || builder.added_as_pod(text, path, false)) return;
+      auto tree = kube::read_json(text);
+      if (!tree) {
+        failed = make_error(path + ": item " + std::to_string(index) + ": " + tree.message());
+        return;
+      }
+      const nlohmann::json& item = *tree;
       if (!item.is_object() || !item.contains("kind") || !item.contains("metadata"))
         failed = make_error(path + ": item " + std::to_string(index) +
                             ": not a Kubernetes object (kind and metadata are required)");
@@ -69,6 +77,15 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
       if (!builder.add(item, where)) failed = builder.add(item, where + " item " + kube::key_of(item));
     };
   };
+  // Pods (most of the cluster) in one pass over their text; one it refuses, as a tree.
+  auto add_pod_text = [&](const kube::ResourceRef& ref) {
+    return [&builder, &failed, tree = add("Pod", ref), where = ref.collection_path("")](std::string_view text) {
+      if (!failed || builder.added_as_pod(text, where, true)) return;
+      auto item = kube::read_json(text);
+      if (!item) failed = make_error(where + ": " + item.message());
+      else tree(std::move(*item));
+    };
+  };
   struct Kind {
     const char* kind;
     kube::ResourceRef ref;
@@ -78,6 +95,7 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
   kube::ListOptions paged;
   paged.limit = kListPageLimit;
   kube::ListOptions live_pods = paged;
+  live_pods.limit = kPodPageLimit;
   // Bound pods of every phase: RemoveFailedPods and PodLifeTime act on finished ones too
   // (they are kept as PodInfo::terminal and counted nowhere else).
   live_pods.field_selector = scheduling ? "status.phase!=Succeeded,status.phase!=Failed" : "spec.nodeName!=";
@@ -100,7 +118,8 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
   for (const Kind& k : kinds) {
     // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.
     if (std::string(k.kind) == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));
-    auto r = client.list_each(k.ref, "", k.options, add(k.kind, k.ref));
+    auto r = std::string(k.kind) == "Pod" ? client.list_each_text(k.ref, "", k.options, add_pod_text(k.ref))
+                                          : client.list_each(k.ref, "", k.options, add(k.kind, k.ref));
     if (!r) {
       if (k.optional && (r.error().code == 404 || r.error().code == 403)) {
         warnings.push_back(std::string(k.kind) + "s not listed (" + r.message() + ")");

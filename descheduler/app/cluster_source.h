@@ -17,8 +17,13 @@ Result<Cluster> cluster_from_file(const std::string& path);
 // (5,000 nodes, 150,000 pods) is listed in one request per kind whatever its size; a
 // bigger one pages, which bounds the size of one response.
 inline constexpr int64_t kListPageLimit = 200000;
+// Pods, most of the cluster, come in pages of this many: the next page is fetched while
+// one is decoded (kube::Client::list_each_text), so the API server's and the client's
+// work overlap.
+inline constexpr int64_t kPodPageLimit = 5000;
 
-// One list per kind (one request each up to kListPageLimit items): nodes, bound live
+// One list per kind (one request each up to kListPageLimit items; pods in pages of
+// kPodPageLimit): nodes, bound live
 // pods, PodGroups, PriorityClasses, PodDisruptionBudgets, HyperNodes. Items are added as
 // they are decoded. Kinds the server does not serve (no Volcano CRDs) or the service
 // account may not list are noted in warnings, not errors.

@@ -7,6 +7,7 @@
 #include "kube/priority.h"
 #include "kube/objects.h"
 #include "kube/podgroup.h"
+#include "scheduler/core/pod_fields.h"
 #include "scheduler/core/query/group_name.h"
 
 namespace weft::descheduler {
@@ -59,67 +60,6 @@ Status add_node(Cluster& c, const json& obj, const std::string& where) {
   c.node_index[n.name] = static_cast<int>(c.nodes.size());
   c.nodes.push_back(std::move(n));
   return {};
-}
-
-Result<PodInfo> make_pod(const json& obj, const std::string& where, StringPool& pool) {
-  PodInfo p;
-  std::string ns = kube::namespace_of(obj);
-  p.ns = pool.intern(ns.empty() ? "default" : ns);
-  p.name = kube::name_of(obj);
-  p.priority = kube::pod_priority(obj);
-  p.priority_in_spec = at_path(obj, {"spec", "priority"}).is_number_integer();
-  const json& pcn = at_path(obj, {"spec", "priorityClassName"});
-  if (pcn.is_string()) p.priority_class = pool.intern(pcn.get_ref<const std::string&>());
-  auto qos = pod_qos(obj);
-  if (!qos) return wrap(qos.error(), where);
-  p.qos = *qos;
-  const json& owners = at_path(obj, {"metadata", "ownerReferences"});
-  if (owners.is_array()) {
-    bool have_controller = false;
-    for (const auto& o : owners) {
-      if (!o.is_object()) continue;
-      ++p.owner_count;
-      if (o.value("kind", "") == "DaemonSet") p.daemonset = true;
-      bool controller = o.value("controller", false);
-      if (have_controller || (!controller && !p.owner_kind.empty())) continue;
-      std::string kind = o.value("kind", "");
-      p.owner_kind = pool.intern(kind.empty() ? "Owner" : kind);
-      p.owner_name = pool.intern(o.value("name", ""));
-      p.owner_uid = pool.intern(o.value("uid", ""));
-      have_controller = controller;
-    }
-  }
-  const json& annotations = at_path(obj, {"metadata", "annotations"});
-  p.group = pool.intern(scheduler::group_name([&](const char* key) -> const std::string* {
-    auto it = annotations.is_object() ? annotations.find(key) : annotations.end();
-    return it != annotations.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
-  }));
-  const json& phase = at_path(obj, {"status", "phase"});
-  if (phase.is_string()) p.phase = pool.intern(phase.get_ref<const std::string&>());
-  const json& started = at_path(obj, {"status", "startTime"});
-  if (started.is_string()) {
-    auto t = parse_rfc3339(started.get<std::string>());
-    if (!t) return wrap(t.error(), where + ": status.startTime");
-    p.started = *t;
-  }
-  std::string config_source = kube::annotation(obj, "kubernetes.io/config.source");
-  p.mirror = kube::pod_is_mirror(obj) || (!config_source.empty() && config_source != "api");
-  p.terminating = !at_path(obj, {"metadata", "deletionTimestamp"}).is_null();
-  p.evict_annotation = annotations.is_object() && annotations.contains(kEvictAnnotation);
-  p.prefer_no_eviction = annotations.is_object() && annotations.contains(kPreferNoEvictionAnnotation);
-  const json& volumes = at_path(obj, {"spec", "volumes"});
-  if (volumes.is_array()) {
-    for (const auto& v : volumes) {
-      if (!v.is_object()) continue;
-      if (v.contains("persistentVolumeClaim")) p.has_pvc = true;
-      if (v.contains("hostPath") || v.contains("emptyDir")) p.has_local_storage = true;
-    }
-  }
-  auto detail = decode_pod_status(obj, pool);
-  if (!detail) return wrap(detail.error(), where);
-  p.detail = std::move(*detail);
-  p.terminal = kube::pod_terminal(obj);
-  return p;
 }
 
 // Each node's and pod's index in the snapshot (sorted by name and key, as it keeps them),
@@ -211,14 +151,7 @@ Status ClusterBuilder::add(const json& obj, const std::string& where) {
 }
 
 Result<bool> arrives_later(const json& obj, const std::string& where) {
-  std::string arrival = kube::annotation(obj, keys::kArrivalAnnotation, "0");
-  if (arrival == "0" || arrival.empty()) return false;
-  try {
-    return std::stoi(arrival) > 0;
-  } catch (const std::exception&) {
-    return make_error(where + ": annotation " + std::string(keys::kArrivalAnnotation) + " '" + arrival +
-                      "' is not a number");
-  }
+  return arrives_later(kube::annotation(obj, keys::kArrivalAnnotation, "0"), where);
 }
 
 Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
@@ -254,23 +187,41 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
   return {};
 }
 
+Status ClusterBuilder::add_pod(const json& obj, const std::string& where) { return add_pod_text(obj.dump(), where); }
+
+Status ClusterBuilder::add_pod_text(std::string_view text, const std::string& where) {
+  PodFactsReader facts(decode_pools_.strings);
+  auto fields = scheduler::pod_fields_of_text(text, false, &facts);
+  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
+  return add_pod_read(std::move(*fields), facts, where);
+}
+
+bool ClusterBuilder::added_as_pod(std::string_view text, const std::string& where, bool kind_implied) {
+  PodFactsReader facts(decode_pools_.strings);
+  auto fields = scheduler::pod_fields_of_text(text, false, &facts);
+  const bool pod = facts.kind() == "Pod" || (kind_implied && facts.kind().empty());
+  // Anything else (or a pod it would refuse) goes the general way, whose errors name more.
+  return fields && pod && facts.has_metadata() && add_pod_read(std::move(*fields), facts, where).ok();
+}
+
 // Every pod goes to the snapshot (GangDefragment places the pending ones); bound pods are
-// kept here too.
-Status ClusterBuilder::add_pod(const json& obj, const std::string& where) {
-  const json& node = at_path(obj, {"spec", "nodeName"});
-  if (!node.is_string() || node.get<std::string>().empty()) {
-    auto spec = scheduler::pod_info_of(obj, where, &decode_pools_);
-    if (!spec) return spec.error();
-    scheduling_.add(std::move(*spec));
-    return {};
-  }
-  auto spec = scheduler::pod_info_of(obj, where, &decode_pools_);
+// kept here too, with their eviction facts (read in the same pass).
+Status ClusterBuilder::add_pod_read(scheduler::PodFields&& fields, const PodFactsReader& facts, const std::string& where) {
+  const std::string* arrival = nullptr;
+  for (const auto& [key, value] : fields.annotations)
+    if (key == keys::kArrivalAnnotation) arrival = &value;
+  auto later = arrives_later(arrival ? *arrival : "", where);
+  if (!later) return later.error();
+  if (*later) return {};
+  std::string node = fields.node_name;
+  auto pod = facts.facts(fields);
+  auto spec = scheduler::pod_info_from(std::move(fields), where, &decode_pools_);
   if (!spec) return spec.error();
-  auto pod = make_pod(obj, where, decode_pools_.strings);
-  if (!pod) return pod.error();
+  if (!node.empty() && !pod) return wrap(pod.error(), where);
   scheduling_.add(std::move(*spec));
+  if (node.empty()) return {};
   cluster_.pods.push_back(std::move(*pod));
-  pod_nodes_.push_back(node.get<std::string>());
+  pod_nodes_.push_back(std::move(node));
   return {};
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "common/shared_string.h"
 #include "descheduler/core/load.h"
 #include "descheduler/core/pdb.h"
+#include "descheduler/core/pod_facts.h"
 #include "descheduler/core/plugins/common/pod_status.h"
 #include "descheduler/core/qos.h"
 #include "kube/quantity.h"
@@ -142,6 +144,12 @@ class ClusterBuilder {
   // PodInfo::terminal.
   // Errors name `where` and the field; a failed add changes nothing.
   Status add(const nlohmann::json& object, const std::string& where);
+  // A Pod from its JSON text, read in one pass without a tree (pod_facts.h).
+  Status add_pod_text(std::string_view text, const std::string& where);
+  // The object as a Pod when it is one (its kind says so, or, with `kind_implied`, says
+  // nothing: a pod list's items) and adds cleanly; else false, nothing changed, and the
+  // caller adds its tree (whose errors name more).
+  bool added_as_pod(std::string_view text, const std::string& where, bool kind_implied);
   // Room for about this many pods, so a big list does not regrow (and move) the pods.
   void reserve_pods(size_t pods);
   // How many pods the nodes added so far can hold (allocatable pods, 110 when not given):
@@ -155,6 +163,7 @@ class ClusterBuilder {
  private:
   Status add_checked(const nlohmann::json& object, const std::string& where);   // add() without the type net
   Status add_pod(const nlohmann::json& object, const std::string& where);
+  Status add_pod_read(scheduler::PodFields&& fields, const PodFactsReader& facts, const std::string& where);
 
   Cluster cluster_;
   std::vector<std::string> pod_nodes_;

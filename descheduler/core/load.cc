@@ -4,6 +4,9 @@
 #include <functional>
 #include <set>
 
+#include "kube/client/json_cursor.h"
+#include "kube/client/json_reader.h"
+
 namespace weft::descheduler {
 namespace {
 
@@ -157,37 +160,43 @@ Result<LoadReport> parse_load_file(const std::string& text, const std::string& f
   };
   LoadReport report;
   report.source_name = "file " + file;
-  // Entries of "nodes" and "pods" are handled as each one ends and then dropped.
-  std::string list;   // the top-level key being read
+  // Entries of "nodes" and "pods" are read one at a time, each as a small tree, and dropped.
   size_t index[2] = {0, 0};
   bool seen[2] = {false, false};
   Status failed;
+  std::string unknown;   // the first key that is neither, reported after the entries
+  bool pods_given = false;
   TimeCache times;
-  json doc;
-  try {
-    doc = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
-      if (depth == 1 && event == json::parse_event_t::key) list = parsed.get<std::string>();
-      if (depth == 1 && event == json::parse_event_t::array_start) {
-        if (list == "nodes") seen[0] = true;
-        if (list == "pods") seen[1] = true;
-      }
-      bool element_end = depth == 2 && (event == json::parse_event_t::object_end || event == json::parse_event_t::value);
-      if (!element_end || (list != "nodes" && list != "pods")) return true;
-      int which = list == "nodes" ? 0 : 1;
-      size_t at = index[which]++;
-      if (failed)
-        failed = which == 0 ? add_file_node(parsed, "nodes[" + std::to_string(at) + "]", report, bad)
-                            : add_file_pod(parsed, at, report, bad, times);
-      return false;
-    });
-  } catch (const json::exception& e) {   // parse_error, or out_of_range for a number too large
-    return make_error("load file " + file + ": " + e.what());
+  kube::JsonCursor c(text);
+  if (c.peek() != '{') {
+    if (auto s = c.pass_over(); !s) return make_error("load file " + file + ": " + s.message());
+    if (auto s = c.end(); !s) return make_error("load file " + file + ": " + s.message());
+    return bad("nodes", "must be a list of {name, cpu, memory, at}");
   }
+  auto read = c.members("load file", [&](const std::string& key) -> Status {
+    const int which = key == "nodes" ? 0 : key == "pods" ? 1 : -1;
+    if (which < 0 && unknown.empty()) unknown = key;
+    if (which == 1) pods_given = true;
+    if (which < 0 || c.peek() != '[') return c.pass_over();
+    seen[which] = true;
+    return c.elements(key, [&](size_t) -> Status {
+      auto entry = c.skip();
+      if (!entry) return entry.error();
+      const size_t at = index[which]++;
+      if (!failed) return {};
+      auto e = kube::read_json(*entry);
+      if (!e) return e.error();
+      failed = which == 0 ? add_file_node(*e, "nodes[" + std::to_string(at) + "]", report, bad)
+                          : add_file_pod(*e, at, report, bad, times);
+      return {};
+    });
+  });
+  if (read) read = c.end();
+  if (!read) return make_error("load file " + file + ": " + read.message());
   if (!failed) return failed.error();
-  if (!doc.is_object() || !seen[0]) return bad("nodes", "must be a list of {name, cpu, memory, at}");
-  if (doc.contains("pods") && !seen[1]) return bad("pods", "must be a list of {namespace, name, cpu, memory, at}");
-  for (const auto& [key, _] : doc.items())
-    if (key != "nodes" && key != "pods") return bad(key, "unknown field");
+  if (!seen[0]) return bad("nodes", "must be a list of {name, cpu, memory, at}");
+  if (pods_given && !seen[1]) return bad("pods", "must be a list of {namespace, name, cpu, memory, at}");
+  if (!unknown.empty()) return bad(unknown, "unknown field");
   return report;
 }
 

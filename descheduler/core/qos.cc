@@ -3,7 +3,6 @@
 #include <map>
 #include <string>
 
-#include "kube/quantity.h"
 
 namespace weft::descheduler {
 namespace {
@@ -28,37 +27,24 @@ const char* to_string(QosClass q) {
   return "?";
 }
 
-Result<QosClass> pod_qos(const json& pod) {
-  const json& given = member(member(pod, "status"), "qosClass");
-  if (given.is_string() && !given.get<std::string>().empty()) {
-    const std::string& q = given.get_ref<const std::string&>();
-    for (QosClass c : {QosClass::BestEffort, QosClass::Burstable, QosClass::Guaranteed})
-      if (q == to_string(c)) return c;
-    return make_error("status.qosClass '" + q + "' is not BestEffort, Burstable or Guaranteed");
-  }
+Result<std::optional<QosClass>> given_qos(const std::string& q) {
+  if (q.empty()) return std::optional<QosClass>();
+  for (QosClass c : {QosClass::BestEffort, QosClass::Burstable, QosClass::Guaranteed})
+    if (q == to_string(c)) return std::optional<QosClass>(c);
+  return make_error("status.qosClass '" + q + "' is not BestEffort, Burstable or Guaranteed");
+}
+
+QosClass qos_of(const kube::PodResources& resources) {
   // Only cpu and memory decide the class; zero amounts count as unset.
   std::map<std::string, int64_t> requests, limits;
   bool guaranteed = true;
-  const json& spec = member(pod, "spec");
-  for (const char* list : {"containers", "initContainers"}) {
-    const json& containers = member(spec, list);
-    if (!containers.is_array()) continue;
-    for (size_t i = 0; i < containers.size(); ++i) {
-      const json& res = member(containers[i], "resources");
+  for (const auto* list : {&resources.containers, &resources.init_containers}) {
+    for (const auto& container : *list) {
       std::map<std::string, int64_t> got[2];   // this container's requests, limits
-      const char* kinds[2] = {"requests", "limits"};
-      for (int k = 0; k < 2; ++k) {
-        const json& amounts = member(res, kinds[k]);
-        for (const char* name : {"cpu", "memory"}) {
-          const json& v = member(amounts, name);
-          if (v.is_null()) continue;
-          auto q = kube::parse_quantity_milli(v);
-          if (!q)
-            return make_error(std::string("spec.") + list + "[" + std::to_string(i) + "].resources." + kinds[k] + "." +
-                              name + ": " + q.message());
-          got[k][name] = *q;
-        }
-      }
+      const kube::ResourceList* given[2] = {&container.requests, &container.limits};
+      for (int k = 0; k < 2; ++k)
+        for (const char* name : {"cpu", "memory"})
+          if (auto it = given[k]->find(name); it != given[k]->end()) got[k][name] = it->second;
       // The API server defaults a request to its limit when only the limit is given.
       for (const auto& [name, amount] : got[1]) got[0].emplace(name, amount);
       int limited = 0;
@@ -80,6 +66,16 @@ Result<QosClass> pod_qos(const json& pod) {
     }
   }
   return guaranteed && requests.size() == limits.size() ? QosClass::Guaranteed : QosClass::Burstable;
+}
+
+Result<QosClass> pod_qos(const json& pod) {
+  const json& given = member(member(pod, "status"), "qosClass");
+  auto stated = given_qos(given.is_string() ? given.get<std::string>() : "");
+  if (!stated) return stated.error();
+  if (*stated) return **stated;
+  auto resources = kube::pod_resources(pod);
+  if (!resources) return resources.error();
+  return qos_of(*resources);
 }
 
 }  // namespace weft::descheduler

@@ -94,6 +94,11 @@ class Client {
   // its identity, for readers that decode text themselves. options.keep does not apply.
   Result<ObjectList> list_each_raw(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
                                    const std::function<void(std::string_view, ObjectIdentity&&)>& on_item);
+  // The same with each item's text found but NOT checked (decode_list_texts): `on_item`
+  // reads it with a checking reader, so each item is walked once. Paged (options.limit),
+  // the next page is fetched while this one is read.
+  Result<ObjectList> list_each_text(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
+                                    const std::function<void(std::string_view)>& on_item);
 
   Result<nlohmann::json> create(const ResourceRef& ref, const std::string& ns, const nlohmann::json& object);
   // PUT; metadata.resourceVersion in the object makes it conditional (409 when stale).
@@ -153,6 +158,9 @@ class Client {
   // Every page of a list; `decode` reads one response body and says where it goes on.
   Result<ObjectList> list_pages(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
                                 const std::function<Result<ListMeta>(const std::string& body)>& decode);
+  // The same, fetching page N+1 on another thread while `decode` reads page N.
+  Result<ObjectList> list_pages_ahead(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
+                                      const std::function<Result<ListMeta>(const std::string& body)>& decode);
   void record(const Call& call, int status, int attempt);
 
   std::shared_ptr<Transport> transport_;

@@ -39,6 +39,11 @@ size_t value_end(std::string_view s, size_t p) {
 }
 }  // namespace
 
+size_t json_value_end(std::string_view text, size_t pos) {
+  while (pos < text.size() && is_space(text[pos])) ++pos;
+  return pos < text.size() ? value_end(text, pos) : pos;
+}
+
 void JsonCursor::skip_ws() {
   while (p_ < s_.size() && is_space(s_[p_])) ++p_;
 }

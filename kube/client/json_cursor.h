@@ -22,6 +22,10 @@
 
 namespace weft::kube {
 
+// Past the value at `pos` (whitespace before it skipped), brackets counted and strings
+// passed whole, without checking it: for text that is checked as it is read after.
+size_t json_value_end(std::string_view text, size_t pos);
+
 class JsonCursor {
  public:
   explicit JsonCursor(std::string_view text, size_t pos = 0) : s_(text), p_(pos) {}

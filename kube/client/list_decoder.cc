@@ -1,5 +1,6 @@
 #include "kube/client/list_decoder.h"
 
+#include "kube/client/json_cursor.h"
 #include "kube/client/json_reader.h"
 
 namespace weft::kube {
@@ -102,6 +103,32 @@ Result<ListMeta> decode_list_raw(const std::string& body,
     auto id = identity_at(body, pos);
     if (!id) return id.error();
     on_item(std::string_view(body).substr(start, pos - start), std::move(*id));
+    return {};
+  });
+}
+
+std::string continue_of(const std::string& body) {
+  std::string token;
+  JsonCursor c = JsonCursor::over_checked(body);
+  if (c.peek() != '{') return token;
+  // Servers write metadata before items; a body that does not is passed over by brackets.
+  (void)c.members("list", [&](const std::string& key) -> Status {
+    if (key != "metadata" || c.peek() != '{') return c.pass_over();
+    auto s = c.members("metadata", [&](const std::string& field) {
+      return field == "continue" && c.peek() == '"' ? c.string(token) : c.pass_over();
+    });
+    if (!s) return s;
+    return make_error("read");   // stops the walk: the rest is the decoder's
+  });
+  return token;
+}
+
+Result<ListMeta> decode_list_texts(const std::string& body, const std::function<void(std::string_view)>& on_item) {
+  return walk_list(body, [&](size_t& pos) -> Status {
+    const size_t start = pos;
+    pos = json_value_end(body, pos);
+    if (pos == start) return make_error("expected an item at byte " + std::to_string(pos));
+    on_item(std::string_view(body).substr(start, pos - start));
     return {};
   });
 }

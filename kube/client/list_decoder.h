@@ -29,4 +29,12 @@ Result<ListMeta> decode_list(const std::string& body, const std::function<void(n
 Result<ListMeta> decode_list_raw(const std::string& body,
                                  const std::function<void(std::string_view, ObjectIdentity&&)>& on_item);
 
+// The List's metadata.continue, read ahead of its items (the body is not checked: the
+// decoder checks it); "" when there is none.
+std::string continue_of(const std::string& body);
+
+// Each item's JSON text, found by its brackets and NOT checked: `on_item` reads it with a
+// checking reader (json_cursor.h, read_json), so the text is walked once, not twice.
+Result<ListMeta> decode_list_texts(const std::string& body, const std::function<void(std::string_view)>& on_item);
+
 }  // namespace weft::kube

@@ -86,6 +86,7 @@ Result<std::vector<HostPort>> tree_host_ports(const json& spec) {
 // ---- from text ----
 
 using kube::JsonCursor;
+using Section = PodTextExtension::Section;
 
 // A quantity's JSON text (already checked) as parse_resource_list reads it from a tree: a
 // string, or a number's value.
@@ -152,7 +153,7 @@ Status read_requests_limits(JsonCursor& c, const std::string& field, kube::Conta
 }
 
 Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string& where, bool init,
-                                                std::vector<HostPort>& host_ports) {
+                                                std::vector<HostPort>& host_ports, size_t index, PodTextExtension* more) {
   kube::ContainerResources out;
   std::vector<HostPort> ports;
   auto s = c.members(where, [&](const std::string& key) -> Status {
@@ -164,7 +165,7 @@ Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string
       out.sidecar = policy == "Always";
       return {};
     }
-    return c.pass_over();
+    return more && !init ? more->container_member(index, key, c) : c.pass_over();
   });
   if (!s) return s.error();
   // Restartable init containers (sidecars) keep their ports while the pod runs.
@@ -173,11 +174,11 @@ Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string
 }
 
 Status read_containers(JsonCursor& c, const std::string& key, std::vector<kube::ContainerResources>& into,
-                       std::vector<HostPort>& host_ports) {
+                       std::vector<HostPort>& host_ports, PodTextExtension* more) {
   into.clear();
   const std::string field = "spec." + key;
   return c.elements(field, [&](size_t i) -> Status {
-    auto container = read_container(c, field + "[" + std::to_string(i) + "]", key == "initContainers", host_ports);
+    auto container = read_container(c, field + "[" + std::to_string(i) + "]", key == "initContainers", host_ports, i, more);
     if (!container) return container.error();
     into.push_back(std::move(*container));
     return {};
@@ -185,10 +186,10 @@ Status read_containers(JsonCursor& c, const std::string& key, std::vector<kube::
 }
 
 Status read_string_map(JsonCursor& c, const std::string& field, bool every_key,
-                       std::vector<std::pair<std::string, std::string>>& into) {
+                       std::vector<std::pair<std::string, std::string>>& into, const PodTextExtension* more) {
   into.clear();
   return c.members(field, [&](const std::string& key) -> Status {
-    if (!every_key && !read_key(key)) return c.pass_over();
+    if (!every_key && !read_key(key) && !(more && more->keeps_annotation(key))) return c.pass_over();
     // A key met twice keeps its last value, as a tree would; null is no value.
     const bool present = c.peek() != 'n';
     std::string value;
@@ -199,7 +200,7 @@ Status read_string_map(JsonCursor& c, const std::string& field, bool every_key,
   });
 }
 
-Status read_metadata(JsonCursor& c, PodFields& f) {
+Status read_metadata(JsonCursor& c, PodFields& f, PodTextExtension* more) {
   return c.members("metadata", [&](const std::string& key) -> Status {
     std::string* text = key == "name"                ? &f.name
                         : key == "namespace"         ? &f.namespace_name
@@ -213,8 +214,8 @@ Status read_metadata(JsonCursor& c, PodFields& f) {
       return c.pass_over();
     }
     if (key == "annotations" || key == "labels")
-      return read_string_map(c, "metadata." + key, key == "labels", key == "labels" ? f.labels : f.annotations);
-    return c.pass_over();
+      return read_string_map(c, "metadata." + key, key == "labels", key == "labels" ? f.labels : f.annotations, more);
+    return more ? more->member(Section::Metadata, key, c) : c.pass_over();
   });
 }
 
@@ -236,7 +237,7 @@ Status list_given(JsonCursor& c, bool& into) {
   return {};
 }
 
-Status read_spec(JsonCursor& c, PodFields& f) {
+Status read_spec(JsonCursor& c, PodFields& f, PodTextExtension* more) {
   ConstraintTexts t;
   std::vector<HostPort> containers_ports, init_ports;
   auto s = c.members("spec", [&](const std::string& key) -> Status {
@@ -257,18 +258,19 @@ Status read_spec(JsonCursor& c, PodFields& f) {
     if (key == "affinity") {
       t.affinity = "null";
       if (c.peek() != '{') return c.pass_over();   // not an object: no affinity, as the tree readers take it
-      return span_into(c, t.affinity);
+      if (auto st = span_into(c, t.affinity); !st) return st;
+      return more ? more->also(Section::Spec, key, t.affinity) : Status{};
     }
     if (key == "schedulingGates") return list_given(c, f.scheduling_gated);
     if (key == "resourceClaims") return list_given(c, f.resource_claims);
     if (key == "resources") return read_requests_limits(c, "spec.resources", f.resources.pod_level);
     if (key == "containers") {
       containers_ports.clear();
-      return read_containers(c, key, f.resources.containers, containers_ports);
+      return read_containers(c, key, f.resources.containers, containers_ports, more);
     }
     if (key == "initContainers") {
       init_ports.clear();
-      return read_containers(c, key, f.resources.init_containers, init_ports);
+      return read_containers(c, key, f.resources.init_containers, init_ports, more);
     }
     if (key == "schedulingGroup") {
       f.scheduling_group.clear();
@@ -292,7 +294,7 @@ Status read_spec(JsonCursor& c, PodFields& f) {
       f.priority = std::move(*value);
       return {};
     }
-    return c.pass_over();
+    return more ? more->member(Section::Spec, key, c) : c.pass_over();
   });
   containers_ports.insert(containers_ports.end(), init_ports.begin(), init_ports.end());
   f.constraints = constraints_text(t, containers_ports);
@@ -314,7 +316,7 @@ Status read_condition(JsonCursor& c, PodFields& f) {
   return s;
 }
 
-Status read_status(JsonCursor& c, PodFields& f) {
+Status read_status(JsonCursor& c, PodFields& f, PodTextExtension* more) {
   return c.members("status", [&](const std::string& key) -> Status {
     if (key == "phase") return c.string_field("status.phase", f.phase);
     if (key == "startTime") {
@@ -323,10 +325,19 @@ Status read_status(JsonCursor& c, PodFields& f) {
     }
     if (key == "conditions") {
       f.scheduled_time.clear();
-      if (c.peek() != '[') return c.pass_over();
-      return c.elements("status.conditions", [&](size_t) { return read_condition(c, f); });
+      if (!more) {
+        if (c.peek() != '[') return c.pass_over();
+        return c.elements("status.conditions", [&](size_t) { return read_condition(c, f); });
+      }
+      // Read twice over its text, checked once: the core reads PodScheduled, `more` all of them.
+      std::string_view conditions;
+      if (auto st = span_into(c, conditions); !st) return st;
+      if (auto st = more->also(Section::Status, key, conditions); !st) return st;
+      if (conditions.empty() || conditions[0] != '[') return {};
+      JsonCursor list = JsonCursor::over_checked(conditions);
+      return list.elements("status.conditions", [&](size_t) { return read_condition(list, f); });
     }
-    return c.pass_over();
+    return more ? more->member(Section::Status, key, c) : c.pass_over();
   });
 }
 
@@ -412,16 +423,21 @@ Result<PodFields> pod_fields_of(const json& o) {
 }
 
 namespace {
-Result<PodFields> read_pod_text(std::string_view text, bool checked) {
+Result<PodFields> read_pod_text(std::string_view text, bool checked, PodTextExtension* more) {
   PodFields f;
   JsonCursor c = checked ? JsonCursor::over_checked(text) : JsonCursor(text);
   if (c.peek() != '{') return make_error("the pod is not a JSON object");
+  if (more) more->restart(Section::Top);
+  auto section = [&](Section which) -> PodTextExtension* {
+    if (more) more->restart(which);
+    return more;
+  };
   auto s = c.members("pod", [&](const std::string& key) -> Status {
     // A section met twice is read from its last copy only, as a tree keeps it.
-    if (key == "metadata") return read_metadata(c, reset_metadata(f));
-    if (key == "spec") return read_spec(c, reset_spec(f));
-    if (key == "status") return read_status(c, reset_status(f));
-    return c.pass_over();
+    if (key == "metadata") return read_metadata(c, reset_metadata(f), section(Section::Metadata));
+    if (key == "spec") return read_spec(c, reset_spec(f), section(Section::Spec));
+    if (key == "status") return read_status(c, reset_status(f), section(Section::Status));
+    return more ? more->member(Section::Top, key, c) : c.pass_over();
   });
   if (!s) return s.error();
   if (f.constraints.empty()) f.constraints = constraints_text({}, {});
@@ -430,10 +446,16 @@ Result<PodFields> read_pod_text(std::string_view text, bool checked) {
 }
 }  // namespace
 
-Result<PodFields> pod_fields_of_text(std::string_view text, bool checked) {
-  auto f = read_pod_text(text, checked);
+Result<PodFields> pod_fields_of_text(std::string_view text, bool checked, PodTextExtension* more) {
+  auto f = read_pod_text(text, checked, more);
   if (f) return f;
-  return tree_verdict(text, pod_fields_of);
+  if (!more) return tree_verdict(text, pod_fields_of);
+  // What a tree accepts, `more` reads from the tree's own text (each member once).
+  auto tree = kube::read_json(text);
+  if (!tree) return tree.error();
+  auto verdict = kube::refuse_type_errors("", [&] { return pod_fields_of(*tree); });
+  if (!verdict) return verdict;
+  return read_pod_text(tree->dump(), true, more);
 }
 
 Result<kube::ResourceList> resource_list_of_text(std::string_view text, const std::string& field) {

@@ -15,6 +15,10 @@
 #include "kube/client/json_reader.h"
 #include "kube/objects.h"
 
+namespace weft::kube {
+class JsonCursor;
+}
+
 namespace weft::scheduler {
 
 struct PodFields {
@@ -42,13 +46,34 @@ struct PodFields {
 // The annotation and label keys PodFields keeps.
 const std::vector<std::string>& pod_keys_read();
 
+// Reads more of a pod in the text reader's one pass (the descheduler's eviction facts):
+// offered what the core passes over, at the cursor, and the text of what both read.
+class PodTextExtension {
+ public:
+  enum class Section { Top, Metadata, Spec, Status };
+  virtual ~PodTextExtension() = default;
+  // A section (or the whole pod, Top) is read again from its start: a later copy of a
+  // member replaces the earlier one, as a tree keeps it.
+  virtual void restart(Section) {}
+  // Annotation keys kept in PodFields::annotations beside pod_keys_read().
+  virtual bool keeps_annotation(const std::string&) const { return false; }
+  // A member the core does not read (of the pod itself at Top), at the cursor: read it or pass over.
+  virtual Status member(Section, const std::string& key, kube::JsonCursor& c) = 0;
+  // A member of spec.containers[index] the core does not read.
+  virtual Status container_member(size_t index, const std::string& key, kube::JsonCursor& c) = 0;
+  // The text of a member the core reads too (spec.affinity, status.conditions).
+  virtual Status also(Section, const std::string& key, std::string_view text) = 0;
+};
+
 // Errors name the field ("spec.nodeName: 5 is not a string"), not the pod. The text reader
 // builds no tree; what it refuses it hands to the tree reader, whose verdict and words
 // stand, so the two refuse exactly the same inputs.
 Result<PodFields> pod_fields_of(const nlohmann::json& pod);
 // `checked`: the text was checked as JSON already (an informer's raw object), so what is
 // skipped is only scanned for its end.
-Result<PodFields> pod_fields_of_text(std::string_view pod_text, bool checked = false);
+// `more`: reads the rest of what its caller needs in the same pass; it has read the pod
+// (as pod_fields_of reads it) when this returns fields.
+Result<PodFields> pod_fields_of_text(std::string_view pod_text, bool checked = false, PodTextExtension* more = nullptr);
 
 // A resource list ("cpu": "4", ...) from its JSON text; "null" is an empty one. Errors
 // name `field` and the resource, as parse_resource_list's do.

@@ -30,6 +30,9 @@ struct World {
 class WorldBuilder {
  public:
   Status add(const nlohmann::json& object, const std::string& where) { return cluster_.add(object, where); }
+  bool added_as_pod(std::string_view text, const std::string& where, bool kind_implied) {
+    return cluster_.added_as_pod(text, where, kind_implied);
+  }
   void reserve_pods(size_t pods) { cluster_.reserve_pods(pods); }
   size_t pod_capacity() const { return cluster_.pod_capacity(); }
   World finish(TimePoint now);

@@ -1,15 +1,12 @@
 // What the upstream strategy plugins read from a pod beyond the scheduling fields: its
 // containers' states and restarts, its conditions, status.reason and every owner. Decoded
-// once with the rest of the pod (descheduler/core/cluster.cc).
+// in the same pass as the rest of the pod (descheduler/core/pod_facts.h).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "common/result.h"
 #include "common/shared_string.h"
 #include "descheduler/core/load.h"
 
@@ -44,8 +41,5 @@ struct PodStatusInfo {
   // rule itself is PodInfo::affinity; a nodeSelector alone is not node affinity upstream).
   bool requires_node_affinity = false;
 };
-
-// Errors name the field (a malformed time or count).
-Result<PodStatusInfo> decode_pod_status(const nlohmann::json& pod, StringPool& pool);
 
 }  // namespace weft::descheduler
