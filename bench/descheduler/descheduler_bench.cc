@@ -7,7 +7,7 @@
 //    (LoadAware) and with a profile enabling every plugin;
 //  - `weft-descheduler run --once --dry-run` against kube-lite holding the same cluster,
 //    and again at a tenth of the size and with every plugin: wall time, peak RSS, API requests and lists as
-//    kube-lite logged them (one list per kind at both sizes), the cycle's own split
+//    kube-lite logged them (one list per kind, pods in pages of 5,000), the cycle's own split
 //    between listing and planning, and how long kube-lite alone takes to serve the pods;
 //  - the naive baseline: listing pods node by node (a request per node), as a
 //    descheduler without a cluster-wide list does.

@@ -190,18 +190,16 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
 Status ClusterBuilder::add_pod(const json& obj, const std::string& where) { return add_pod_text(obj.dump(), where); }
 
 Status ClusterBuilder::add_pod_text(std::string_view text, const std::string& where) {
-  PodFactsReader facts(decode_pools_.strings);
-  auto fields = scheduler::pod_fields_of_text(text, false, &facts);
+  auto fields = scheduler::pod_fields_of_text(text, false, &facts_);
   if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
-  return add_pod_read(std::move(*fields), facts, where);
+  return add_pod_read(std::move(*fields), facts_, where);
 }
 
 bool ClusterBuilder::added_as_pod(std::string_view text, const std::string& where, bool kind_implied) {
-  PodFactsReader facts(decode_pools_.strings);
-  auto fields = scheduler::pod_fields_of_text(text, false, &facts);
-  const bool pod = facts.kind() == "Pod" || (kind_implied && facts.kind().empty());
+  auto fields = scheduler::pod_fields_of_text(text, false, &facts_);
+  const bool pod = facts_.kind() == "Pod" || (kind_implied && facts_.kind().empty());
   // Anything else (or a pod it would refuse) goes the general way, whose errors name more.
-  return fields && pod && facts.has_metadata() && add_pod_read(std::move(*fields), facts, where).ok();
+  return fields && pod && facts_.has_metadata() && add_pod_read(std::move(*fields), facts_, where).ok();
 }
 
 // Every pod goes to the snapshot (GangDefragment places the pending ones); bound pods are

@@ -192,6 +192,24 @@ TEST(KubeClientJsonReader, RawListItemsAndWatchObjectsAreTheirTextWithTheirIdent
   }
 }
 
+TEST(KubeClientJsonReader, ListItemTextsAreFoundByBracketsAndTheContinueTokenReadAhead) {
+  const std::string list =
+      R"({"kind":"PodList","metadata":{"resourceVersion":"9","continue":"c\"1"},"items":[ )"
+      R"({"metadata":{"name":"a"},"spec":{"s":"]}{\""}} ,)"
+      R"({"metadata":{"name":"b"}}]})";
+  std::vector<std::string> items;
+  auto meta = decode_list_texts(list, [&](std::string_view text) { items.emplace_back(text); });
+  ASSERT_TRUE(meta) << meta.message();
+  EXPECT_EQ(meta->continue_token, "c\"1");
+  EXPECT_EQ(items, (std::vector<std::string>{R"({"metadata":{"name":"a"},"spec":{"s":"]}{\""}})",
+                                             R"({"metadata":{"name":"b"}})"}));
+  EXPECT_EQ(continue_of(list), "c\"1");
+  // Items before metadata are passed over by their brackets; no token, no continue.
+  EXPECT_EQ(continue_of(R"({"items":[{"a":"}"}],"metadata":{"continue":"x"}})"), "x");
+  EXPECT_EQ(continue_of(R"({"items":[],"metadata":{}})"), "");
+  EXPECT_FALSE(decode_list_texts(R"({"items":[{"a":1})", [](std::string_view) {}));
+}
+
 TEST(KubeClientJsonCursor, WalksObjectsAndArraysCheckingWhatItSkips) {
   const std::string text = R"( {"a": "x\"y", "b": [1, {"c": null}], "d": {"e": true}, "f": null} )";
   JsonCursor c(text);

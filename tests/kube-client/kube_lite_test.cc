@@ -136,6 +136,36 @@ TEST(KubeClientKubeLite, CallsUnderThirtyPercentFaultsSucceedOrNameVerbPathStatu
 
 }
 
+// A paged list read ahead (the next page fetched while one is read) hands over every
+// item once, in order, whatever the page size; unpaged it is one request.
+TEST(KubeClientKubeLite, PagesReadAheadGiveEveryItemOnceInOrder) {
+  WEFT_SKIP_UNLESS(KubeLite::need());
+  KubeLite api;
+  ASSERT_EQ(api.error(), "");
+  auto& c = api.client();
+  std::vector<std::string> expected;
+  for (int i = 0; i < 23; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof name, "p%02d", i);
+    expected.push_back(name);
+    ASSERT_TRUE(c.create(resources::configmaps(), "default",
+                         {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}}));
+  }
+  for (int64_t limit : {0, 1, 5, 23, 100}) {
+    ListOptions o;
+    o.limit = limit;
+    std::vector<std::string> names;
+    const size_t before = c.request_count();
+    auto r = c.list_each_text(resources::configmaps(), "default", o, [&](std::string_view text) {
+      names.push_back(nlohmann::json::parse(text)["metadata"]["name"]);
+    });
+    ASSERT_TRUE(r) << r.message();
+    ASSERT_EQ(names.size(), 23u) << limit;
+    EXPECT_EQ(names, expected) << limit;
+    EXPECT_EQ(c.request_count() - before, limit > 0 ? static_cast<size_t>((23 + limit - 1) / limit) : 1u) << limit;
+  }
+}
+
 TEST(KubeClientKubeLite, UnreachableServerGivesOneLineNamingTheAddress) {
   WEFT_SKIP_UNLESS(KubeLite::need());
   KubeLite api;
