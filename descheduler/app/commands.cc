@@ -243,10 +243,12 @@ int plan_command(const PlanFlags& f) {
   const Cluster& cluster = world ? world->cluster : *listed;
   LoadReport load;
   if (policy->load_aware_enabled) {
-    if (f.load.empty() && !policy->load_aware.requests_only)
+    const bool kubernetes_metrics = policy->load_aware.metrics.type == MetricsType::KubernetesMetrics;
+    if (f.load.empty() && !policy->load_aware.requests_only && !kubernetes_metrics)
       return fail("--load is required (prometheus=URL, file=F or annotations) for a LoadAware policy");
     auto spec = f.load.empty() ? load_spec_from_policy(*policy) : parse_load_spec(f.load);
     if (!spec) return fail(spec.message());
+    if (spec->kind == LoadSpec::Kind::KubernetesMetrics) spec->value = f.scenario;   // its NodeMetrics, PodMetrics
     auto fetched = fetch_load(*spec, *policy, cluster, options.now);
     if (!fetched) return fail(fetched.message());
     if (!fetched->source_error.empty())

@@ -108,7 +108,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
       metrics_.cycle_failed(seconds());
       return s.error();
     }
-    auto fetched = fetch_load(config_.load, policy, *cluster, now);
+    auto fetched = fetch_load(config_.load, policy, *cluster, now, &client_);
     if (!fetched) {
       metrics_.cycle_failed(seconds());
       return fetched.error();

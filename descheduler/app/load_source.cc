@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "descheduler/app/prometheus_load.h"
+#include "descheduler/core/kubernetes_metrics.h"
+#include "kube/scenario.h"
 
 namespace weft::descheduler {
 
@@ -12,6 +14,7 @@ std::string LoadSpec::describe() const {
     case Kind::Prometheus: return "prometheus=" + value;
     case Kind::File: return "file=" + value;
     case Kind::Annotations: return "annotations";
+    case Kind::KubernetesMetrics: return value.empty() ? "metrics.k8s.io" : "metrics.k8s.io objects in " + value;
   }
   return "?";
 }
@@ -40,13 +43,53 @@ Result<LoadSpec> load_spec_from_policy(const Policy& policy) {
   const MetricsArgs& m = policy.load_aware.metrics;
   // LowNodeUtilization reads no load: the annotations source costs nothing to "fetch".
   if (m.type == MetricsType::Annotations || policy.load_aware.requests_only) return LoadSpec{LoadSpec::Kind::Annotations, ""};
+  if (m.type == MetricsType::KubernetesMetrics) return LoadSpec{LoadSpec::Kind::KubernetesMetrics, ""};
   if (m.address.empty())
     return make_error("policy LoadAware.metrics has type Prometheus but no address (or give --load prometheus=URL)");
   return parse_load_spec("prometheus=" + m.address);
 }
 
-Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const Cluster& cluster, TimePoint now) {
+namespace {
+
+// metrics-server's objects, listed through the API. Nodes not listed: every node is
+// unknown; pods not listed: victims are sized by their requests (as with Prometheus).
+LoadReport kubernetes_metrics_from_api(kube::Client& client, const Cluster& cluster) {
+  const std::string source = "metrics.k8s.io/v1beta1";
+  auto nodes = client.list({"metrics.k8s.io", "v1beta1", "nodes", false}, "");
+  if (!nodes) {
+    LoadReport down;
+    down.source_name = source;
+    down.source_error = nodes.message();
+    return down;
+  }
+  auto pods = client.list({"metrics.k8s.io", "v1beta1", "pods", true}, "");
+  nlohmann::json pod_items = pods ? nlohmann::json(std::move(pods->items)) : nlohmann::json::array();
+  LoadReport report = load_from_kubernetes_metrics(nlohmann::json(std::move(nodes->items)), pod_items, cluster, source);
+  if (!pods) report.pods_error = pods.message();
+  return report;
+}
+
+Result<LoadReport> kubernetes_metrics_from_file(const std::string& path, const Cluster& cluster) {
+  auto objects = kube::load_objects_file(path);
+  if (!objects) return objects.error();
+  nlohmann::json nodes = nlohmann::json::array(), pods = nlohmann::json::array();
+  for (auto& o : *objects) {
+    const nlohmann::json& kind = o.object["kind"];
+    if (kind == "NodeMetrics") nodes.push_back(std::move(o.object));
+    else if (kind == "PodMetrics") pods.push_back(std::move(o.object));
+  }
+  return load_from_kubernetes_metrics(nodes, pods, cluster, "metrics.k8s.io objects in " + path);
+}
+
+}  // namespace
+
+Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const Cluster& cluster, TimePoint now,
+                              kube::Client* client) {
   switch (spec.kind) {
+    case LoadSpec::Kind::KubernetesMetrics:
+      if (!spec.value.empty()) return kubernetes_metrics_from_file(spec.value, cluster);
+      if (!client) return make_error("metrics.k8s.io: no API client (plan reads NodeMetrics from the scenario)");
+      return kubernetes_metrics_from_api(*client, cluster);
     case LoadSpec::Kind::Annotations: return load_from_annotations(cluster);
     case LoadSpec::Kind::Prometheus: return PrometheusLoad(spec.value, policy.load_aware.metrics).fetch(now);
     case LoadSpec::Kind::File: {

@@ -8,13 +8,14 @@
 #include "descheduler/core/cluster.h"
 #include "descheduler/core/load.h"
 #include "descheduler/core/policy.h"
+#include "kube/client/client.h"
 
 namespace weft::descheduler {
 
 struct LoadSpec {
-  enum class Kind { Prometheus, File, Annotations };
+  enum class Kind { Prometheus, File, Annotations, KubernetesMetrics };
   Kind kind = Kind::Prometheus;
-  std::string value;   // URL or file path
+  std::string value;   // URL or file path (KubernetesMetrics: the scenario file, or empty for the API)
   std::string describe() const;
 };
 
@@ -25,6 +26,9 @@ Result<LoadSpec> load_spec_from_policy(const Policy& policy);
 
 // Reads the load. A Prometheus that cannot be reached is not an error: the report comes
 // back with source_error (every node unknown). An unreadable or malformed file is.
-Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const Cluster& cluster, TimePoint now);
+// KubernetesMetrics lists metrics.k8s.io/v1beta1 nodes and pods through `client` (a
+// failed list: source_error), or reads NodeMetrics and PodMetrics from the scenario file.
+Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const Cluster& cluster, TimePoint now,
+                              kube::Client* client = nullptr);
 
 }  // namespace weft::descheduler

@@ -504,7 +504,9 @@ const char* to_string(NodeClass c) {
 }
 
 const char* load_plugin_name(const Policy& policy) {
-  return policy.load_aware.requests_only ? "LowNodeUtilization" : "LoadAware";
+  const bool low_node_utilization =
+      policy.load_aware.requests_only || policy.load_aware.metrics.type == MetricsType::KubernetesMetrics;
+  return low_node_utilization ? "LowNodeUtilization" : "LoadAware";
 }
 
 Status balance_load(const Cluster& cluster, const std::vector<int>& nodes, const LoadReport& load,

@@ -339,10 +339,13 @@ Status parse_thresholds(const Ctx& c, const json& args, const std::string& path,
   return {};
 }
 
-// LowNodeUtilization's metricsUtilization, checked as upstream does, then refused: weft
-// reads no metrics.k8s.io, and one Prometheus query per node says nothing of how old its
-// samples are (weft never acts on stale metrics).
-Status refuse_metrics_utilization(const Ctx& c, const json& v, const std::string& path) {
+// LowNodeUtilization's metricsUtilization, checked as upstream does. KubernetesMetrics (or
+// the deprecated metricsServer) is honoured: the nodes' actual usage from metrics.k8s.io,
+// dated, so the planner's freshness rule applies. Prometheus is refused: one query per node
+// says nothing of how old its samples are (weft never acts on stale metrics). What upstream
+// finds only when the plugin first balances (no metrics client, no source, a resource the
+// metrics do not carry) is refused here.
+Status parse_metrics_utilization(const Ctx& c, const json& v, const std::string& path, Policy& policy) {
   if (v.is_null()) return {};
   if (auto s = only_fields(c, v, path, {"metricsServer", "source", "prometheus"}); !s) return s;
   auto server = get_bool(c, field(v, "metricsServer"), path + ".metricsServer");
@@ -364,9 +367,14 @@ Status refuse_metrics_utilization(const Ctx& c, const json& v, const std::string
     return c.at(path + ".prometheus", "is not supported: a single query per node cannot say how old its samples are "
                                       "and weft never acts on stale metrics; use the LoadAware plugin (thresholds on "
                                       "measured resources with metrics.resources.<name>.query and freshnessQuery)");
-  if (*server || *source == "KubernetesMetrics")
-    return c.at(path, "weft-descheduler does not read the metrics.k8s.io API (metrics-server); use the LoadAware "
-                      "plugin, which measures load from Prometheus");
+  if (!*server && source->empty()) return c.at(path + ".source", "is empty: set KubernetesMetrics or metricsServer");
+  if (!policy.kubernetes_metrics)
+    return c.at(path, "reads metrics.k8s.io, which the policy does not enable: add metricsProviders "
+                      "[{source: KubernetesMetrics}]");
+  LoadAwareArgs& la = policy.load_aware;
+  la.requests_only = false;
+  la.metrics.type = MetricsType::KubernetesMetrics;
+  la.metrics.pod_usage.enabled = true;
   return {};
 }
 
@@ -385,8 +393,14 @@ Status parse_low_node_utilization(const Ctx& c, const json& args, const std::str
   if (auto s = parse_evictable_namespaces(c, args, path, la); !s) return s;
   if (!la.include_namespaces.empty())
     return c.at(join(path, "evictableNamespaces.include"), "LowNodeUtilization takes only exclude (as upstream)");
-  if (auto s = refuse_metrics_utilization(c, field(args, "metricsUtilization"), join(path, "metricsUtilization")); !s)
+  if (auto s = parse_metrics_utilization(c, field(args, "metricsUtilization"), join(path, "metricsUtilization"), policy);
+      !s)
     return s;
+  if (la.metrics.type == MetricsType::KubernetesMetrics)
+    for (const auto& [res, _] : la.thresholds)
+      if (res != "cpu" && res != "memory" && res != "pods")
+        return c.at(join(path, "thresholds." + res), "is not in metrics.k8s.io (it reports cpu and memory; pods are "
+                                                     "counted), so metricsUtilization cannot measure it");
   auto n = get_count(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"));
   if (!n) return n.error();
   la.number_of_nodes = n->value_or(0);
@@ -554,17 +568,14 @@ Result<PrometheusProvider> parse_prometheus_provider(const Ctx& c, const json& v
 }
 
 // metricsProviders (each source once), the older top-level prometheus, and the deprecated
-// metricsCollector. weft reads Prometheus; the metrics.k8s.io API (metrics-server) it does not.
+// metricsCollector (not together with a KubernetesMetrics provider, as upstream).
 Status parse_metrics_sources(const Ctx& c, const json& doc, Policy& policy) {
-  const char* no_metrics_server =
-      "weft-descheduler does not read the metrics.k8s.io API (metrics-server); measure load with LoadAware "
-      "from Prometheus (metricsProviders source Prometheus)";
   const json& collector = field(doc, "metricsCollector");
   if (!collector.is_null()) {
     if (auto s = only_fields(c, collector, "metricsCollector", {"enabled"}); !s) return s;
     auto enabled = get_bool(c, field(collector, "enabled"), "metricsCollector.enabled");
     if (!enabled) return enabled.error();
-    if (*enabled) return c.at("metricsCollector.enabled", no_metrics_server);
+    policy.kubernetes_metrics = *enabled;
   }
   const json& providers = field(doc, "metricsProviders");
   if (!providers.is_null() && !providers.is_array()) return c.at("metricsProviders", "must be a list");
@@ -577,7 +588,13 @@ Status parse_metrics_sources(const Ctx& c, const json& doc, Policy& policy) {
     if (!source) return source.error();
     if (!seen.insert(*source).second)
       return c.at(at + ".source", "'" + *source + "' is already configured (each source once)");
-    if (*source == "KubernetesMetrics") return c.at(at + ".source", no_metrics_server);
+    if (*source == "KubernetesMetrics") {
+      if (policy.kubernetes_metrics)
+        return c.at(at + ".source", "KubernetesMetrics is not allowed with metricsCollector.enabled (as upstream)");
+      policy.kubernetes_metrics = true;
+      if (!field(pr, "prometheus").is_null()) return c.at(at + ".prometheus", "is not allowed with source KubernetesMetrics");
+      continue;
+    }
     if (*source != "Prometheus") return c.at(at + ".source", "'" + *source + "' is not Prometheus or KubernetesMetrics");
     auto prom = parse_prometheus_provider(c, field(pr, "prometheus"), at + ".prometheus");
     if (!prom) return prom.error();

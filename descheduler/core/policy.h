@@ -45,7 +45,8 @@ struct EvictorArgs {
   std::optional<kube::LabelSelector> namespace_label_selector;   // pods of namespaces it selects only
 };
 
-enum class MetricsType { Prometheus, Annotations };
+// KubernetesMetrics: the metrics.k8s.io API (LowNodeUtilization's metricsUtilization).
+enum class MetricsType { Prometheus, Annotations, KubernetesMetrics };
 
 // One measured resource: its PromQL (placeholders {window} and {label}) giving a 0..1
 // ratio per node, the query giving each node's newest sample time, the averaging window
@@ -152,6 +153,7 @@ struct Policy {
   std::vector<std::string> warnings;       // accepted fields weft does not act on
   std::vector<EnabledPlugin> strategies;   // in profile order, deschedule before balance
   std::optional<PrometheusProvider> prometheus;
+  bool kubernetes_metrics = false;         // metricsProviders KubernetesMetrics or metricsCollector.enabled
   bool eviction_failure_events = false;    // evictionFailureEventNotification
   std::optional<int64_t> grace_period_seconds;   // passed with every eviction
 

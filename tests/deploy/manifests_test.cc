@@ -152,6 +152,12 @@ TEST_F(Deploy, DeschedulerAndSchedulerRolesHoldNoUnusedVerb) {
                                                                  {"storageclasses", {"list"}},
                                                                  {"csinodes", {"list"}},
                                                                  {"namespaces", {"list"}}}));
+  // metrics-server's NodeMetrics and PodMetrics (metricsUtilization), listed like the rest.
+  std::map<std::string, std::set<std::string>> metrics_verbs;
+  for (const auto& rule : find_object(r, "ClusterRole", "weft-descheduler")["rules"])
+    if (strings(rule["apiGroups"]).count("metrics.k8s.io"))
+      for (const auto& res : strings(rule["resources"])) metrics_verbs[res] = strings(rule["verbs"]);
+  EXPECT_EQ(metrics_verbs, (std::map<std::string, std::set<std::string>>{{"nodes", {"list"}}, {"pods", {"list"}}}));
   for (const auto& rule : find_object(r, "ClusterRole", "weft-scheduler")["rules"]) {
     if (strings(rule["resources"]).count("events")) {
       EXPECT_EQ(strings(rule["verbs"]), std::set<std::string>{"create"});

@@ -8,6 +8,7 @@
 #include "tests/support/kube_lite.h"
 #include "tests/support/process.h"
 #include "tests/support/prometheus.h"
+#include "kube/time.h"
 
 namespace weft::testing {
 namespace {
@@ -331,6 +332,61 @@ TEST(DeschedulerCli, PlanFromAFileAndBadInput) {
                                     "--kubeconfig", dir.file("nope.kubeconfig")});
   EXPECT_EQ(scode, 1);
   EXPECT_NE(sout.find("nope.kubeconfig"), std::string::npos) << sout;
+}
+
+// LowNodeUtilization on metrics-server's usage through kube-lite (which serves NodeMetrics
+// and PodMetrics read-only): hot is 90 % busy though its pods request 1 core each; fresh
+// usage moves pods to cool, the same usage ten minutes old moves nothing.
+json kubernetes_metrics_scenario(const std::string& at) {
+  json items = json::array({node("hot"), node("cool")});
+  auto usage = [&](const std::string& kind, const std::string& name, const std::string& cpu) {
+    json m = {{"apiVersion", "metrics.k8s.io/v1beta1"}, {"kind", kind}, {"metadata", {{"name", name}}},
+              {"timestamp", at}, {"window", "20s"}};
+    json u = {{"cpu", cpu}, {"memory", "1Gi"}};
+    if (kind == "NodeMetrics") m["usage"] = u;
+    else m["containers"] = json::array({{{"name", "c"}, {"usage", u}}}), m["metadata"]["namespace"] = "default";
+    return m;
+  };
+  items.push_back(usage("NodeMetrics", "hot", "14400m"));
+  items.push_back(usage("NodeMetrics", "cool", "800m"));
+  for (int i = 0; i < 4; ++i) {
+    items.push_back(pod("busy-" + std::to_string(i), "hot", "busy", "1"));
+    items.push_back(usage("PodMetrics", "busy-" + std::to_string(i), "3500m"));
+  }
+  return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
+}
+
+TEST(DeschedulerKubernetesMetrics, RunListsMetricsServerUsageAndNeverActsOnStaleUsage) {
+  WEFT_SKIP_UNLESS(KubeLite::need());
+  TempDir dir("descheduler-kmetrics");
+  write_file(dir.file("policy.yaml"),
+             "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nmetricsProviders:\n- source: KubernetesMetrics\n"
+             "profiles:\n- name: p\n  pluginConfig:\n  - name: LowNodeUtilization\n    args:\n"
+             "      thresholds: {cpu: 20, memory: 20}\n      targetThresholds: {cpu: 60, memory: 60}\n"
+             "      metricsUtilization: {source: KubernetesMetrics}\n"
+             "  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n");
+  auto run = [&](const std::string& at) {
+    write_file(dir.file("s.json"), kubernetes_metrics_scenario(at).dump());
+    KubeLite api(KubeLiteOptions{.state = dir.file("s.json")});
+    EXPECT_EQ(api.error(), "");
+    kube::ResourceRef node_metrics{"metrics.k8s.io", "v1beta1", "nodes", false};
+    auto listed = api.client().list(node_metrics, "");
+    EXPECT_TRUE(listed.ok() && listed->items.size() == 2u) << (listed.ok() ? "" : listed.message());
+    EXPECT_FALSE(api.client().create(node_metrics, "", {{"apiVersion", "metrics.k8s.io/v1beta1"},
+                                                        {"kind", "NodeMetrics"},
+                                                        {"metadata", {{"name", "x"}}}}).ok());   // read-only
+    auto [code, out] = run_command({descheduler(), "run", "--policy", dir.file("policy.yaml"), "--kubeconfig",
+                                    api.kubeconfig(), "--once", "--dry-run", "--state-configmap", "default/ds-state"},
+                                   60s);
+    EXPECT_EQ(code, 0) << out;
+    return plan_of(out);
+  };
+  json fresh = run(kube::format_rfc3339(std::chrono::system_clock::now() - 10s));
+  EXPECT_FALSE(fresh["evictions"].empty()) << fresh.dump(2);
+  for (const auto& e : fresh["evictions"]) EXPECT_EQ(e["from"], "hot") << fresh.dump(2);
+  json stale = run(kube::format_rfc3339(std::chrono::system_clock::now() - 10min));
+  EXPECT_TRUE(stale["evictions"].empty()) << stale.dump(2);
+  for (const auto& n : stale["nodes"]) EXPECT_EQ(n["class"], "unknown") << stale.dump(2);   // why: stale (debug log)
 }
 
 }  // namespace

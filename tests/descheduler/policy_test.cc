@@ -172,7 +172,6 @@ TEST(Policy, PluginsAndFieldsItDoesNotImplementAreRefusedNotIgnored) {
        "  - name: MyBalancePlugin\n    args: {}\n  - name: LoadAware\n    args: " + kArgs +
            "\n  plugins:\n    balance:\n      enabled: [LoadAware]\n",
        "MyBalancePlugin"},
-      {with_args(kArgs, "{}", "metricsCollector: {enabled: true}\n"), "metricsCollector"},
       {with_args(kArgs, "{}", "metricsProviders: [{source: Prometheus}]\n"), "metricsProviders"},
   };
   for (const auto& c : cases) {

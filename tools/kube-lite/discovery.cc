@@ -50,7 +50,7 @@ std::optional<json> api_resource_list(const ResourceTypes& types, const std::str
     if (t.group != group || t.version != version) continue;
     any = true;
     json r = {{"name", t.plural},       {"singularName", t.singular}, {"namespaced", t.namespaced},
-              {"kind", t.kind},         {"verbs", verbs_all()}};
+              {"kind", t.kind},         {"verbs", t.read_only ? json{"get", "list"} : verbs_all()}};
     if (!t.short_names.empty()) r["shortNames"] = t.short_names;
     if (!t.categories.empty()) r["categories"] = t.categories;
     resources.push_back(r);

@@ -26,6 +26,9 @@ ResourceTypes::ResourceTypes() {
   add({0, "scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", false, true, true, {"q", "queue-v1beta1"},
        {}});
   add({0, "topology.volcano.sh", "v1alpha1", "hypernodes", "hypernode", "HyperNode", false, true, true, {"hn"}, {}});
+  // metrics-server's usage (NodeMetrics, PodMetrics), read-only, from the objects of --state.
+  add({0, "metrics.k8s.io", "v1beta1", "nodes", "", "NodeMetrics", false, false, false, {}, {}, -1, true});
+  add({0, "metrics.k8s.io", "v1beta1", "pods", "", "PodMetrics", true, false, false, {}, {}, -1, true});
   // Karmada's control plane (weft-scheduler global) and the Volcano Job it dispatches.
   add({0, "cluster.karmada.io", "v1alpha1", "clusters", "cluster", "Cluster", false, true, true, {}, {}});
   add({0, "work.karmada.io", "v1alpha2", "resourcebindings", "resourcebinding", "ResourceBinding", true, true, true, {"rb"}, {}});

@@ -22,6 +22,7 @@ struct ResourceType {
   // Another version of the same resource whose stored objects this one serves (the real
   // server converts between the versions it serves); -1: objects of its own.
   int storage = -1;
+  bool read_only = false;          // metrics.k8s.io: get and list only, as metrics-server serves them
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   std::string group_resource() const { return group.empty() ? plural : plural + "." + group; }

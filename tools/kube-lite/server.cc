@@ -212,6 +212,8 @@ Reply Server::serve_resource(const httplib::Request& req, httplib::Response& res
   bool watch = req.method == "GET" && truthy(req, "watch");
   RequestAttributes attrs{k8s_verb(req.method, route, watch), type.group, type.plural, sub, route.ns, route.name};
   if (auto denied = authorize(user, attrs)) return error_reply(*denied);
+  if (type.read_only && (req.method != "GET" || watch || !sub.empty()))
+    return error_reply(method_not_allowed("the server does not allow this method on the requested resource"));
   bool dry_run = req.has_param("dryRun") && req.get_param_value("dryRun") == "All";
   if (req.has_param("dryRun") && !dry_run)
     return error_reply(bad_request("dryRun: Unsupported value: \"" + req.get_param_value("dryRun") +

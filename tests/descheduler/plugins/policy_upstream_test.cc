@@ -183,9 +183,8 @@ TEST(PolicyUpstream, TopLevelFields) {
 TEST(PolicyUpstream, TopLevelRefusalsNameTheField) {
   expect_refused(with_top("gracePeriodSeconds: -1\n"), "gracePeriodSeconds: must be a non-negative integer");
   expect_refused(with_top("evictionFailureEventNotification: yes please\n"), "evictionFailureEventNotification");
-  expect_refused(with_top("metricsProviders:\n- source: KubernetesMetrics\n"),
-                 "metricsProviders[0].source: weft-descheduler does not read the metrics.k8s.io API");
-  expect_refused(with_top("metricsCollector:\n  enabled: true\n"), "metricsCollector.enabled");
+  expect_refused(with_top("metricsProviders:\n- source: KubernetesMetrics\n  prometheus: {url: 'http://p'}\n"),
+                 "metricsProviders[0].prometheus: is not allowed with source KubernetesMetrics");
   expect_refused(with_top("metricsProviders:\n- source: Prometheus\n"), "metricsProviders[0].prometheus: is required");
   expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {}\n"),
                  "metricsProviders[0].prometheus.url: is required");
@@ -237,14 +236,14 @@ std::string lnu(const std::string& metrics_utilization) {
          metrics_utilization + "\n  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n";
 }
 
-TEST(PolicyUpstream, MetricsUtilizationIsValidatedThenRefusedWithTheReason) {
+TEST(PolicyUpstream, MetricsUtilizationIsValidatedAndPrometheusRefusedWithTheReason) {
   const std::string at = "profiles[0].pluginConfig[0].args.metricsUtilization";
   expect_refused(lnu("{source: Prometheus, prometheus: {query: 'instance:node_cpu:rate:sum'}}"),
                  at + ".prometheus: is not supported");
   expect_refused(lnu("{source: Prometheus}"), at + ".prometheus.query: is required");
   expect_refused(lnu("{source: KubernetesMetrics, metricsServer: true}"), at + ": set source KubernetesMetrics or metricsServer");
   expect_refused(lnu("{source: KubernetesMetrics, prometheus: {query: q}}"), at + ".prometheus: is not allowed");
-  expect_refused(lnu("{metricsServer: true}"), at + ": weft-descheduler does not read the metrics.k8s.io API");
+  expect_refused(lnu("{metricsServer: true}"), at + ": reads metrics.k8s.io, which the policy does not enable");
   expect_refused(lnu("{source: Other}"), at + ".source");
   expect_refused(lnu("{sorce: Prometheus}"), at + ".sorce: unknown field");
 }
