@@ -17,6 +17,9 @@ inline const nlohmann::json& json_at(const nlohmann::json& obj, const char* name
   return it == obj.end() ? null_value : *it;
 }
 
+// A string value's text; anything else (absent included) reads as "".
+inline std::string json_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
+
 // "where: field: what", or "field: what" when where is empty.
 inline Error field_error(const std::string& where, const std::string& field, const std::string& what) {
   return make_error((where.empty() ? "" : where + ": ") + field + ": " + what);

@@ -16,8 +16,6 @@ const json& items_of(const json& list) {
   return items.is_array() ? items : empty;
 }
 
-std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
-
 Result<TimePoint> timestamp_of(const json& obj) {
   const json& ts = json_at(obj, "timestamp");
   if (!ts.is_string()) return make_error("no timestamp");
@@ -58,7 +56,7 @@ Result<LoadSample> node_sample(const json& obj, const NodeInfo& node) {
 
 void read_nodes(const json& list, const Cluster& cluster, LoadReport& report) {
   for (const json& obj : items_of(list)) {
-    std::string name = text_of(json_at(json_at(obj, "metadata"), "name"));
+    std::string name = kube::json_text(json_at(json_at(obj, "metadata"), "name"));
     auto idx = cluster.node_index.find(name);
     if (idx == cluster.node_index.end()) continue;   // not a node of this cluster (or nameless)
     auto sample = node_sample(obj, cluster.nodes[static_cast<size_t>(idx->second)]);
@@ -86,7 +84,7 @@ std::optional<double> pod_total(const json& containers, const char* resource) {
 void read_pods(const json& list, LoadReport& report) {
   for (const json& obj : items_of(list)) {
     const json& meta = json_at(obj, "metadata");
-    std::string ns = text_of(json_at(meta, "namespace")), name = text_of(json_at(meta, "name"));
+    std::string ns = kube::json_text(json_at(meta, "namespace")), name = kube::json_text(json_at(meta, "name"));
     auto at = timestamp_of(obj);
     if (ns.empty() || name.empty() || !at) continue;   // undated usage is never used
     PodUsage u;

@@ -13,8 +13,6 @@ using nlohmann::json;
 
 using kube::field_error;
 using kube::json_at;
-// Text, or "" for a value of another type: for fields already checked, or that read as absent then.
-std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : ""; }
 
 Result<int32_t> int_field(const json& v, const std::string& where, const std::string& field, int32_t fallback) {
   if (v.is_null()) return fallback;
@@ -487,7 +485,7 @@ std::string owner_key(const json& pod, const std::map<std::string, std::vector<c
   const json& owners = json_at(json_at(pod, "metadata"), "ownerReferences");
   for (const auto& o : owners.is_array() ? owners : json::array()) {
     // Of another type, an owner's kind or name reads as absent, as the member's builder reads it.
-    std::string kind = text_of(json_at(o, "kind")), name = text_of(json_at(o, "name"));
+    std::string kind = kube::json_text(json_at(o, "kind")), name = kube::json_text(json_at(o, "name"));
     if (kind == "ReplicaSet") {
       // Deployment pods belong to "<deployment>-<hash>".
       if (auto dash = name.rfind('-'); dash != std::string::npos)
@@ -584,7 +582,7 @@ Result<GlobalState> GlobalBuilder::build(std::vector<std::string>* skipped) {
   std::map<std::string, Workload> workloads;
   for (const auto& w : workloads_) {
     std::string ns = kube::namespace_of(w.object).empty() ? "default" : kube::namespace_of(w.object);
-    workloads[text_of(json_at(w.object, "apiVersion")) + "/" + kube::kind_of(w.object) + " " + ns + "/" +
+    workloads[kube::json_text(json_at(w.object, "apiVersion")) + "/" + kube::kind_of(w.object) + " " + ns + "/" +
               kube::name_of(w.object)] = {&w.object, w.where};
   }
   for (const auto& b : bindings_) {
