@@ -255,6 +255,24 @@ Result<PromVector> parse_prometheus_vector(const std::string& body, const std::v
   return out;
 }
 
+namespace {
+
+// The node's readings of the resources other than cpu and memory; a missing, bad or
+// undated one is left out (the planner calls the node unknown when it needs it).
+void add_extended(const std::map<std::string, ResourceResults>& results, const std::string& node, LoadSample& s) {
+  for (const auto& [res, r] : results) {
+    if (res == "cpu" || res == "memory") continue;
+    auto v = r.value.find(node);
+    auto t = r.newest.find(node);
+    if (v == r.value.end() || t == r.newest.end() || !std::isfinite(v->second.value) || v->second.value < 0 ||
+        v->second.value > 1.05 || !time_of_seconds(t->second.value))
+      continue;
+    s.extended[res] = {v->second.value, time_of_seconds(t->second.value)};
+  }
+}
+
+}  // namespace
+
 LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results, const std::string& source_name) {
   LoadReport report;
   report.source_name = source_name;
@@ -269,7 +287,17 @@ LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results
   };
   const ResourceResults& cpu = of("cpu");
   const ResourceResults& memory = of("memory");
+  // cpu and memory are required when asked for (LoadAware); a query measuring
+  // MetricResource alone (LowNodeUtilization's) asks for neither.
+  const bool basic = results.count("cpu") || results.count("memory");
   for (const std::string& node : named) {
+    if (!basic) {
+      LoadSample s;
+      s.source = "prometheus";
+      add_extended(results, node, s);
+      report.nodes[node] = s;
+      continue;
+    }
     struct Part {
       const PromVector& series;
       const char* missing;
@@ -305,15 +333,7 @@ LoadReport join_prometheus(const std::map<std::string, ResourceResults>& results
     s.cpu_at = time_of_seconds(parts[2].point->value);
     s.memory_at = time_of_seconds(parts[3].point->value);
     s.source = "prometheus";
-    for (const auto& [res, r] : results) {
-      if (res == "cpu" || res == "memory") continue;
-      auto v = r.value.find(node);
-      auto t = r.newest.find(node);
-      if (v == r.value.end() || t == r.newest.end() || !std::isfinite(v->second.value) || v->second.value < 0 ||
-          v->second.value > 1.05 || !time_of_seconds(t->second.value))
-        continue;   // the planner calls the node unknown when it needs this reading
-      s.extended[res] = {v->second.value, time_of_seconds(t->second.value)};
-    }
+    add_extended(results, node, s);
     report.nodes[node] = s;
   }
   return report;

@@ -30,6 +30,7 @@ struct Limits {
   std::array<bool, kMaxMeasures> measured{true, true, false};
   std::array<Seconds, kMaxMeasures> max_age{};
   Vec low{}, target{};   // percent
+  bool metric_resource = false;   // a Prometheus query's MetricResource alone (prometheus_utilization.h)
 };
 
 Result<Limits> limits_of(const Policy& policy, Seconds default_max_age) {
@@ -44,6 +45,7 @@ Result<Limits> limits_of(const Policy& policy, Seconds default_max_age) {
     ++l.count;
   }
   if (la.requests_only) l.measured = {};
+  l.metric_resource = la.metric_resource;
   for (int r = 0; r < l.count; ++r) {
     const std::string& name = l.names[static_cast<size_t>(r)];
     auto q = la.metrics.resources.find(name);
@@ -71,8 +73,9 @@ double percent(const NodeState& n, int r) {
   return n.alloc[static_cast<size_t>(r)] > 0 ? n.used[static_cast<size_t>(r)] * 100.0 / n.alloc[static_cast<size_t>(r)] : 0;
 }
 
-// Upstream's room: cpu, memory and pods always, and every resource the thresholds name.
-bool counted(const Limits& l, int r) { return r <= kPods || l.active[static_cast<size_t>(r)]; }
+// Upstream's room: cpu, memory and pods always (not with a Prometheus query, which
+// measures MetricResource alone), and every resource the thresholds name.
+bool counted(const Limits& l, int r) { return (r <= kPods && !l.metric_resource) || l.active[static_cast<size_t>(r)]; }
 
 // What a node may hold of a counted resource before it is past its target (upstream's
 // capNodeCapacityToThreshold): targetThresholds of allocatable, truncated to whole units
@@ -171,8 +174,10 @@ class Planner {
       v.why = "no load data";
     }
     if (!sample) return false;
-    v.cpu = sample->cpu;
-    v.memory = sample->memory;
+    if (!limits_.metric_resource) {
+      v.cpu = sample->cpu;
+      v.memory = sample->memory;
+    }
     auto stale = [&](const std::string& what, const std::optional<TimePoint>& at, Seconds max_age) {
       if (!at || opt_.now - *at <= std::chrono::duration_cast<TimePoint::duration>(max_age)) return false;
       // A node is only as fresh as its older reading.
@@ -196,7 +201,9 @@ class Planner {
         return false;
       }
       if (stale(name, e->second.at, limits_.max_age[static_cast<size_t>(r)])) return false;
-      n.used[static_cast<size_t>(r)] = e->second.value * n.alloc[static_cast<size_t>(r)];
+      // MetricResource counts in whole percents of its capacity of 100, as upstream.
+      const double ratio = limits_.metric_resource ? std::trunc(e->second.value * 100) / 100 : e->second.value;
+      n.used[static_cast<size_t>(r)] = ratio * n.alloc[static_cast<size_t>(r)];
     }
     // Pods moved here within the last window are not (fully) in its averages yet.
     if (auto a = state_.arrivals.find(info.name); a != state_.arrivals.end() && opt_.now - a->second.at < window()) {
@@ -219,7 +226,8 @@ class Planner {
       auto pods = info.allocatable.find("pods");
       n.alloc[kPods] = pods == info.allocatable.end() ? 110.0 : static_cast<double>(pods->second) / 1000.0;
       for (int r = 3; r < limits_.count; ++r)
-        n.alloc[static_cast<size_t>(r)] = value_of(info.allocatable, limits_.names[static_cast<size_t>(r)]);
+        n.alloc[static_cast<size_t>(r)] = limits_.metric_resource ? 100000.0   // 100 units, in milli-units
+                                                                  : value_of(info.allocatable, limits_.names[static_cast<size_t>(r)]);
       n.used[kPods] = static_cast<double>(info.pods.size());
       if (!n.selected) continue;
       NodeVerdict v;
@@ -473,6 +481,12 @@ class Planner {
                          c.by_usage ? "usage" : "requests"})
                .empty())
         continue;
+      // A query per node says nothing of a pod's share: upstream moves one pod per node,
+      // or up to evictionLimits.node, without projecting it.
+      if (limits_.metric_resource) {
+        if (!policy_.max_per_node) return;
+        continue;
+      }
       move(node, target, c.usage);
     }
   }
@@ -520,7 +534,8 @@ const char* to_string(NodeClass c) {
 
 const char* load_plugin_name(const Policy& policy) {
   const bool low_node_utilization =
-      policy.load_aware.requests_only || policy.load_aware.metrics.type == MetricsType::KubernetesMetrics;
+      policy.load_aware.requests_only || policy.load_aware.metric_resource ||
+      policy.load_aware.metrics.type == MetricsType::KubernetesMetrics;
   return low_node_utilization ? "LowNodeUtilization" : "LoadAware";
 }
 

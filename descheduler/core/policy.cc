@@ -6,6 +6,7 @@
 
 #include "descheduler/core/plugins/common/args.h"
 #include "descheduler/core/plugins/registry/registry.h"
+#include "descheduler/core/prometheus_utilization.h"
 #include "kube/priority.h"
 #include "kube/scenario.h"
 
@@ -340,11 +341,11 @@ Status parse_thresholds(const Ctx& c, const json& args, const std::string& path,
 }
 
 // LowNodeUtilization's metricsUtilization, checked as upstream does. KubernetesMetrics (or
-// the deprecated metricsServer) is honoured: the nodes' actual usage from metrics.k8s.io,
-// dated, so the planner's freshness rule applies. Prometheus is refused: one query per node
-// says nothing of how old its samples are (weft never acts on stale metrics). What upstream
-// finds only when the plugin first balances (no metrics client, no source, a resource the
-// metrics do not carry) is refused here.
+// the deprecated metricsServer): the nodes' actual usage from metrics.k8s.io, dated, so the
+// planner's freshness rule applies. Prometheus: one query's value per node as MetricResource
+// (prometheus_utilization.h), with its newest sample time. What upstream finds only when
+// the plugin first balances (no metrics client, no source, a resource the metrics do not
+// carry) is refused here.
 Status parse_metrics_utilization(const Ctx& c, const json& v, const std::string& path, Policy& policy) {
   if (v.is_null()) return {};
   if (auto s = only_fields(c, v, path, {"metricsServer", "source", "prometheus"}); !s) return s;
@@ -354,7 +355,7 @@ Status parse_metrics_utilization(const Ctx& c, const json& v, const std::string&
   if (!source) return source.error();
   const json& prom = field(v, "prometheus");
   if (!prom.is_null())
-    if (auto s = only_fields(c, prom, path + ".prometheus", {"query"}); !s) return s;
+    if (auto s = only_fields(c, prom, path + ".prometheus", {"query", "freshnessQuery"}); !s) return s;
   if (!source->empty() && *source != "KubernetesMetrics" && *source != "Prometheus")
     return c.at(path + ".source", "'" + *source + "' is not KubernetesMetrics or Prometheus");
   if (*source == "KubernetesMetrics" && *server)
@@ -363,10 +364,7 @@ Status parse_metrics_utilization(const Ctx& c, const json& v, const std::string&
     return c.at(path + ".prometheus", "is not allowed with source KubernetesMetrics");
   if (*source == "Prometheus" && field(prom, "query").is_null())
     return c.at(path + ".prometheus.query", "is required when the source is Prometheus");
-  if (*source == "Prometheus")
-    return c.at(path + ".prometheus", "is not supported: a single query per node cannot say how old its samples are "
-                                      "and weft never acts on stale metrics; use the LoadAware plugin (thresholds on "
-                                      "measured resources with metrics.resources.<name>.query and freshnessQuery)");
+  if (*source == "Prometheus") return parse_prometheus_utilization(c, prom, path + ".prometheus", policy.load_aware);
   if (!*server && source->empty()) return c.at(path + ".source", "is empty: set KubernetesMetrics or metricsServer");
   if (!policy.kubernetes_metrics)
     return c.at(path, "reads metrics.k8s.io, which the policy does not enable: add metricsProviders "

@@ -119,6 +119,10 @@ struct LoadAwareArgs {
   // LowNodeUtilization: every resource is the pods' requests over allocatable, as upstream
   // (no metrics are read, no node is unknown, victims are sized by their requests).
   bool requests_only = false;
+  // LowNodeUtilization on a Prometheus query (metricsUtilization.prometheus): one measured
+  // resource, MetricResource; cpu, memory and pods are not counted and victims are not
+  // sized, so at most one pod leaves a node unless evictionLimits.node is set (upstream).
+  bool metric_resource = false;
   int number_of_nodes = 0;                 // act only when more low nodes than this
   std::optional<bool> node_fit;            // Volcano puts nodeFit here; overrides DefaultEvictor's
 };

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "descheduler/app/prometheus_load.h"
+#include "tests/descheduler/fake_prometheus.h"
 #include "tests/support/process.h"
 
 namespace weft::descheduler {
@@ -28,46 +29,23 @@ std::string answer(const std::string& query) {
 }
 
 // Serves /api/v1/query when the request carries `authorization` exactly; 401 otherwise.
-template <class Server>
-class FakePrometheus {
- public:
-  template <class... Args>
-  FakePrometheus(std::string authorization, Args&&... args)
-      : server_(std::forward<Args>(args)...), authorization_(std::move(authorization)) {
-    server_.Get("/api/v1/query", [this](const httplib::Request& req, httplib::Response& res) {
-      if (req.get_header_value("Authorization") != authorization_) {
-        res.status = 401;
-        res.set_content("unauthorized", "text/plain");
-        return;
-      }
-      res.set_content(answer(req.get_param_value("query")), "application/json");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~FakePrometheus() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const {
-    return std::string(std::is_same_v<Server, httplib::SSLServer> ? "https" : "http") + "://127.0.0.1:" +
-           std::to_string(port_);
-  }
-
- private:
-  Server server_;
-  std::string authorization_;
-  int port_ = 0;
-  std::thread thread_;
-};
+FakePrometheus<>::Handler demanding(std::string authorization) {
+  return [authorization](const httplib::Request& req, httplib::Response& res) {
+    if (req.get_header_value("Authorization") != authorization) {
+      res.status = 401;
+      res.set_content("unauthorized", "text/plain");
+      return;
+    }
+    res.set_content(answer(req.get_param_value("query")), "application/json");
+  };
+}
 
 TimePoint at() { return TimePoint(std::chrono::seconds(1700000000)); }
 
 TEST(PrometheusAuth, BearerTokenFromAFile) {
   TempDir dir;
   write_file(dir.file("token"), "s3cret\n");
-  FakePrometheus<httplib::Server> prom("Bearer s3cret");
+  FakePrometheus<httplib::Server> prom(demanding("Bearer s3cret"));
   const std::string url = prom.url();
   MetricsArgs m;
   LoadReport without = PrometheusLoad(url, m).fetch(at());
@@ -90,7 +68,7 @@ TEST(PrometheusAuth, BearerTokenFromAFile) {
 TEST(PrometheusAuth, BasicAuth) {
   TempDir dir;
   // "weft:pa55" in base64.
-  FakePrometheus<httplib::Server> prom("Basic d2VmdDpwYTU1");
+  FakePrometheus<httplib::Server> prom(demanding("Basic d2VmdDpwYTU1"));
   write_file(dir.file("password"), "pa55\n");
   MetricsArgs m;
   m.auth.username = "weft";
@@ -112,7 +90,7 @@ TEST(PrometheusAuth, HttpsWithACaFile) {
       std::chrono::seconds(30));
   ASSERT_EQ(code, 0) << out;
   write_file(dir.file("token"), "t");
-  FakePrometheus<httplib::SSLServer> prom("Bearer t", dir.file("tls.crt").c_str(), dir.file("tls.key").c_str());
+  FakePrometheus<httplib::SSLServer> prom(demanding("Bearer t"), dir.file("tls.crt").c_str(), dir.file("tls.key").c_str());
   const std::string url = prom.url();
   MetricsArgs m;
   m.auth.bearer_token_file = dir.file("token");

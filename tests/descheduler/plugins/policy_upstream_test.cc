@@ -236,10 +236,11 @@ std::string lnu(const std::string& metrics_utilization) {
          metrics_utilization + "\n  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n";
 }
 
-TEST(PolicyUpstream, MetricsUtilizationIsValidatedAndPrometheusRefusedWithTheReason) {
+TEST(PolicyUpstream, MetricsUtilizationIsValidatedAsUpstream) {
   const std::string at = "profiles[0].pluginConfig[0].args.metricsUtilization";
+  // A Prometheus query measures MetricResource alone (prometheus_utilization_test.cc).
   expect_refused(lnu("{source: Prometheus, prometheus: {query: 'instance:node_cpu:rate:sum'}}"),
-                 at + ".prometheus: is not supported");
+                 "profiles[0].pluginConfig[0].args.thresholds: must name the single resource MetricResource");
   expect_refused(lnu("{source: Prometheus}"), at + ".prometheus.query: is required");
   expect_refused(lnu("{source: KubernetesMetrics, metricsServer: true}"), at + ": set source KubernetesMetrics or metricsServer");
   expect_refused(lnu("{source: KubernetesMetrics, prometheus: {query: q}}"), at + ".prometheus: is not allowed");
