@@ -113,10 +113,7 @@ json namespace_object(const std::string& name, std::map<std::string, std::string
 
 // The policy's DefaultEvictor args, written as a policy writes them (YAML flow).
 Policy evictor_policy(const std::string& args) {
-  auto p = parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
-                             "  pluginConfig:\n  - name: DefaultEvictor\n    args: " + args +
-                                 "\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n",
-                             "policy.yaml");
+  auto p = parse_policy_text(evictor_policy_text(args), "policy.yaml");
   EXPECT_TRUE(p.ok()) << args << ": " << p.message();
   return p.ok() ? *p : Policy{};
 }
@@ -286,6 +283,13 @@ TEST(DefaultEvictorUpstream, PreEvictionFilter) {
        {selecting(p, "fail"), east(tnode("node2")), east(tnode("node3")), namespace_object("default"),
         namespace_object("test")},
        "namespace-label-selector"},
+      // The evictor's own nodeSelector: the nodes nodeFit may count (upstream's ReadyNodes).
+      {"nodeFit counts only the nodes the evictor's nodeSelector selects", "{nodeFit: true, nodeSelector: datacenter=west}",
+       {p, east(tnode("node2")), east(tnode("node3"))}, "node-fit"},
+      {"nodeFit with a nodeSelector some other node matches", "{nodeFit: true, nodeSelector: datacenter=east}",
+       {p, east(tnode("node2")), tnode("node3")}, ""},
+      {"without nodeFit the evictor's nodeSelector asks nothing", "{nodeSelector: datacenter=west}",
+       {p, east(tnode("node2"))}, ""},
       {"a namespace the listing lacks is not selected (weft's case)",
        "{namespaceLabelSelector: {matchLabels: {kubernetes.io/metadata.name: test}}}",
        {in_namespace(p, "test"), namespace_object("default")}, "namespace-label-selector"},
