@@ -11,6 +11,7 @@
 #include "descheduler/core/framework/default_evictor.h"
 #include "descheduler/core/framework/plugin.h"
 #include "descheduler/core/plugins/common/victim_order.h"
+#include "kube/taints.h"
 
 namespace weft::descheduler {
 namespace {
@@ -70,9 +71,23 @@ double percent(const NodeState& n, int r) {
   return n.alloc[static_cast<size_t>(r)] > 0 ? n.used[static_cast<size_t>(r)] * 100.0 / n.alloc[static_cast<size_t>(r)] : 0;
 }
 
+// Upstream's room: cpu, memory and pods always, and every resource the thresholds name.
+bool counted(const Limits& l, int r) { return r <= kPods || l.active[static_cast<size_t>(r)]; }
+
+// What a node may hold of a counted resource before it is past its target (upstream's
+// capNodeCapacityToThreshold): targetThresholds of allocatable, truncated to whole units
+// (millicores, bytes, pods, devices); allocatable for a resource without thresholds.
+double cap(const NodeState& n, const Limits& l, int r) {
+  const size_t k = static_cast<size_t>(r);
+  if (!l.active[k]) return n.alloc[k];
+  const double unit = r == kCpu || r == kPods ? 1.0 : 1000.0;   // our units: millicores, pods, milli-units
+  return std::floor(l.target[k] / 100.0 * n.alloc[k] / unit) * unit;
+}
+
+// The source keeps giving pods while it holds more than its cap of any counted resource.
 bool above_target(const NodeState& n, const Limits& l) {
   for (int r = 0; r < l.count; ++r)
-    if (l.active[static_cast<size_t>(r)] && percent(n, r) > l.target[static_cast<size_t>(r)]) return true;
+    if (counted(l, r) && n.used[static_cast<size_t>(r)] > cap(n, l, r)) return true;
   return false;
 }
 
@@ -265,25 +280,23 @@ class Planner {
     return worst;
   }
 
-  // Low nodes take pods; the total room they have below their targets bounds the cycle.
+  // Low nodes take pods; the total room they have below their caps bounds the cycle
+  // (upstream: evictions go on while every counted resource has room left in total).
   void collect_targets() {
     for (size_t i = 0; i < nodes_.size(); ++i) {
       NodeState& n = nodes_[i];
       const NodeInfo& info = cluster_.nodes[i];
       n.target_ok = n.selected && n.cls == NodeClass::Low && info.ready && !info.unschedulable;
       if (!n.target_ok) continue;
-      for (int r = 0; r < limits_.count; ++r) {
-        size_t k = static_cast<size_t>(r);
-        if (!limits_.active[k]) continue;
-        room_[k] += limits_.target[k] * n.alloc[k] / 100.0 - n.used[k];
-      }
+      for (int r = 0; r < limits_.count; ++r)
+        if (counted(limits_, r)) room_[static_cast<size_t>(r)] += cap(n, limits_, r) - n.used[static_cast<size_t>(r)];
       targets_.insert({overload(n), static_cast<int>(i)});
     }
   }
 
   bool room_left() const {
     for (int r = 0; r < limits_.count; ++r)
-      if (limits_.active[static_cast<size_t>(r)] && room_[static_cast<size_t>(r)] <= 0) return false;
+      if (counted(limits_, r) && room_[static_cast<size_t>(r)] <= 0) return false;
     return true;
   }
 
@@ -339,35 +352,37 @@ class Planner {
     return it != state_.source_evicted_at.end() && opt_.now - it->second < window();
   }
 
-  // Finds the least loaded low node the pod may move to. Else why not, by the furthest
-  // any target got: "topology" (none in the pod's domain), "node-fit", or
-  // "target-would-be-high"; "no-target" when the source was the only low node.
+  // Finds the least loaded low node the pod may move to: in its domain, tolerated (hard
+  // taints, as upstream asks of the low nodes even without nodeFit), fitting with nodeFit,
+  // and still below its cap of every counted resource the pod uses. As upstream's room
+  // rule, the pod may take the target past its cap. Else why not, by the furthest any
+  // target got: "topology", "node-fit", or "target-full"; "no-target" when the source was
+  // the only low node.
   int pick_target(int pod, int source, const Vec& usage, std::string& why) const {
-    enum Stage { kNone, kOutsideDomain, kDoesNotFit, kWouldBeHigh };
+    enum Stage { kNone, kOutsideDomain, kDoesNotFit, kFull };
     Stage furthest = kNone;
+    const PodInfo& p = cluster_.pods[static_cast<size_t>(pod)];
     for (const auto& [score, t] : targets_) {
       if (t == source) continue;
       const NodeState& n = nodes_[static_cast<size_t>(t)];
       std::string blocker = evict_.target_blocker(pod, t);
+      if (blocker.empty() && kube::first_untolerated_hard_taint(cluster_.nodes[static_cast<size_t>(t)].taints, p.tolerations()))
+        blocker = "node-fit";
       if (!blocker.empty()) {
         furthest = std::max(furthest, blocker == "topology" ? kOutsideDomain : kDoesNotFit);
         continue;
       }
-      bool stays_below = true;
-      for (int r = 0; r < limits_.count && stays_below; ++r) {
-        size_t k = static_cast<size_t>(r);
-        if (!limits_.active[k] || usage[k] <= 0) continue;
-        double after = n.alloc[k] > 0 ? (n.used[k] + usage[k]) * 100.0 / n.alloc[k]
-                                      : std::numeric_limits<double>::infinity();
-        if (after > limits_.target[k]) stays_below = false;
-      }
-      if (!stays_below) {
-        furthest = kWouldBeHigh;
+      bool has_room = true;
+      for (int r = 0; r < limits_.count && has_room; ++r)
+        if (counted(limits_, r) && usage[static_cast<size_t>(r)] > 0)
+          has_room = n.used[static_cast<size_t>(r)] < cap(n, limits_, r);
+      if (!has_room) {
+        furthest = kFull;
         continue;
       }
       return t;
     }
-    static const char* const reasons[] = {"no-target", "topology", "node-fit", "target-would-be-high"};
+    static const char* const reasons[] = {"no-target", "topology", "node-fit", "target-full"};
     why = reasons[furthest];
     return -1;
   }

@@ -236,13 +236,32 @@ TEST(Planner, NodeFitHonoursTaintsSelectorsAndCordons) {
   EXPECT_EQ(reason_of(p, "default/w"), "node-fit");
 }
 
-TEST(Planner, RefusesMovesThatWouldMakeTheTargetHigh) {
+// Upstream's stopping rule: a target takes pods while it has room below its
+// targetThresholds, so the last one may take it past them; then the room is spent.
+TEST(Planner, ATargetWithRoomTakesThePodEvenPastItsThreshold) {
   std::vector<json> objs = {node("hot"), node("cool")};
   objs.push_back(pod("huge", "hot", {.cpu = "9"}));
+  objs.push_back(pod("huge-2", "hot", {.cpu = "9"}));
   Plan p = plan(build(objs), load({{"hot", {0.95, 0.3}}, {"cool", {0.29, 0.1}}}), seed_policy());
-  // 0.29 * 16 + 9 = 13.64 cores = 85 % > 80 %.
-  EXPECT_TRUE(p.evictions.empty());
-  EXPECT_EQ(reason_of(p, "default/huge"), "target-would-be-high");
+  // cool: 0.29 * 16 = 4.64 cores, 8.16 below 80 %; the first 9-core pod lands it at 85 %
+  // and spends the room, so the second stays.
+  ASSERT_EQ(p.evictions.size(), 1u) << plan_to_json(p).dump();
+  EXPECT_EQ(p.evictions[0].to, "cool");
+  EXPECT_EQ(reason_of(p, "default/huge-2"), "");
+}
+
+// A target already at its targetThresholds takes nothing (target-full); another with room does.
+TEST(Planner, ATargetAtItsThresholdIsFull) {
+  Policy pol = seed_policy();
+  pol.load_aware.target_thresholds["cpu"] = 30;
+  std::vector<json> objs = {node("hot"), node("at-cap", {{"zone", "a"}}), node("roomy")};
+  objs.push_back(pod("picky", "hot", {.cpu = "1", .node_selector = {{"zone", "a"}}}));
+  objs.push_back(pod("free", "hot", {.cpu = "1"}));
+  Plan p = plan(build(objs), load({{"hot", {0.95, 0.3}}, {"at-cap", {0.30, 0.1}}, {"roomy", {0.10, 0.1}}}), pol);
+  EXPECT_EQ(reason_of(p, "default/picky"), "target-full") << plan_to_json(p).dump();
+  ASSERT_EQ(p.evictions.size(), 1u);
+  EXPECT_EQ(p.evictions[0].pod(), "default/free");
+  EXPECT_EQ(p.evictions[0].to, "roomy");
 }
 
 TEST(Planner, StopsWhenLowNodesHaveNoRoomLeft) {

@@ -58,14 +58,16 @@ TEST(PodUsage, StaleOrMissingReadingsFallBackToRequests) {
   EXPECT_EQ(q.evictions[0].pod(), "default/burns");
 }
 
-// A target is projected with the usage that moves: a pod burning more than a low node's
-// room is not sent there even though its request would fit.
+// A target is projected with the usage that moves: a pod burning 10 cores though it asks
+// for 1 spends the low node's whole room (8 cores below 80 %), so a second such pod stays.
 TEST(PodUsage, TargetsAreProjectedByUsage) {
-  Cluster c = build({node("hot"), node("warmish"), pod("burns", "hot", {.cpu = "1"})});
-  LoadReport l = with_pods(load({{"hot", {0.95, 0.3}}, {"warmish", {0.30, 0.05}}}), {{"default/burns", {10.0, 1e9}}});
+  Cluster c = build({node("hot"), node("warmish"), pod("burns", "hot", {.cpu = "1"}), pod("burns-2", "hot", {.cpu = "1"})});
+  LoadReport l = with_pods(load({{"hot", {0.95, 0.3}}, {"warmish", {0.30, 0.05}}}),
+                           {{"default/burns", {10.0, 1e9}}, {"default/burns-2", {10.0, 1e9}}});
   Plan p = plan(c, l, seed_policy());
-  EXPECT_TRUE(p.evictions.empty());
-  EXPECT_EQ(reason_of(p, "default/burns"), "target-would-be-high");
+  ASSERT_EQ(p.evictions.size(), 1u) << plan_to_json(p).dump();
+  EXPECT_DOUBLE_EQ(p.evictions[0].cpu, 10000.0);
+  EXPECT_EQ(p.evictions[0].sized_by, "usage");
 }
 
 TEST(PodUsage, LoadFileWithPods) {

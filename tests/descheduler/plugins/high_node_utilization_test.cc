@@ -4,6 +4,7 @@
 
 #include "descheduler/core/plugins/HighNodeUtilization/high_node_utilization.h"
 #include "tests/descheduler/plugins/plugin_fixtures.h"
+#include "tests/descheduler/upstream_fixtures.h"
 
 namespace weft::descheduler::test {
 namespace {
@@ -81,6 +82,119 @@ TEST(HighNodeUtilization, LowestPriorityFirst) {
   for (int i = 2; i <= 5; ++i) objs.push_back(small_pod("p" + std::to_string(i), "n2"));
   // n1 at 40 % is under 50 %; n2 at 80 % has room for one pod: the low-priority one goes.
   EXPECT_EQ(run(thresholds(50, 50), objs), Keys{"default/low"});
+}
+
+// The rows of highnodeutilization_test.go not above, run as upstream runs them: through the
+// DefaultEvictor with nodeFit. Nodes of 10 pods unless given.
+std::vector<std::string> run_fit(const hnu::Args& a, const std::vector<json>& objs, bool node_fit = true,
+                                 std::optional<int> per_node = std::nullopt) {
+  Cluster c = build(objs);
+  framework::EvictorOptions o = with_node_fit(node_fit);
+  o.max_per_node = per_node;
+  EvictorHandle h(c, {}, o);
+  hnu::Plugin plugin(a);
+  Keys out = run_plugin(plugin, h);
+  for (auto& k : out) k = k.substr(k.find('/') + 1);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+hnu::Args only(const std::map<std::string, double>& t, bool thresholding = false) {
+  hnu::Args a;
+  a.thresholds = t;
+  a.only_thresholding_resources = thresholding;
+  return a;
+}
+
+// n1 holds p1 and the critical p2 (20 %), n2 four pods, the unschedulable n3 p7: p1 and p7 go.
+TEST(HighNodeUtilizationTable, WithoutPriorities) {
+  std::vector<json> objs = {unode("n1", "10"), unode("n2", "10"), unode("n3", "10", true), upod("p1", "n1"),
+                            upod("p2", "n1", Kind::Critical), upod("p7", "n3")};
+  for (int i = 3; i <= 6; ++i) objs.push_back(upod("p" + std::to_string(i), "n2"));
+  EXPECT_EQ(run_fit(thresholds(30, 30), objs), (Keys{"p1", "p7"}));
+}
+
+// n2 (2 cores) has 400m left: the low-priority p1 takes it.
+TEST(HighNodeUtilizationTable, WithPriorities) {
+  std::vector<json> objs = {unode("n1", "10"), unode("n2", "10", false, 0, {}, "2000m"),
+                            unode("n3", "10", true, 0, {}, "2000m"), upod("p1", "n1", Kind::RS, "400m", "0", 0),
+                            upod("p2", "n1", Kind::RS, "400m", "0", 10000), upod("p9", "n3", Kind::DS)};
+  for (int i = 5; i <= 8; ++i) objs.push_back(upod("p" + std::to_string(i), "n2"));
+  EXPECT_EQ(run_fit(only({{"cpu", 30}}), objs), Keys{"p1"});
+}
+
+// n2 (5 pods) has room for one pod: the best-effort p1.
+TEST(HighNodeUtilizationTable, BestEffortPodsOnly) {
+  std::vector<json> objs = {unode("n1", "10", false, 0, {}, "3000m"), unode("n2", "5", false, 0, {}, "3000m"),
+                            unode("n3", "10", true, 0, {}, "3000m"), upod("p1", "n1", Kind::BestEffort),
+                            upod("p2", "n1")};
+  for (int i = 3; i <= 6; ++i) objs.push_back(upod("p" + std::to_string(i), "n2"));
+  EXPECT_EQ(run_fit(only({{"cpu", 30}}), objs), Keys{"p1"});
+}
+
+TEST(HighNodeUtilizationTable, ExtendedResource) {
+  std::vector<json> objs = {unode("n1", "10", false, 8), unode("n2", "10", false, 8), unode("n3", "10", true),
+                            with_ext(upod("p1", "n1", Kind::RS, "100m"), 1), with_ext(upod("p2", "n1", Kind::RS, "100m"), 1)};
+  for (int i = 3; i <= 6; ++i) objs.push_back(with_ext(upod("p" + std::to_string(i), "n2", Kind::RS, "500m"), 1));
+  EXPECT_EQ(run_fit(only({{"cpu", 20}, {kExt, 40}}), objs), (Keys{"p1", "p2"}));
+  // n2 without the device: no room for it anywhere, nothing moves.
+  std::vector<json> some = {unode("n1", "10", false, 8), unode("n2", "10"), unode("n3", "10", true),
+                            with_ext(upod("p1", "n1", Kind::RS, "100m"), 1), with_ext(upod("p2", "n1", Kind::RS, "100m"), 1)};
+  for (int i = 3; i <= 6; ++i) some.push_back(upod("p" + std::to_string(i), "n2", Kind::RS, "500m"));
+  EXPECT_EQ(run_fit(only({{"cpu", 40}, {kExt, 40}}), some), Keys{});
+}
+
+// p5 (on the underutilized n2) selects datacenter=west: it goes only if n1 is west.
+TEST(HighNodeUtilizationTable, OtherNodeMatchesThePodsSelector) {
+  for (bool west : {true, false}) {
+    std::map<std::string, std::string> labels;
+    if (west) labels["datacenter"] = "west";
+    std::vector<json> objs = {unode("n1", "9", false, 0, labels), unode("n2", "10"), upod("p1", "n1"), upod("p2", "n1"),
+                              upod("p3", "n1"), upod("p4", "n1", Kind::DS)};
+    json p5 = upod("p5", "n2");
+    p5["spec"]["nodeSelector"] = {{"datacenter", "west"}};
+    objs.push_back(p5);
+    EXPECT_EQ(run_fit(thresholds(30, 30), objs), west ? Keys{"p5"} : Keys{}) << west;
+  }
+}
+
+// n1 has 200 bytes of memory, all requested: p5 (100 bytes) fits nowhere.
+TEST(HighNodeUtilizationTable, OtherNodeLacksMemory) {
+  std::vector<json> objs = {unode("n1", "9", false, 0, {}, "4000m", "200"), unode("n2", "10"),
+                            upod("p1", "n1", Kind::RS, "400m", "50"), upod("p2", "n1", Kind::RS, "400m", "50"),
+                            upod("p3", "n1", Kind::RS, "400m", "50"), upod("p4", "n1", Kind::DS, "400m", "50"),
+                            upod("p5", "n2", Kind::RS, "400m", "100")};
+  EXPECT_EQ(run_fit(thresholds(30, 30), objs), Keys{});
+}
+
+// OnlyThresholdingResources: the pods of the underutilized n2 request no device, so stay.
+TEST(HighNodeUtilizationTable, ThresholdingResourcesOnlyWithoutSuchPods) {
+  std::vector<json> objs = {unode("n1", "10", false, 10), unode("n2", "10", false, 10), unode("n3", "10", false, 10),
+                            with_ext(upod("p1", "n1", Kind::RS, "100m"), 3), with_ext(upod("p2", "n1", Kind::RS, "100m"), 3)};
+  for (int i = 3; i <= 6; ++i) objs.push_back(upod("p" + std::to_string(i), "n2", Kind::RS, "500m"));
+  EXPECT_EQ(run_fit(only({{kExt, 40}}, true), objs), Keys{});
+}
+
+// TestHighNodeUtilizationWithTaints: cpu 40 %, no nodeFit, at most the expected number
+// per node; 1-core nodes, pods of 200m.
+TEST(HighNodeUtilizationTable, Taints) {
+  auto one_core = [](const std::string& name, bool tainted) {
+    json n = unode(name, "10", false, 0, {}, "1000m");
+    if (tainted) n["spec"]["taints"] = json::array({{{"key", "key"}, {"value", "value"}, {"effect", "NoSchedule"}}});
+    return n;
+  };
+  json tolerating = upod("tolerate_pod", "n1", Kind::RS, "200m");
+  tolerating["spec"]["tolerations"] = json::array({{{"key", "key"}, {"value", "value"}}});
+  std::vector<json> none = {one_core("n1", false), one_core("n2", false), one_core("n3", false),
+                            upod("pod_1_n1", "n1", Kind::RS, "200m"), upod("pod_2_n1", "n1", Kind::RS, "200m"),
+                            upod("pod_3_n1", "n1", Kind::RS, "200m"), upod("pod_4_n2", "n2", Kind::RS, "200m")};
+  EXPECT_EQ(run_fit(only({{"cpu", 40}}), none, false, 1), Keys{"pod_4_n2"});
+  std::vector<json> untolerated = {one_core("n1", false), one_core("n3", true), upod("pod_1_n1", "n1", Kind::RS, "200m"),
+                                   upod("pod_2_n3", "n3", Kind::RS, "200m")};
+  EXPECT_EQ(run_fit(only({{"cpu", 40}}), untolerated, false, 0), Keys{});
+  std::vector<json> tolerated = {one_core("n1", false), one_core("n3", true), upod("pod_1_n1", "n1", Kind::RS, "100m"),
+                                 tolerating, upod("pod_9_n3", "n3", Kind::RS, "500m")};
+  EXPECT_EQ(run_fit(only({{"cpu", 40}}), tolerated, false, 1), Keys{"tolerate_pod"});
 }
 
 TEST(HighNodeUtilization, Validation) {
