@@ -94,16 +94,22 @@ Status parse_pod_protections(const Ctx& c, const json& args, const std::string& 
     std::set<std::string> seen;
     for (size_t i = 0; i < list.size(); ++i) {
       std::string item = where + "[" + std::to_string(i) + "]";
-      if (!seen.insert(list[i]).second) return c.at(item, "'" + list[i] + "' appears twice");
       auto it = std::find_if(known.begin(), known.end(), [&](const Protection& p) { return list[i] == p.name; });
-      if (it == known.end()) return c.at(item, "'" + list[i] + "' is not a pod protection upstream knows here");
+      if (it == known.end()) {
+        std::string names;
+        for (const Protection& p : known) names += std::string(names.empty() ? "" : ", ") + p.name;
+        return c.at(item, "'" + list[i] + "' is not one of " + names);
+      }
+      if (!seen.insert(list[i]).second) return c.at(item, "'" + list[i] + "' appears twice");
       *it->flag = true;
     }
     return {};
   };
+  // In upstream's order of its valid options.
   if (auto s = apply(*disabled, at + ".defaultDisabled",
-                     {{"PodsWithLocalStorage", &e.evict_local_storage_pods}, {"DaemonSetPods", &e.evict_daemonset_pods},
-                      {"SystemCriticalPods", &e.evict_system_critical_pods}, {"FailedBarePods", &e.evict_failed_bare_pods}});
+                     {{"PodsWithLocalStorage", &e.evict_local_storage_pods},
+                      {"SystemCriticalPods", &e.evict_system_critical_pods}, {"FailedBarePods", &e.evict_failed_bare_pods},
+                      {"DaemonSetPods", &e.evict_daemonset_pods}});
       !s)
     return s;
   if (auto s = apply(*enabled, at + ".extraEnabled",
@@ -111,6 +117,7 @@ Status parse_pod_protections(const Ctx& c, const json& args, const std::string& 
                       {"PodsWithResourceClaims", &e.protect_resource_claims}});
       !s)
     return s;
+  const bool pvc_enabled = std::find(enabled->begin(), enabled->end(), "PodsWithPVC") != enabled->end();
   const json& config = field(v, "config");
   if (!config.is_null()) {
     if (auto s = only_fields(c, config, at + ".config", {"PodsWithPVC"}); !s) return s;
@@ -125,7 +132,8 @@ Status parse_pod_protections(const Ctx& c, const json& args, const std::string& 
         if (auto s = only_fields(c, classes[i], item, {"name"}); !s) return s;
         auto name = get_string(c, field(classes[i], "name"), item + ".name");
         if (!name) return name.error();
-        if (name->empty()) return c.at(item + ".name", "is required");
+        // As upstream, names are checked only with PodsWithPVC in extraEnabled.
+        if (name->empty() && pvc_enabled) return c.at(item + ".name", "is required");
         e.protected_storage_classes.push_back(*name);
       }
     }
@@ -169,16 +177,17 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
   auto mr = get_count(c, field(args, "minReplicas"), join(path, "minReplicas"));
   if (!mr) return mr.error();
   e.min_replicas = mr->value_or(0);
-  // The DefaultEvictor's own nodeSelector narrows nodes just like the top-level one.
+  // The nodes nodeFit may count as targets (upstream's PreEvictionFilter); the nodes the
+  // plugins act on are the top-level nodeSelector's.
   auto ns = get_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"));
   if (!ns) return ns.error();
-  if (*ns) {
-    if (policy.node_selector) return c.at(join(path, "nodeSelector"), "set nodeSelector once (top level or here)");
-    policy.node_selector = std::move(*ns);
-  }
+  e.node_selector = std::move(*ns);
   // Some older policies put evictableNamespaces on the evictor; it means the same there.
   if (auto s = parse_evictable_namespaces(c, args, path, policy.load_aware); !s) return s;
   if (auto s = parse_pod_protections(c, args, path, e); !s) return s;
+  if (!e.protected_storage_classes.empty() && !e.ignore_pvc_pods)
+    policy.warnings.push_back(join(path, "podProtections.config.PodsWithPVC") +
+                              ": PodsWithPVC is not enabled, so no storage class is protected; ignored");
   auto no_eviction = get_string(c, field(args, "noEvictionPolicy"), join(path, "noEvictionPolicy"));
   if (!no_eviction) return no_eviction.error();
   if (!no_eviction->empty() && *no_eviction != "Preferred" && *no_eviction != "Mandatory")
@@ -645,7 +654,8 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
   const json& profiles = field(doc, "profiles");
   if (!profiles.is_array() || profiles.empty()) return c.at("profiles", "must be a non-empty list");
   int load_aware_profile = -1;
-  const json* evictor_source = nullptr;   // the DefaultEvictor args the strategy profiles parsed
+  const json* evictor_source = nullptr;   // the DefaultEvictor args the acting profiles share
+  std::string evictor_profile;             // the first profile that gave them
   for (size_t i = 0; i < profiles.size(); ++i) {
     std::string p = "profiles[" + std::to_string(i) + "]";
     const json& prof = profiles[i];
@@ -733,22 +743,39 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
       policy.warnings.push_back(df_path + ": " + defragment::kPluginName + " is configured but not enabled in plugins.balance; ignored");
     }
     if (auto s = add_strategies(c, enabled_strategies, strategy_args, prof, p, policy); !s) return s.error();
-    if (!enabled_strategies.empty() && evictor_args && !(defragment_enabled || !balance.empty())) {
-      if (evictor_source && *evictor_source != *evictor_args)
-        return c.at(ev_path, "differs from another profile's DefaultEvictor args (weft-descheduler runs one DefaultEvictor)");
-      if (!evictor_source)
-        if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
-      evictor_source = evictor_args;
-    }
+    if (plugins->count("balance"))
+      for (const auto& name : plugins->at("balance").enabled)
+        if (name == balance || (name == defragment::kPluginName) || plugins::find(name)) policy.balance_order.push_back(name);
     bool active = !balance.empty() && (has_plugins || load_aware_args);
+    // weft-descheduler runs one DefaultEvictor for every profile that enables a plugin, so
+    // their args (absent: upstream's defaults) must agree; a profile enabling none still
+    // has its args validated, as upstream.
+    static const json no_args;
+    const json& profile_evictor = evictor_args ? *evictor_args : no_args;
+    auto use_evictor = [&]() -> Status {
+      if (evictor_source && *evictor_source != profile_evictor)
+        return c.at(evictor_args ? ev_path : p + ".pluginConfig",
+                    "DefaultEvictor args differ from " + evictor_profile +
+                        "'s: weft-descheduler runs one DefaultEvictor for every profile, give each the same");
+      if (!evictor_source)
+        if (auto s = parse_evictor(c, profile_evictor, ev_path, policy); !s) return s;
+      evictor_source = &profile_evictor;
+      evictor_profile = p;
+      return {};
+    };
     if (!active) {
       // GangDefragment alone: the profile's DefaultEvictor still decides what may move.
       if (defragment_enabled && load_aware_profile >= 0)
         return c.at(p, "enables GangDefragment but profiles[" + std::to_string(load_aware_profile) +
                            "] enables a balance plugin: enable both in one profile (weft-descheduler runs one "
                            "DefaultEvictor)");
-      if (defragment_enabled && evictor_args)
-        if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
+      if (defragment_enabled || !enabled_strategies.empty()) {
+        if (auto s = use_evictor(); !s) return s.error();
+      } else if (evictor_args) {
+        Policy unused;
+        if (auto s = parse_evictor(c, *evictor_args, ev_path, unused); !s) return s.error();
+        policy.warnings.push_back(p + ": enables no deschedule or balance plugin; it evicts nothing");
+      }
       continue;
     }
     if (policy.gang_defragment && !defragment_enabled)
@@ -763,11 +790,11 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
     auto parsed = balance == "LoadAware" ? parse_load_aware(c, *load_aware_args, la_path, policy)
                                          : parse_low_node_utilization(c, *load_aware_args, la_path, policy);
     if (!parsed) return parsed.error();
-    if (evictor_args)
-      if (auto s = parse_evictor(c, *evictor_args, ev_path, policy); !s) return s.error();
+    if (auto s = use_evictor(); !s) return s.error();
   }
+  // As upstream, a policy whose profiles enable only the evictor is valid; it evicts nothing.
   if (load_aware_profile < 0 && !policy.gang_defragment && policy.strategies.empty())
-    return c.at("profiles", "no profile enables a plugin under deschedule or balance");
+    policy.warnings.push_back("profiles: no profile enables a plugin under deschedule or balance; nothing is evicted");
   policy.load_aware_enabled = load_aware_profile >= 0;
   // The top-level Prometheus is where LoadAware reads when its own metrics name no address.
   MetricsArgs& metrics = policy.load_aware.metrics;

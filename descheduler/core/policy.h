@@ -43,6 +43,7 @@ struct EvictorArgs {
   // whose claims use one of these are protected (empty: every pod with a claim).
   std::vector<std::string> protected_storage_classes;
   std::optional<kube::LabelSelector> namespace_label_selector;   // pods of namespaces it selects only
+  std::optional<kube::LabelSelector> node_selector;   // with nodeFit, the only nodes that count as targets
 };
 
 // KubernetesMetrics: the metrics.k8s.io API (LowNodeUtilization's metricsUtilization).
@@ -156,6 +157,9 @@ struct Policy {
   std::optional<int> max_per_node, max_per_namespace, max_total;
   std::vector<std::string> warnings;       // accepted fields weft does not act on
   std::vector<EnabledPlugin> strategies;   // in profile order, deschedule before balance
+  // Every enabled balance plugin's name (strategies, LoadAware or LowNodeUtilization,
+  // GangDefragment), profile by profile in the order enabled: the order they run in.
+  std::vector<std::string> balance_order;
   std::optional<PrometheusProvider> prometheus;
   bool kubernetes_metrics = false;         // metricsProviders KubernetesMetrics or metricsCollector.enabled
   bool eviction_failure_events = false;    // evictionFailureEventNotification

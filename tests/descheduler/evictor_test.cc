@@ -87,6 +87,40 @@ TEST(Evictor, LimitsAndOneEvictionPerPod) {
   EXPECT_EQ(plan.evictions.size(), 3u);
 }
 
+// evictions_test.go TestNewPodEvictor: one pod, the three limits; the Eviction API's own
+// errors, dry run and Events are the binary's (tests/descheduler/e2e_test.cc). The
+// evictionFailureEventNotification flag changes nothing in the plan.
+TEST(EvictorUpstream, NewPodEvictorLimits) {
+  struct Row {
+    const char* intent;
+    int total, per_node, per_namespace;
+    std::string want;
+  };
+  const std::vector<Row> rows = {
+      {"one eviction within every limit", 1, 1, 1, ""},
+      {"maxNoOfPodsToEvictTotal 0", 0, 1, 1, "limit-total"},
+      {"maxNoOfPodsToEvictPerNode 0", 1, 0, 1, "limit-per-node"},
+      {"maxNoOfPodsToEvictPerNamespace 0", 1, 1, 0, "limit-per-namespace"},
+  };
+  const Cluster c = build({node("node"), node("other"), pod("pod", "node")});
+  for (bool events : {true, false})
+    for (const Row& row : rows) {
+      Policy pol = seed_policy();
+      pol.evictor.node_fit = false;
+      pol.eviction_failure_events = events;
+      pol.max_total = row.total;
+      pol.max_per_node = row.per_node;
+      pol.max_per_namespace = row.per_namespace;
+      Plan plan;
+      auto ev = evictor(c, pol, plan);
+      EXPECT_EQ(ev->evict({index_of(c, "default/pod"), -1, "t", "Test"}), row.want) << row.intent;
+      EXPECT_EQ(plan.evictions.size(), row.want.empty() ? 1u : 0u) << row.intent;
+      EXPECT_EQ(ev->node_limit_reached(node_index(c, "node")), row.per_node <= static_cast<int>(plan.evictions.size()))
+          << row.intent;
+      EXPECT_EQ(ev->total_left(), std::optional<int>(row.total - static_cast<int>(plan.evictions.size()))) << row.intent;
+    }
+}
+
 // nodeFit without a named target: some other ready, schedulable node must take the pod,
 // with the room this cycle's moves took counted.
 TEST(Evictor, NodeFitCountsTheCyclesMoves) {

@@ -455,7 +455,7 @@ TEST(Planner, NodeSelectorLimitsTheNodesConsidered) {
   pol.node_selector = kube::LabelSelector::parse("pool=b").value();
   Plan p = plan(build(objs), load({{"hot", {1.0, 0.3}}, {"cool-a", {0.1, 0.1}}, {"cool-b", {0.0, 0.1}}}), pol);
   EXPECT_TRUE(p.evictions.empty());
-  EXPECT_EQ(p.nodes.size(), 1u);
+  EXPECT_TRUE(p.nodes.empty());   // one node selected: the runner skips the cycle (upstream needs two)
   pol.node_selector = kube::LabelSelector::parse("pool=a").value();
   Plan q = plan(build(objs), load({{"hot", {1.0, 0.3}}, {"cool-a", {0.1, 0.1}}, {"cool-b", {0.0, 0.1}}}), pol);
   ASSERT_EQ(q.evictions.size(), 1u);

@@ -109,7 +109,8 @@ std::string DefaultEvictor::limit_blocker(const PodInfo& pod) const {
   if (node_limit_reached(pod.node)) return "limit-per-node";
   if (options_.max_per_namespace) {
     auto it = evicted_in_namespace_.find(pod.ns);
-    if (it != evicted_in_namespace_.end() && it->second >= *options_.max_per_namespace) return "limit-per-namespace";
+    const int evicted_here = it == evicted_in_namespace_.end() ? 0 : it->second;
+    if (evicted_here >= *options_.max_per_namespace) return "limit-per-namespace";   // a limit of 0 too
   }
   return "";
 }
@@ -194,7 +195,10 @@ std::vector<std::string> DefaultEvictor::other_pod_blockers(int pod, int node) c
 
 std::string DefaultEvictor::target_blocker(int pod, int node) const {
   if (!domain_of(pod).allows(node, cluster_)) return "topology";
-  // nodeFit: the scheduler's fit, the pod off its own node, this cycle's moves counted.
+  // nodeFit: among the nodes the evictor's nodeSelector selects (upstream's ReadyNodes),
+  // the scheduler's fit, the pod off its own node, this cycle's moves counted.
+  if (options_.node_fit && args_.node_selector && !args_.node_selector->matches(cluster_.nodes[static_cast<size_t>(node)].labels))
+    return "node-fit";
   if (options_.node_fit && !fit_blocker(pod, node).empty()) return "node-fit";
   return "";
 }

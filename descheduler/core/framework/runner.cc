@@ -32,9 +32,11 @@ class CycleHandle final : public Handle {
 std::vector<int> profile_nodes(const Cluster& cluster, const Policy& policy) {
   std::vector<int> out;
   out.reserve(cluster.nodes.size());
-  for (size_t i = 0; i < cluster.nodes.size(); ++i)
-    if (!policy.node_selector || policy.node_selector->matches(cluster.nodes[i].labels))
+  for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+    const NodeInfo& node = cluster.nodes[i];
+    if (node.ready && (!policy.node_selector || policy.node_selector->matches(node.labels)))
       out.push_back(static_cast<int>(i));
+  }
   return out;
 }
 
@@ -45,10 +47,17 @@ Result<Plan> run_profile(const Profile& profile, const Policy& policy, const Cyc
   if (!evictor) return evictor.error();
   CycleHandle handle(in, **evictor, plan);
   const std::vector<int> nodes = profile_nodes(in.cluster, policy);
-  for (const auto& p : profile.deschedule)
-    if (auto s = p->deschedule(nodes, handle); !s) return wrap(s.error(), "plugin " + p->name());
-  for (const auto& p : profile.balance)
-    if (auto s = p->balance(nodes, handle); !s) return wrap(s.error(), "plugin " + p->name());
+  if (nodes.size() < 2) {
+    plan.notes.push_back("skipping the cycle: it needs at least 2 ready nodes, " + std::to_string(nodes.size()) +
+                         " found (as upstream)");
+    return plan;
+  }
+  // As upstream, a plugin's error is reported and the others still run; what it evicted stands.
+  auto report = [&](const Plugin& p, const Status& s) {
+    if (!s) plan.notes.push_back("plugin " + p.name() + " finished with error: " + s.message());
+  };
+  for (const auto& p : profile.deschedule) report(*p, p->deschedule(nodes, handle));
+  for (const auto& p : profile.balance) report(*p, p->balance(nodes, handle));
   return plan;
 }
 

@@ -16,11 +16,13 @@ struct CycleInputs {
   Seconds cooldown{600};
 };
 
-// The nodes a profile runs on: those the top-level nodeSelector selects (all without one).
+// The nodes a profile runs on, as upstream: the ready ones the top-level nodeSelector
+// selects (all ready ones without one).
 std::vector<int> profile_nodes(const Cluster& cluster, const Policy& policy);
 
-// Errors: the evictor's args do not apply to this cluster (an unknown PriorityClass), or a
-// plugin failed (the cycle then evicts nothing).
+// Fewer than 2 such nodes: nothing runs (a note says so). A plugin's error is a note
+// ("plugin X finished with error: ..."); the other plugins still run. Errors: only the
+// evictor's args not applying to this cluster (an unknown PriorityClass).
 Result<Plan> run_profile(const Profile& profile, const Policy& policy, const CycleInputs& inputs);
 
 }  // namespace weft::descheduler::framework

@@ -50,6 +50,13 @@ json prioritized(json p, int32_t value) {
   p["spec"]["priority"] = value;
   return p;
 }
+json terminating(json p) {
+  p["metadata"]["deletionTimestamp"] = format_rfc3339(t0());
+  return p;
+}
+json priority_class(const std::string& name, int32_t value) {
+  return {{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", name}}}, {"value", value}};
+}
 json failed(json p) {
   p["status"]["phase"] = "Failed";
   return p;
@@ -113,10 +120,7 @@ json namespace_object(const std::string& name, std::map<std::string, std::string
 
 // The policy's DefaultEvictor args, written as a policy writes them (YAML flow).
 Policy evictor_policy(const std::string& args) {
-  auto p = parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
-                             "  pluginConfig:\n  - name: DefaultEvictor\n    args: " + args +
-                                 "\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n",
-                             "policy.yaml");
+  auto p = parse_policy_text(evictor_policy_text(args), "policy.yaml");
   EXPECT_TRUE(p.ok()) << args << ": " << p.message();
   return p.ok() ? *p : Policy{};
 }
@@ -189,7 +193,19 @@ TEST(DefaultEvictorUpstream, Filter) {
       // Difference (docs/descheduler.md): upstream's evict annotation lifts the mirror rule
       // too; the Eviction API cannot move a mirror pod, so weft keeps it.
       {"a mirror pod stays even with the evict annotation", "{}", {evict_annotated(mirror(p))}, "mirror-pod"},
+      {"a static pod stays", "{}", {annotate(p, "kubernetes.io/config.source", "file")}, "mirror-pod"},
+      {"a terminating pod stays", "{}", {terminating(p)}, "terminating"},
+      // Difference (docs/descheduler.md): upstream's evict annotation lifts this too; the pod
+      // is already going.
+      {"a terminating pod stays even with the evict annotation", "{}", {evict_annotated(terminating(p))}, "terminating"},
       {"system-critical priority stays", "{}", {prioritized(p, kSystemCritical)}, "system-critical"},
+      {"a pod without a priority is below any threshold", "{priorityThreshold: {value: 0}}", {p}, ""},
+      {"priorityThreshold by name: a pod at the class's value stays", "{priorityThreshold: {name: high}}",
+       {prioritized(p, 900), priority_class("high", 900)}, "priority-threshold"},
+      {"priorityThreshold by name: a pod below the class's value goes", "{priorityThreshold: {name: high}}",
+       {prioritized(p, 899), priority_class("high", 900)}, ""},
+      {"priorityThreshold naming no PriorityClass is an error", "{priorityThreshold: {name: missing}}", {p},
+       "create: policy DefaultEvictor priorityThreshold.name: PriorityClass 'missing' not found"},
       {"system-critical priority goes with the evict annotation", "{}", {evict_annotated(prioritized(p, kSystemCritical))}, ""},
       {"a priority above priorityThreshold stays", "{priorityThreshold: {value: 800}}", {prioritized(p, 900)},
        "priority-threshold"},
@@ -286,6 +302,13 @@ TEST(DefaultEvictorUpstream, PreEvictionFilter) {
        {selecting(p, "fail"), east(tnode("node2")), east(tnode("node3")), namespace_object("default"),
         namespace_object("test")},
        "namespace-label-selector"},
+      // The evictor's own nodeSelector: the nodes nodeFit may count (upstream's ReadyNodes).
+      {"nodeFit counts only the nodes the evictor's nodeSelector selects", "{nodeFit: true, nodeSelector: datacenter=west}",
+       {p, east(tnode("node2")), east(tnode("node3"))}, "node-fit"},
+      {"nodeFit with a nodeSelector some other node matches", "{nodeFit: true, nodeSelector: datacenter=east}",
+       {p, east(tnode("node2")), tnode("node3")}, ""},
+      {"without nodeFit the evictor's nodeSelector asks nothing", "{nodeSelector: datacenter=west}",
+       {p, east(tnode("node2"))}, ""},
       {"a namespace the listing lacks is not selected (weft's case)",
        "{namespaceLabelSelector: {matchLabels: {kubernetes.io/metadata.name: test}}}",
        {in_namespace(p, "test"), namespace_object("default")}, "namespace-label-selector"},

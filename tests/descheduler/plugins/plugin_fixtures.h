@@ -193,4 +193,12 @@ inline json created_at(json pod, TimePoint at) {
 
 inline args::Ctx ctx() { return args::Ctx{"policy.yaml"}; }
 
+// A policy whose one profile enables RemovePodsViolatingNodeTaints and gives the
+// DefaultEvictor these args (YAML flow, as a policy writes them).
+inline std::string evictor_policy_text(const std::string& evictor_args) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
+         "  - name: DefaultEvictor\n    args: " + evictor_args +
+         "\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n";
+}
+
 }  // namespace weft::descheduler::test

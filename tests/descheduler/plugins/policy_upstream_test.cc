@@ -5,6 +5,7 @@
 #include "descheduler/core/framework/default_evictor.h"
 #include "descheduler/core/framework/plugin.h"
 #include "descheduler/core/policy.h"
+#include "tests/descheduler/plugins/plugin_fixtures.h"
 
 namespace weft::descheduler {
 namespace {
@@ -124,11 +125,7 @@ profiles:
   EXPECT_EQ(p->evictor.min_replicas, 2);
 }
 
-std::string evictor_policy(const std::string& evictor_args) {
-  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"
-         "  - name: DefaultEvictor\n    args: " + evictor_args +
-         "\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n";
-}
+std::string evictor_policy(const std::string& evictor_args) { return test::evictor_policy_text(evictor_args); }
 
 TEST(PolicyUpstream, PodProtectionsAndTheirRefusals) {
   auto claims = parse(evictor_policy("{podProtections: {extraEnabled: [PodsWithResourceClaims]}}"));
@@ -362,6 +359,92 @@ TEST(PolicyUpstream, PolicyConfigValidation) {
   EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          extraEnabled: [InvalidProtection]\n")).ok());
   EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          defaultDisabled: [PodsWithPVC]\n")).ok());
   EXPECT_FALSE(parse(with_evictor("", "        podProtections:\n          extraEnabled: [DaemonSetPods]\n")).ok());
+}
+
+// A profile enabling only the evictor (filter and preEvictionFilter) with these
+// DefaultEvictor args (block style, indented 8).
+std::string evictor_only(const std::string& evictor) {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n  - name: ProfileName\n"
+         "    pluginConfig:\n    - name: DefaultEvictor\n      args:\n" + evictor +
+         "    plugins:\n      filter:\n        enabled: [DefaultEvictor]\n      preEvictionFilter:\n"
+         "        enabled: [DefaultEvictor]\n";
+}
+
+// policyconfig_test.go TestDecodeVersionedPolicy and TestDecodeDefaults, row by row.
+TEST(PolicyUpstream, PolicyConfigDecode) {
+  const std::string flags = "        evictSystemCriticalPods: true\n        evictFailedBarePods: true\n"
+                            "        evictLocalStoragePods: true\n        evictDaemonSetPods: true\n        nodeFit: true\n";
+  // v1alpha2 to internal: the evictor's flags and the enabled plugin with its args.
+  auto v1alpha2 = parse(with_evictor("", flags));
+  ASSERT_TRUE(v1alpha2.ok()) << v1alpha2.message();
+  EXPECT_TRUE(v1alpha2->evictor.evict_system_critical_pods && v1alpha2->evictor.evict_failed_bare_pods &&
+              v1alpha2->evictor.evict_local_storage_pods && v1alpha2->evictor.evict_daemonset_pods &&
+              v1alpha2->evictor.node_fit);
+  ASSERT_EQ(v1alpha2->strategies.size(), 1u);
+  EXPECT_EQ(v1alpha2->strategies[0].name, "RemovePodsHavingTooManyRestarts");
+  // A plugin configured but not enabled is accepted (its args checked) and runs nowhere.
+  auto configured = parse(with_evictor("", flags + "    - name: RemoveFailedPods\n"));
+  ASSERT_TRUE(configured.ok()) << configured.message();
+  EXPECT_EQ(configured->strategies.size(), 1u);
+  // Profiles that enable only the evictor are valid: their args are read and checked.
+  auto disabled = parse(evictor_only("        podProtections:\n          defaultDisabled: [PodsWithLocalStorage, "
+                                     "DaemonSetPods]\n        priorityThreshold:\n          value: 2000000000\n"
+                                     "        nodeFit: true\n"));
+  ASSERT_TRUE(disabled.ok()) << disabled.message();
+  auto extra = parse(evictor_only("        podProtections:\n          extraEnabled: [PodsWithPVC, PodsWithoutPDB]\n"));
+  ASSERT_TRUE(extra.ok()) << extra.message();
+  auto both = parse(evictor_only("        podProtections:\n          extraEnabled: [PodsWithPVC, PodsWithoutPDB]\n"
+                                 "          defaultDisabled: [PodsWithLocalStorage, DaemonSetPods]\n"));
+  ASSERT_TRUE(both.ok()) << both.message();
+  const std::string at = "profiles[0].pluginConfig[0].args.podProtections";
+  expect_refused(evictor_only("        evictSystemCriticalPods: true\n        podProtections:\n          extraEnabled: "
+                              "[PodsWithPVC]\n          defaultDisabled: [DaemonSetPods]\n"),
+                 at + ": cannot be used with the deprecated fields");
+  expect_refused(evictor_only("        podProtections:\n          defaultDisabled: [InvalidProtection]\n"),
+                 at + ".defaultDisabled[0]: 'InvalidProtection' is not one of");
+  expect_refused(evictor_only("        podProtections:\n          extraEnabled: [InvalidProtection]\n"),
+                 at + ".extraEnabled[0]: 'InvalidProtection' is not one of");
+  expect_refused(evictor_only("        podProtections:\n          defaultDisabled: [PodsWithPVC]\n"),
+                 at + ".defaultDisabled[0]: 'PodsWithPVC' is not one of");
+  expect_refused(evictor_only("        podProtections:\n          extraEnabled: [DaemonSetPods]\n"),
+                 at + ".extraEnabled[0]: 'DaemonSetPods' is not one of");
+}
+
+// TestValidateDeschedulerConfiguration "multiple errors": each profile's args are checked
+// (weft reports the first).
+TEST(PolicyUpstream, EveryProfilesArgsAreValidated) {
+  expect_refused(R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: RemoveFailedPods
+  pluginConfig:
+  - name: RemoveFailedPods
+    args: {namespaces: {include: [test1], exclude: [test1]}}
+  plugins:
+    deschedule: {enabled: [RemoveFailedPods]}
+- name: RemovePodsViolatingTopologySpreadConstraint
+  pluginConfig:
+  - name: RemovePodsViolatingTopologySpreadConstraint
+    args: {namespaces: {include: [test1], exclude: [test1]}}
+  plugins:
+    balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}
+)",
+                 "profiles[0].pluginConfig[0].args.namespaces: set include or exclude, not both");
+  // weft runs one DefaultEvictor: acting profiles must agree on its args.
+  expect_refused(R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: a
+  pluginConfig:
+  - {name: DefaultEvictor, args: {nodeFit: true}}
+  - {name: LowNodeUtilization, args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}}
+  plugins:
+    balance: {enabled: [LowNodeUtilization]}
+- name: b
+  plugins:
+    deschedule: {enabled: [RemovePodsViolatingNodeTaints]}
+)",
+                 "profiles[1].pluginConfig: DefaultEvictor args differ from profiles[0]'s");
 }
 
 TEST(PolicyUpstream, StrategyPluginsAtTheirExtensionPoints) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "descheduler/core/framework/default_evictor.h"
 #include "kube/duration.h"
 
 namespace weft::descheduler::args {
@@ -121,10 +122,7 @@ Status read(const Ctx& c, const json& obj, const std::string& path, const char* 
   return read_with(c, obj, path, key, out, get_uint);
 }
 
-bool Namespaces::allows(const std::string& ns) const {
-  if (!include.empty() && std::find(include.begin(), include.end(), ns) == include.end()) return false;
-  return std::find(exclude.begin(), exclude.end(), ns) == exclude.end();
-}
+bool Namespaces::allows(const std::string& ns) const { return framework::namespace_allowed(include, exclude, ns); }
 
 Result<Namespaces> get_namespaces(const Ctx& c, const json& v, const std::string& path) {
   Namespaces out;

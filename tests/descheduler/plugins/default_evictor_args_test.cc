@@ -1,0 +1,168 @@
+// DefaultEvictor args: the Kubernetes descheduler's defaults_test.go, validation_test.go and
+// the args tables of defaultevictor_test.go (the effective pod protections, the protected
+// storage classes) as facts. Args are written as a policy writes them; weft accepts what
+// upstream accepts and refuses what it refuses, naming the field.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tests/descheduler/plugins/plugin_fixtures.h"
+
+namespace weft::descheduler::test {
+namespace {
+
+Result<Policy> parse_args(const std::string& args) { return parse_policy_text(evictor_policy_text(args), "policy.yaml"); }
+
+// The protections in force, by upstream's names.
+std::set<std::string> protections(const EvictorArgs& a) {
+  std::set<std::string> out;
+  if (!a.evict_local_storage_pods) out.insert("PodsWithLocalStorage");
+  if (!a.evict_daemonset_pods) out.insert("DaemonSetPods");
+  if (!a.evict_system_critical_pods) out.insert("SystemCriticalPods");
+  if (!a.evict_failed_bare_pods) out.insert("FailedBarePods");
+  if (a.ignore_pvc_pods) out.insert("PodsWithPVC");
+  if (a.ignore_pods_without_pdb) out.insert("PodsWithoutPDB");
+  if (a.protect_resource_claims) out.insert("PodsWithResourceClaims");
+  return out;
+}
+
+TEST(DefaultEvictorArgsUpstream, Defaults) {
+  auto empty = parse_args("{}");
+  ASSERT_TRUE(empty.ok()) << empty.message();
+  const EvictorArgs& e = empty->evictor;
+  EXPECT_EQ(protections(e), (std::set<std::string>{"PodsWithLocalStorage", "DaemonSetPods", "SystemCriticalPods",
+                                                   "FailedBarePods"}));
+  EXPECT_FALSE(e.node_fit);
+  EXPECT_FALSE(e.label_selector);
+  EXPECT_FALSE(e.priority_threshold.value);   // unset: system-cluster-critical when resolved
+  EXPECT_TRUE(e.priority_threshold.name.empty());
+  EXPECT_FALSE(e.node_selector);
+  auto set = parse_args("{nodeSelector: NodeSelector, evictLocalStoragePods: true, evictDaemonSetPods: true, "
+                        "evictSystemCriticalPods: true, ignorePvcPods: true, evictFailedBarePods: true, "
+                        "priorityThreshold: {value: 800}, nodeFit: true, ignorePodsWithoutPDB: true}");
+  ASSERT_TRUE(set.ok()) << set.message();
+  EXPECT_EQ(protections(set->evictor), (std::set<std::string>{"PodsWithPVC", "PodsWithoutPDB"}));
+  EXPECT_EQ(set->evictor.priority_threshold.value, std::optional<int32_t>(800));
+  EXPECT_TRUE(set->evictor.node_fit);
+  EXPECT_TRUE(set->evictor.node_selector);
+}
+
+TEST(DefaultEvictorArgsUpstream, Validation) {
+  struct Row {
+    const char* intent;
+    const char* args;
+    const char* refused;   // nullptr: accepted; else a part of the error
+  };
+  const std::vector<Row> rows = {
+      {"priorityThreshold value and name", "{priorityThreshold: {value: 1, name: priority-name}}",
+       "priorityThreshold: set value or name, not both"},
+      {"an unknown noEvictionPolicy", "{noEvictionPolicy: invalid-no-eviction-policy}",
+       "noEvictionPolicy: 'invalid-no-eviction-policy' is not Preferred or Mandatory"},
+      {"empty podProtections lists", "{podProtections: {defaultDisabled: [], extraEnabled: []}}", nullptr},
+      {"defaultDisabled and extraEnabled together",
+       "{podProtections: {defaultDisabled: [DaemonSetPods, PodsWithLocalStorage], extraEnabled: [PodsWithPVC]}}", nullptr},
+      {"extraEnabled alone", "{podProtections: {extraEnabled: [PodsWithPVC]}}", nullptr},
+      {"a deprecated field with defaultDisabled",
+       "{evictLocalStoragePods: true, podProtections: {defaultDisabled: [DaemonSetPods]}}",
+       "podProtections: cannot be used with the deprecated fields"},
+      {"a deprecated field with extraEnabled", "{evictDaemonSetPods: true, podProtections: {extraEnabled: [PodsWithPVC]}}",
+       "podProtections: cannot be used with the deprecated fields"},
+      {"a deprecated field set false beside podProtections",
+       "{evictDaemonSetPods: false, podProtections: {extraEnabled: [PodsWithPVC]}}", nullptr},
+      {"minReplicas 1 is accepted (and checks nothing)", "{minReplicas: 1}", nullptr},
+      {"an unknown extraEnabled protection", "{podProtections: {extraEnabled: [InvalidPolicy]}}",
+       "extraEnabled[0]: 'InvalidPolicy' is not one of PodsWithPVC, PodsWithoutPDB, PodsWithResourceClaims"},
+      {"a misspelled extraEnabled protection", "{podProtections: {extraEnabled: [PodsWithPVCC]}}",
+       "extraEnabled[0]: 'PodsWithPVCC' is not one of"},
+      {"a default protection under extraEnabled", "{podProtections: {extraEnabled: [DaemonSetPods]}}",
+       "extraEnabled[0]: 'DaemonSetPods' is not one of"},
+      {"an unknown defaultDisabled protection", "{podProtections: {defaultDisabled: [InvalidPolicy]}}",
+       "defaultDisabled[0]: 'InvalidPolicy' is not one of PodsWithLocalStorage, SystemCriticalPods, FailedBarePods, "
+       "DaemonSetPods"},
+      {"a misspelled defaultDisabled protection", "{podProtections: {defaultDisabled: [PodsWithLocalStorag]}}",
+       "defaultDisabled[0]: 'PodsWithLocalStorag' is not one of"},
+      {"an extra protection under defaultDisabled", "{podProtections: {defaultDisabled: [PodsWithPVC]}}",
+       "defaultDisabled[0]: 'PodsWithPVC' is not one of"},
+      {"extraEnabled twice", "{podProtections: {extraEnabled: [PodsWithPVC, PodsWithPVC]}}",
+       "extraEnabled[1]: 'PodsWithPVC' appears twice"},
+      {"defaultDisabled twice", "{podProtections: {defaultDisabled: [PodsWithLocalStorage, PodsWithLocalStorage]}}",
+       "defaultDisabled[1]: 'PodsWithLocalStorage' appears twice"},
+      // Upstream gathers every error; weft reports the first it meets.
+      {"several errors at once",
+       "{noEvictionPolicy: invalid-no-eviction-policy, podProtections: {extraEnabled: [PodsWithPVC, PodsWithPVC], "
+       "defaultDisabled: [PodsWithLocalStorage, PodsWithLocalStorage, PodsWithoutPDB]}}",
+       "defaultDisabled[1]: 'PodsWithLocalStorage' appears twice"},
+      {"protected storage classes without a name",
+       "{podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: [{name: ''}, "
+       "{name: protected-storage-class-0}, {name: ''}, {name: protected-storage-class-1}]}}}}",
+       "config.PodsWithPVC.protectedStorageClasses[0].name: is required"},
+      // Upstream checks the names only with PodsWithPVC in extraEnabled.
+      {"unnamed protected storage classes without PodsWithPVC",
+       "{podProtections: {config: {PodsWithPVC: {protectedStorageClasses: [{name: ''}]}}}}", nullptr},
+      {"priorityThreshold above system-cluster-critical", "{priorityThreshold: {value: 2000000001}}",
+       "priorityThreshold.value: can't be greater than 2000000000"},
+  };
+  for (const Row& row : rows) {
+    auto p = parse_args(row.args);
+    if (!row.refused) {
+      EXPECT_TRUE(p.ok()) << row.intent << ": " << p.message();
+      continue;
+    }
+    ASSERT_FALSE(p.ok()) << row.intent << " was accepted";
+    EXPECT_NE(p.message().find(row.refused), std::string::npos) << row.intent << ": " << p.message();
+    EXPECT_NE(p.message().find("profiles[0].pluginConfig[0].args"), std::string::npos) << row.intent << ": " << p.message();
+  }
+}
+
+// TestGetEffectivePodProtections_TableDriven.
+TEST(DefaultEvictorArgsUpstream, EffectivePodProtections) {
+  const std::set<std::string> defaults = {"PodsWithLocalStorage", "DaemonSetPods", "SystemCriticalPods", "FailedBarePods"};
+  auto plus = [&](std::initializer_list<const char*> extra) {
+    std::set<std::string> s = defaults;
+    s.insert(extra.begin(), extra.end());
+    return s;
+  };
+  struct Row {
+    const char* intent;
+    const char* args;
+    std::set<std::string> want;
+  };
+  const std::vector<Row> rows = {
+      {"empty lists: the defaults", "{podProtections: {defaultDisabled: [], extraEnabled: []}}", defaults},
+      {"one default disabled", "{podProtections: {defaultDisabled: [PodsWithLocalStorage]}}",
+       {"DaemonSetPods", "SystemCriticalPods", "FailedBarePods"}},
+      {"two defaults disabled", "{podProtections: {defaultDisabled: [DaemonSetPods, SystemCriticalPods]}}",
+       {"PodsWithLocalStorage", "FailedBarePods"}},
+      {"one extra enabled", "{podProtections: {extraEnabled: [PodsWithPVC]}}", plus({"PodsWithPVC"})},
+      {"two extras enabled", "{podProtections: {extraEnabled: [PodsWithPVC, PodsWithoutPDB]}}",
+       plus({"PodsWithPVC", "PodsWithoutPDB"})},
+      {"disabled and enabled", "{podProtections: {defaultDisabled: [FailedBarePods, DaemonSetPods], extraEnabled: [PodsWithPVC]}}",
+       {"PodsWithLocalStorage", "SystemCriticalPods", "PodsWithPVC"}},
+      {"PodsWithResourceClaims enabled", "{podProtections: {extraEnabled: [PodsWithResourceClaims]}}",
+       plus({"PodsWithResourceClaims"})},
+      {"disabled and two enabled",
+       "{podProtections: {defaultDisabled: [FailedBarePods, DaemonSetPods], extraEnabled: [PodsWithPVC, PodsWithResourceClaims]}}",
+       {"PodsWithLocalStorage", "SystemCriticalPods", "PodsWithPVC", "PodsWithResourceClaims"}},
+  };
+  for (const Row& row : rows) {
+    auto p = parse_args(row.args);
+    ASSERT_TRUE(p.ok()) << row.intent << ": " << p.message();
+    EXPECT_EQ(protections(p->evictor), row.want) << row.intent;
+  }
+}
+
+// Test_protectedPVCStorageClasses.
+TEST(DefaultEvictorArgsUpstream, ProtectedStorageClasses) {
+  auto none = parse_args("{}");
+  ASSERT_TRUE(none.ok()) << none.message();
+  EXPECT_TRUE(none->evictor.protected_storage_classes.empty());
+  auto no_pvc_config = parse_args("{podProtections: {config: {}}}");
+  ASSERT_TRUE(no_pvc_config.ok()) << no_pvc_config.message();
+  EXPECT_TRUE(no_pvc_config->evictor.protected_storage_classes.empty());
+  auto listed = parse_args("{podProtections: {config: {PodsWithPVC: {protectedStorageClasses: [{name: sc1}, {name: sc2}]}}}}");
+  ASSERT_TRUE(listed.ok()) << listed.message();
+  EXPECT_EQ(listed->evictor.protected_storage_classes, (std::vector<std::string>{"sc1", "sc2"}));
+}
+
+}  // namespace
+}  // namespace weft::descheduler::test
