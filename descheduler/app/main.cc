@@ -2,7 +2,6 @@
 // interval), `plan` offline on a scenario file.
 #include <CLI/CLI.hpp>
 
-#include "common/heap.h"
 #include "common/log.h"
 #include "descheduler/app/commands.h"
 
@@ -22,7 +21,6 @@ void add_prometheus_auth(CLI::App* app, weft::descheduler::PrometheusAuthFlags& 
 
 int main(int argc, char** argv) {
   using namespace weft::descheduler;
-  weft::prefer_huge_pages();   // before the cluster is built
   CLI::App app{"weft-descheduler: evicts pods from hot nodes so the scheduler re-places them on cool ones"};
   app.require_subcommand(1);
   app.set_version_flag("--version", WEFT_VERSION);
