@@ -6,9 +6,12 @@
 //  - `weft-descheduler plan` (the binary): wall time and peak RSS, with the seed policy
 //    (LoadAware) and with a profile enabling every plugin;
 //  - `weft-descheduler run --once --dry-run` against kube-lite holding the same cluster,
-//    and again at a tenth of the size and with every plugin: wall time, peak RSS, API requests and lists as
-//    kube-lite logged them (one list per kind, pods in pages of 5,000), the cycle's own split
-//    between listing and planning, and how long kube-lite alone takes to serve the pods;
+//    and again at a tenth of the size and with every plugin: wall and CPU time, peak RSS,
+//    API requests and lists as kube-lite logged them (one list per kind, pods in pages of
+//    5,000), the cycle's own split (list, load, plan), kube-lite's CPU during the run, the
+//    decisions; then kube-lite alone serving the run's pod pages (one at a time, not
+//    decoded); with --baseline-descheduler (and --baseline-kube-lite) another build runs
+//    beside this one, in turn, --rounds times each, both in this one run;
 //  - the naive baseline: listing pods node by node (a request per node), as a
 //    descheduler without a cluster-wide list does.
 #include <signal.h>
@@ -23,6 +26,7 @@
 #include <fstream>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -175,6 +179,7 @@ struct ChildResult {
   int status = -1;
   double seconds = 0;
   long max_rss_kib = 0;
+  double cpu_seconds = 0;   // user + system
   std::string output;
 };
 
@@ -197,6 +202,8 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& o
   wait4(pid, &r.status, 0, &ru);
   r.seconds = since(start);
   r.max_rss_kib = ru.ru_maxrss;
+  r.cpu_seconds = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                  static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   r.output = weft::testing::read_file(out_file);
   return r;
 }
@@ -259,61 +266,105 @@ void plan_in_process(const std::string& dir, bool naive, const std::string& load
               label, decode, load_decode, planning, rss / 1024.0, ev, by_usage, sk);
 }
 
-// The live-pod list request as the descheduler sends it, for timing the server alone.
-std::string live_pods_query() {
-  weft::kube::ListOptions o;
-  o.limit = wd::kListPageLimit;
-  o.field_selector = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed";
-  return weft::kube::list_query(o);
+// A descheduler and the kube-lite it is measured against: this build's, or another's
+// (--baseline-*), so both are timed in one run on the same machine.
+struct Build {
+  std::string name;
+  std::string descheduler = WEFT_DESCHEDULER_BINARY;
+  std::string kube_lite;   // "" = this build's
+};
+
+// CPU seconds a live process has used (utime + stime from /proc/PID/stat).
+double cpu_seconds(pid_t pid) {
+  std::string stat = weft::testing::read_file("/proc/" + std::to_string(pid) + "/stat");
+  size_t at = stat.rfind(')');
+  if (at == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(at + 2));
+  std::string skip;
+  for (int i = 3; i < 14; ++i) fields >> skip;   // state .. cmajflt
+  double utime = 0, stime = 0;
+  fields >> utime >> stime;
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 struct ApiFigures {
   ChildResult run;
-  double cycle_total = 0, cycle_list = 0, cycle_plan = 0;   // from the run's own log line
-  size_t requests = 0, lists = 0;                           // counted by kube-lite
-  double serve_pods = 0;                                    // one raw GET of the pod list
-  size_t pod_bytes = 0;
+  double cycle_total = 0, cycle_list = 0, cycle_load = 0, cycle_plan = 0;   // from the run's own log line
+  size_t requests = 0, lists = 0;                                           // counted by kube-lite
+  double server_cpu = 0;                                                    // kube-lite's CPU during the run
+  std::string evictions;                                                    // "1547 evictions (dry-run), 616 skipped"
   bool ok = false;
 };
 
-// `weft-descheduler run --once --dry-run` against kube-lite holding dir's scenario.
-// Optionally also the naive baseline against the same server.
-ApiFigures api_run(const std::string& dir, const std::string& policy_file, bool baseline) {
+std::unique_ptr<weft::testing::KubeLite> start_api(const std::string& dir, const Build& build) {
+  auto api = std::make_unique<weft::testing::KubeLite>(weft::testing::KubeLiteOptions{
+      .state = dir + "/scenario.json", .binary = build.kube_lite, .start_timeout = std::chrono::minutes(10)});
+  if (!api->error().empty()) std::printf("kube-lite (%s) did not start: %s\n", build.name.c_str(), api->error().c_str());
+  return api;
+}
+
+// `weft-descheduler run --once --dry-run` of one build against its kube-lite.
+ApiFigures api_run(weft::testing::KubeLite& api, const Build& build, const std::string& dir, const std::string& policy_file) {
   ApiFigures f;
-  weft::testing::KubeLite api({.state = dir + "/scenario.json", .start_timeout = std::chrono::minutes(10)});
-  if (!api.error().empty()) {
-    std::printf("kube-lite did not start: %s\n", api.error().c_str());
-    return f;
-  }
-  f.run = run_child({WEFT_DESCHEDULER_BINARY, "run", "--policy", dir + "/" + policy_file, "--kubeconfig", api.kubeconfig(),
+  const size_t logged_before = api.requests().size();
+  const double server_before = cpu_seconds(api.process().pid());
+  f.run = run_child({build.descheduler, "run", "--policy", dir + "/" + policy_file, "--kubeconfig", api.kubeconfig(),
                      "--once", "--dry-run", "--load", "file=" + dir + "/load.json", "--state-configmap",
                      "default/bench-state"},
                     dir + "/run.out");
-  for (const auto& r : api.requests()) {
+  f.server_cpu = cpu_seconds(api.process().pid()) - server_before;
+  auto logged = api.requests();
+  for (size_t i = logged_before; i < logged.size(); ++i) {
     ++f.requests;
     // A list is a GET on a collection: /api/v1/pods, /apis/g/v/podgroups (no object name).
-    std::string path = r.value("path", "");
+    std::string path = logged[i].value("path", "");
     size_t parts = static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
     bool core = path.rfind("/api/", 0) == 0;
-    if (r.value("verb", "") == "GET" && parts == (core ? 3u : 4u)) ++f.lists;
+    if (logged[i].value("verb", "") == "GET" && parts == (core ? 3u : 4u)) ++f.lists;
   }
   std::smatch m;
   if (std::regex_search(f.run.output, m,
-                        std::regex(R"(skipped, ([0-9.]+)s \(list ([0-9.]+)s, load [0-9.]+s, plan ([0-9.]+)s\))"))) {
+                        std::regex(R"(skipped, ([0-9.]+)s \(list ([0-9.]+)s, load ([0-9.]+)s, plan ([0-9.]+)s\))"))) {
     f.cycle_total = std::stod(m[1]);
     f.cycle_list = std::stod(m[2]);
-    f.cycle_plan = std::stod(m[3]);
+    f.cycle_load = std::stod(m[3]);
+    f.cycle_plan = std::stod(m[4]);
   }
-  auto t = Clock::now();
-  auto [status, body] = weft::testing::http_get(api.url() + "/api/v1/pods" + live_pods_query(), std::chrono::minutes(5));
-  f.serve_pods = since(t);
-  f.pod_bytes = body.size();
-  f.ok = WEXITSTATUS(f.run.status) == 0 && status == 200;
-  if (WEXITSTATUS(f.run.status) != 0) std::printf("%s\n", f.run.output.substr(0, 2000).c_str());
-  if (!baseline) return f;
+  if (std::regex_search(f.run.output, m, std::regex(R"(([0-9]+ evictions \(dry-run\), [0-9]+ skipped))"))) f.evictions = m[1];
+  f.ok = WEXITSTATUS(f.run.status) == 0;
+  if (!f.ok) std::printf("%s\n", f.run.output.substr(0, 2000).c_str());
+  return f;
+}
 
-  // Naive baseline: the node list, then each node's pods by field selector. kube-lite
-  // filters every pod per request, so a sample of nodes is timed and extrapolated.
+// The run's pod list (the same selector and pages) fetched one page at a time and not
+// decoded: what the server and the transfer alone take.
+struct ServeFigures {
+  double seconds = 0;
+  size_t bytes = 0, pages = 0;
+};
+ServeFigures serve_pod_pages(weft::testing::KubeLite& api) {
+  ServeFigures f;
+  auto client = api.new_client();
+  weft::kube::ListOptions o = wd::pod_list_options(false);
+  auto t = Clock::now();
+  for (;;) {
+    auto r = client->execute({"GET", weft::kube::resources::pods().collection_path("") + weft::kube::list_query(o), "", ""});
+    if (!r || r->status != 200) {
+      std::printf("pod pages: %s\n", r ? ("HTTP " + std::to_string(r->status)).c_str() : r.message().c_str());
+      return f;
+    }
+    ++f.pages;
+    f.bytes += r->body.size();
+    o.continue_token = weft::kube::continue_of(r->body);
+    if (o.continue_token.empty()) break;
+  }
+  f.seconds = since(t);
+  return f;
+}
+
+// Naive baseline: the node list, then each node's pods by field selector. kube-lite
+// filters every pod per request, so a sample of nodes is timed and extrapolated.
+void naive_baseline(weft::testing::KubeLite& api) {
   auto client = api.new_client();
   auto t2 = Clock::now();
   auto node_list = client->list(weft::kube::resources::nodes(), "");
@@ -334,15 +385,42 @@ ApiFigures api_run(const std::string& dir, const std::string& policy_file, bool 
   std::printf("%-44s %.1f s (extrapolated from %zu nodes, %zu pods), %zu API requests (%zu lists)\n",
               "naive baseline (pods listed per node):", list_nodes + per_node * static_cast<double>(total_nodes), sampled,
               pod_count, total_nodes + 1, total_nodes + 1);
-  return f;
 }
 
-void print_api(const char* label, const ApiFigures& f) {
-  std::printf("%-44s %.3f s, peak RSS %.0f MiB, %zu API requests (%zu lists) (exit %d)\n", label, f.run.seconds,
-              f.run.max_rss_kib / 1024.0, f.requests, f.lists, WEXITSTATUS(f.run.status));
-  std::printf("%-44s cycle %.3f s = list %.3f s (server and client) + plan %.3f s; kube-lite alone serves the pod "
-              "list (%.0f MiB) in %.3f s\n",
-              "", f.cycle_total, f.cycle_list, f.cycle_plan, static_cast<double>(f.pod_bytes) / (1 << 20), f.serve_pods);
+void print_api(const std::string& label, const ApiFigures& f) {
+  std::printf("%-44s %.3f s (CPU %.2f s), peak RSS %.0f MiB, %zu API requests (%zu lists); cycle %.3f s = list %.3f "
+              "s + load %.3f s + plan %.3f s; kube-lite CPU %.2f s; %s%s\n",
+              label.c_str(), f.run.seconds, f.run.cpu_seconds, f.run.max_rss_kib / 1024.0, f.requests, f.lists,
+              f.cycle_total, f.cycle_list, f.cycle_load, f.cycle_plan, f.server_cpu, f.evictions.c_str(),
+              f.ok ? "" : " (FAILED)");
+}
+
+// Every build's kube-lite holds dir's scenario; each round runs every build once with
+// each policy, in turn.
+bool api_compare(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& policies,
+                 const std::vector<Build>& builds, int rounds, bool naive) {
+  std::vector<std::unique_ptr<weft::testing::KubeLite>> apis;
+  for (const auto& b : builds) {
+    apis.push_back(start_api(dir, b));
+    if (!apis.back()->error().empty()) return false;
+  }
+  bool ok = true;
+  for (const auto& [policy_file, what] : policies)
+    for (int round = 0; round < rounds; ++round)
+      for (size_t i = 0; i < builds.size(); ++i) {
+        ApiFigures f = api_run(*apis[i], builds[i], dir, policy_file);
+        print_api(what + " (" + builds[i].name + "):", f);
+        ok = ok && f.ok;
+      }
+  for (size_t i = 0; i < builds.size(); ++i) {
+    ServeFigures s = serve_pod_pages(*apis[i]);
+    char label[96];
+    std::snprintf(label, sizeof label, "kube-lite alone (%s):", builds[i].name.c_str());
+    std::printf("%-44s serves the run's pod list, %zu pages (%.0f MiB), one at a time, not decoded, in %.3f s\n", label,
+                s.pages, static_cast<double>(s.bytes) / (1 << 20), s.seconds);
+  }
+  if (naive) naive_baseline(*apis.front());
+  return ok;
 }
 
 }  // namespace
@@ -351,11 +429,18 @@ int main(int argc, char** argv) {
   CLI::App app{"weft-descheduler cycle benchmark"};
   int nodes = 5000, pods = 100000;
   std::string dir;
-  bool skip_api = false;
+  bool skip_api = false, skip_in_process = false;
+  int rounds = 1;
+  Build tree{"this tree"}, baseline{"baseline", ""};
   app.add_option("--nodes", nodes);
   app.add_option("--pods", pods);
   app.add_option("--dir", dir, "where to write the scenario (default: a temp dir)");
   app.add_flag("--skip-api", skip_api, "only the offline plan");
+  app.add_flag("--skip-in-process", skip_in_process, "not the core's figures in process");
+  app.add_option("--rounds", rounds, "runs of each build against kube-lite, in turn")->check(CLI::Range(1, 100));
+  app.add_option("--baseline-descheduler", baseline.descheduler,
+                 "another build's weft-descheduler, run beside this one against...");
+  app.add_option("--baseline-kube-lite", baseline.kube_lite, "...that build's kube-lite (default: this build's)");
   CLI11_PARSE(app, argc, argv);
   std::unique_ptr<weft::testing::TempDir> tmp;
   if (dir.empty()) {
@@ -367,9 +452,11 @@ int main(int argc, char** argv) {
   weft::testing::write_file(dir + "/policy.yaml", kPolicy);
   std::printf("generated %d nodes, %d pods in %.1f s (%s)\n", nodes, pods, since(t), dir.c_str());
 
-  plan_in_process(dir, false, "load.json", "core, per-pod usage (in process):");
-  plan_in_process(dir, false, "load-nodes.json", "core, requests only (in process):");
-  plan_in_process(dir, true, "load.json", "naive: file as one JSON tree, then plan:");
+  if (!skip_in_process) {
+    plan_in_process(dir, false, "load.json", "core, per-pod usage (in process):");
+    plan_in_process(dir, false, "load-nodes.json", "core, requests only (in process):");
+    plan_in_process(dir, true, "load.json", "naive: file as one JSON tree, then plan:");
+  }
   weft::testing::write_file(dir + "/policy-every.yaml", kEveryPluginPolicy);
   bool ok = true;
   for (auto [file, name] : {std::pair{"policy.yaml", "LoadAware"}, std::pair{"policy-every.yaml", "every plugin"}}) {
@@ -385,20 +472,19 @@ int main(int argc, char** argv) {
   }
   if (skip_api) return ok ? 0 : 1;
 
+  std::vector<Build> builds = {tree};
+  if (!baseline.descheduler.empty()) builds.push_back(baseline);
   // The list count must not grow with the cluster: the same run at a tenth of the size.
   std::string small = dir + "/small";
   std::filesystem::create_directories(small);
   generate(small, std::max(1, nodes / 10), std::max(1, pods / 10));
   weft::testing::write_file(small + "/policy.yaml", kPolicy);
-  ApiFigures little = api_run(small, "policy.yaml", false);
-  char label[96];
-  std::snprintf(label, sizeof label, "run --once --dry-run at %d/%d:", std::max(1, nodes / 10), std::max(1, pods / 10));
-  print_api(label, little);
-  ApiFigures full = api_run(dir, "policy.yaml", true);
-  std::snprintf(label, sizeof label, "run --once --dry-run at %d/%d:", nodes, pods);
-  print_api(label, full);
-  ApiFigures every = api_run(dir, "policy-every.yaml", false);
-  std::snprintf(label, sizeof label, "... every plugin, at %d/%d:", nodes, pods);
-  print_api(label, every);
-  return ok && full.ok && little.ok && every.ok ? 0 : 1;
+  auto at = [](int n, int p) { return "at " + std::to_string(n) + "/" + std::to_string(p); };
+  const std::string little = at(std::max(1, nodes / 10), std::max(1, pods / 10)), full = at(nodes, pods);
+  ok = api_compare(small, {{"policy.yaml", "run --once --dry-run " + little}}, {tree}, 1, false) && ok;
+  ok = api_compare(dir,
+                   {{"policy.yaml", "run --once --dry-run " + full}, {"policy-every.yaml", "... every plugin, " + full}},
+                   builds, rounds, true) &&
+       ok;
+  return ok ? 0 : 1;
 }

@@ -1,8 +1,10 @@
 #include "descheduler/app/cluster_source.h"
 
 #include <fstream>
+#include <memory>
 
 #include "kube/client/json_reader.h"
+#include "kube/client/list_ahead.h"
 #include "kube/client/list_decoder.h"
 #include "kube/objects.h"
 #include "kube/scenario.h"
@@ -94,14 +96,9 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
   };
   kube::ListOptions paged;
   paged.limit = kListPageLimit;
-  kube::ListOptions live_pods = paged;
-  live_pods.limit = kPodPageLimit;
-  // Bound pods of every phase: RemoveFailedPods and PodLifeTime act on finished ones too
-  // (they are kept as PodInfo::terminal and counted nowhere else).
-  live_pods.field_selector = scheduling ? "status.phase!=Succeeded,status.phase!=Failed" : "spec.nodeName!=";
   std::vector<Kind> kinds = {
       {"Node", kube::resources::nodes(), false, paged},
-      {"Pod", kube::resources::pods(), false, live_pods},
+      {"Pod", kube::resources::pods(), false, pod_list_options(scheduling)},
       {"PodGroup", kube::resources::podgroups(), true, paged},
       {"PriorityClass", kube::ResourceRef{"scheduling.k8s.io", "v1", "priorityclasses", false}, true, paged},
       {"PodDisruptionBudget", kube::ResourceRef{"policy", "v1", "poddisruptionbudgets", true}, true, paged},
@@ -115,11 +112,19 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
       {"Namespace", kube::resources::namespaces(), true, paged},
   };
   if (scheduling) kinds.push_back({"Queue", kube::resources::queues(), true, paged});
+  // Every kind is requested at once, each fetched ahead on a thread of its own, and read
+  // here in order as it arrives: the server's work and the client's overlap.
+  std::vector<std::unique_ptr<kube::ListAhead>> lists;
   for (const Kind& k : kinds) {
+    const auto items = std::string(k.kind) == "Pod" ? kube::ListAhead::Items::Texts : kube::ListAhead::Items::Trees;
+    lists.push_back(std::make_unique<kube::ListAhead>(client, k.ref, "", k.options, items));
+  }
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const Kind& k = kinds[i];
     // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.
     if (std::string(k.kind) == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));
-    auto r = std::string(k.kind) == "Pod" ? client.list_each_text(k.ref, "", k.options, add_pod_text(k.ref))
-                                          : client.list_each(k.ref, "", k.options, add(k.kind, k.ref));
+    auto r = std::string(k.kind) == "Pod" ? lists[i]->each_text(add_pod_text(k.ref)) : lists[i]->each(add(k.kind, k.ref));
+    lists[i].reset();
     if (!r) {
       if (k.optional && (r.error().code == 404 || r.error().code == 403)) {
         warnings.push_back(std::string(k.kind) + "s not listed (" + r.message() + ")");
@@ -132,6 +137,22 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
   return {};
 }
 
+// fill_from_api into a fresh Builder, then `finish` it. A list that expired after some of
+// its pages were read (410: list_ahead.h) is listed again once, into another builder.
+template <class Builder, class Finish>
+auto list_into(kube::Client& client, std::vector<std::string>& warnings, bool scheduling, Finish&& finish)
+    -> decltype(finish(std::declval<Builder&>())) {
+  for (int attempt = 0;; ++attempt) {
+    Builder builder;
+    std::vector<std::string> noted;
+    auto s = fill_from_api(builder, client, noted, scheduling);
+    if (!s && s.error().code == 410 && attempt == 0) continue;
+    if (!s) return s.error();
+    warnings.insert(warnings.end(), noted.begin(), noted.end());
+    return finish(builder);
+  }
+}
+
 }  // namespace
 
 Result<Cluster> cluster_from_file(const std::string& path) {
@@ -140,10 +161,17 @@ Result<Cluster> cluster_from_file(const std::string& path) {
   return builder.finish();
 }
 
+kube::ListOptions pod_list_options(bool scheduling) {
+  kube::ListOptions o;
+  o.limit = kPodPageLimit;
+  // Bound pods of every phase: RemoveFailedPods and PodLifeTime act on finished ones too
+  // (they are kept as PodInfo::terminal and counted nowhere else).
+  o.field_selector = scheduling ? "status.phase!=Succeeded,status.phase!=Failed" : "spec.nodeName!=";
+  return o;
+}
+
 Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings) {
-  ClusterBuilder builder;
-  if (auto s = fill_from_api(builder, client, warnings, false); !s) return s.error();
-  return builder.finish();
+  return list_into<ClusterBuilder>(client, warnings, false, [](ClusterBuilder& b) -> Result<Cluster> { return b.finish(); });
 }
 
 Result<defragment::World> world_from_file(const std::string& path, TimePoint now) {
@@ -153,9 +181,8 @@ Result<defragment::World> world_from_file(const std::string& path, TimePoint now
 }
 
 Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now) {
-  defragment::WorldBuilder builder;
-  if (auto s = fill_from_api(builder, client, warnings, true); !s) return s.error();
-  return builder.finish(now);
+  return list_into<defragment::WorldBuilder>(
+      client, warnings, true, [now](defragment::WorldBuilder& b) -> Result<defragment::World> { return b.finish(now); });
 }
 
 }  // namespace weft::descheduler

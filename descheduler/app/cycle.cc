@@ -1,6 +1,7 @@
 #include "descheduler/app/cycle.h"
 
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -20,6 +21,13 @@ namespace {
 // of one resource reach a scheduler within milliseconds, but the PodGroup's and the
 // replacement pod's come on different watches; two seconds covers a loaded control plane.
 constexpr std::chrono::seconds kReservationLead{2};
+
+// The load a cycle plans on, the policy's Prometheus token read from its Secret first.
+Result<LoadReport> read_load(kube::Client& client, const CycleConfig& config, const Cluster& cluster, TimePoint now) {
+  Policy policy = config.policy;   // with the Prometheus token of this cycle
+  if (auto s = resolve_prometheus_token(client, policy.load_aware.metrics.auth); !s) return s.error();
+  return fetch_load(config.load, policy, cluster, now, &client);
+}
 }  // namespace
 
 void execute_evictions(Plan& plan, const EvictFn& evict) {
@@ -79,6 +87,12 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
         !s)
       spdlog::error("defragment: {}", s.message());
   }
+  // A load that does not read the cluster (a file, Prometheus) is read while the cluster is
+  // listed: on another core, or while this one waits for the API.
+  const Cluster not_listed;
+  std::future<Result<LoadReport>> early_load;
+  if (config_.policy.load_aware_enabled && !load_reads_cluster(config_.load))
+    early_load = std::async(std::launch::async, [&] { return read_load(client_, config_, not_listed, now); });
   // GangDefragment needs pending pods, Queues and HyperNodes too: its world holds the cluster.
   std::optional<defragment::World> world;
   Result<Cluster> listed = make_error("not listed");
@@ -103,12 +117,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   PlanOptions options{now, config_.max_metric_age, config_.cooldown};
   LoadReport load;
   if (config_.policy.load_aware_enabled) {
-    Policy policy = config_.policy;   // with the Prometheus token of this cycle
-    if (auto s = resolve_prometheus_token(client_, policy.load_aware.metrics.auth); !s) {
-      metrics_.cycle_failed(seconds());
-      return s.error();
-    }
-    auto fetched = fetch_load(config_.load, policy, *cluster, now, &client_);
+    auto fetched = early_load.valid() ? early_load.get() : read_load(client_, config_, *cluster, now);
     if (!fetched) {
       metrics_.cycle_failed(seconds());
       return fetched.error();

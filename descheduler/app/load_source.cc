@@ -103,4 +103,8 @@ Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const 
   return make_error("unknown load source");
 }
 
+bool load_reads_cluster(const LoadSpec& spec) {
+  return spec.kind == LoadSpec::Kind::Annotations || spec.kind == LoadSpec::Kind::KubernetesMetrics;
+}
+
 }  // namespace weft::descheduler

@@ -30,5 +30,8 @@ Result<LoadSpec> load_spec_from_policy(const Policy& policy);
 // failed list: source_error), or reads NodeMetrics and PodMetrics from the scenario file.
 Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const Cluster& cluster, TimePoint now,
                               kube::Client* client = nullptr);
+// Whether fetch_load reads `cluster` (annotations, metrics.k8s.io); a file or Prometheus
+// does not, so a cycle may read it while the cluster is being listed.
+bool load_reads_cluster(const LoadSpec& spec);
 
 }  // namespace weft::descheduler

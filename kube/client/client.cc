@@ -1,11 +1,9 @@
 #include "kube/client/client.h"
 
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <thread>
 
 #include "kube/client/json_reader.h"
+#include "kube/client/list_ahead.h"
 #include "kube/client/list_decoder.h"
 #include "kube/client/watch_decoder.h"
 #include "kube/objects.h"
@@ -94,7 +92,7 @@ Result<HttpResponse> Client::execute(const Call& call) {
     }
     if (wait > Clock::duration::zero()) std::this_thread::sleep_for(wait);
 
-    HttpRequest request{call.verb, call.path, call.body, call.content_type};
+    HttpRequest request{call.verb, call.path, call.body, call.content_type, call.body_room};
     auto response = transport_->send(request, deadline);
     std::optional<Millis> retry_after;
     if (!response) {
@@ -154,75 +152,7 @@ Result<ObjectList> Client::list_each_raw(const ResourceRef& ref, const std::stri
 
 Result<ObjectList> Client::list_each_text(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
                                           const std::function<void(std::string_view)>& on_item) {
-  return list_pages_ahead(ref, ns, options, [&](const std::string& body) { return decode_list_texts(body, on_item); });
-}
-
-Result<ObjectList> Client::list_pages_ahead(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
-                                            const std::function<Result<ListMeta>(const std::string& body)>& decode) {
-  if (options.limit <= 0) return list_pages(ref, ns, options, decode);
-  // The fetcher keeps at most two pages ahead; each page's continue token is read from its
-  // metadata before the page is decoded.
-  struct Page {
-    std::string path;
-    Result<HttpResponse> response = make_error("not fetched");
-    bool last = false;
-  };
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Page> pages;
-  bool stop = false;
-  std::thread fetcher([&] {
-    ListOptions current = options;
-    for (;;) {
-      Page page;
-      page.path = ref.collection_path(ns) + list_query(current);
-      page.response = execute({"GET", page.path, "", ""});
-      std::string token;
-      if (page.response && success(page.response->status)) token = continue_of(page.response->body);
-      page.last = token.empty();
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return stop || pages.size() < 2; });
-      if (stop) return;
-      pages.push_back(std::move(page));
-      cv.notify_all();
-      if (pages.back().last) return;
-      current.continue_token = token;
-    }
-  });
-  auto finish = [&](Result<ObjectList> out) {
-    {
-      std::lock_guard lock(mu);
-      stop = true;
-    }
-    cv.notify_all();
-    fetcher.join();
-    return out;
-  };
-  ObjectList list;
-  for (;;) {
-    Page page;
-    {
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return !pages.empty(); });
-      page = std::move(pages.front());
-      pages.pop_front();
-      cv.notify_all();
-    }
-    if (!page.response) return finish(page.response.error());
-    const HttpResponse& response = *page.response;
-    // An expired continue token (410) starts over in one unpaged request, as list_pages does.
-    if (response.status == 410 && page.path.find("continue=") != std::string::npos) {
-      (void)finish(list);
-      ListOptions whole = options;
-      whole.limit = 0;
-      return list_pages(ref, ns, whole, decode);
-    }
-    if (!success(response.status)) return finish(api_error("GET", page.path, response));
-    auto meta = decode(response.body);
-    if (!meta) return finish(make_error("GET " + page.path + ": " + meta.message(), response.status));
-    list.resource_version = meta->resource_version;
-    if (page.last || meta->continue_token.empty()) return finish(list);
-  }
+  return ListAhead(*this, ref, ns, options, ListAhead::Items::Texts).each_text(on_item);
 }
 
 Result<ObjectList> Client::list_pages(const ResourceRef& ref, const std::string& ns, const ListOptions& options,

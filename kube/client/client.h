@@ -95,8 +95,8 @@ class Client {
   Result<ObjectList> list_each_raw(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
                                    const std::function<void(std::string_view, ObjectIdentity&&)>& on_item);
   // The same with each item's text found but NOT checked (decode_list_texts): `on_item`
-  // reads it with a checking reader, so each item is walked once. Paged (options.limit),
-  // the next page is fetched while this one is read.
+  // reads it with a checking reader, so each item is walked once. Pages are fetched ahead
+  // of their reading (list_ahead.h).
   Result<ObjectList> list_each_text(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
                                     const std::function<void(std::string_view)>& on_item);
 
@@ -148,6 +148,7 @@ class Client {
     // When set, a 429 it accepts is the call's answer, not overload to retry (eviction:
     // a PodDisruptionBudget refusal).
     bool (*answer_429)(const HttpResponse&) = nullptr;
+    std::string* body_room = nullptr;   // HttpRequest::body_room
   };
   // One logical call: rate limit, attempts, backoff, deadline. Returns any final HTTP
   // response (errors for the caller to judge) or a connection/deadline error.
@@ -158,9 +159,6 @@ class Client {
   // Every page of a list; `decode` reads one response body and says where it goes on.
   Result<ObjectList> list_pages(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
                                 const std::function<Result<ListMeta>(const std::string& body)>& decode);
-  // The same, fetching page N+1 on another thread while `decode` reads page N.
-  Result<ObjectList> list_pages_ahead(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
-                                      const std::function<Result<ListMeta>(const std::string& body)>& decode);
   void record(const Call& call, int status, int attempt);
 
   std::shared_ptr<Transport> transport_;

@@ -143,6 +143,10 @@ class HttpTransport : public Transport {
     httplib::Request req = make_request(request, *bearer);
     req.progress = [deadline](uint64_t, uint64_t) { return Clock::now() < deadline; };
     httplib::Response res;
+    if (request.body_room) {   // cpp-httplib appends the body it receives
+      res.body = std::move(*request.body_room);
+      res.body.clear();
+    }
     httplib::Error err = httplib::Error::Success;
     bool ok = cli->send(req, res, err);
     if (!ok) {
@@ -219,7 +223,7 @@ class HttpTransport : public Transport {
       if (!opened) return make_error("cannot reach API server " + address() + ": " + opened.message());
       conn = std::move(*opened);
     }
-    auto answered = conn->exchange(plain_head(request, bearer), request.body, deadline);
+    auto answered = conn->exchange(plain_head(request, bearer), request.body, deadline, request.body_room);
     if (!answered) return make_error("cannot reach API server " + address() + ": " + answered.message());
     if (conn->reusable()) {
       std::lock_guard lock(pool_mu_);

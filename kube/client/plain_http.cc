@@ -165,8 +165,13 @@ Status PlainHttpConnection::read_head(HttpResponse& out, Clock::time_point deadl
 
 Status PlainHttpConnection::read_body(HttpResponse& out, Clock::time_point deadline, Framing& framing) {
   std::string why, line;
-  if (out.status == 204 || out.status == 304) return {};
+  // out.body may hold a reused room's old bytes: every way below replaces them.
+  if (out.status == 204 || out.status == 304) {
+    out.body.clear();
+    return {};
+  }
   if (framing.chunked) {
+    out.body.clear();
     for (;;) {
       if (!read_line(line, deadline, why)) return failed(why);
       const size_t size = std::strtoull(line.c_str(), nullptr, 16);   // stops at a ";extension"
@@ -187,7 +192,14 @@ Status PlainHttpConnection::read_body(HttpResponse& out, Clock::time_point deadl
     if (why != kClosed) return failed(why);
   } else if (const size_t length = static_cast<size_t>(framing.length); length > in_.size() - pos_) {
     // A big body (a list) is received straight into the answer, not copied over from in_.
+    // (Grown, a string zeroes its new bytes: a reused room of about this size has few.)
     size_t have = in_.size() - pos_;
+    if (length > out.body.capacity()) {
+      // A room too small: its old bytes are not copied over, and the next pages of about
+      // this size fit in the new one (reserved, not touched: no memory until received).
+      out.body.clear();
+      out.body.reserve(length + length / 8);
+    }
     out.body.resize(length);
     std::memcpy(out.body.data(), in_.data() + pos_, have);
     in_.clear();
@@ -210,7 +222,7 @@ Status PlainHttpConnection::read_body(HttpResponse& out, Clock::time_point deadl
 }
 
 Result<HttpResponse> PlainHttpConnection::exchange(const std::string& head, const std::string& body,
-                                                   Clock::time_point deadline) {
+                                                   Clock::time_point deadline, std::string* body_room) {
   reusable_ = false;   // until the answer is read whole
   if (auto s = set_timeouts(deadline); !s) return s.error();
   iovec parts[2] = {{const_cast<char*>(head.data()), head.size()}, {const_cast<char*>(body.data()), body.size()}};
@@ -237,6 +249,7 @@ Result<HttpResponse> PlainHttpConnection::exchange(const std::string& head, cons
     sent += static_cast<size_t>(n);
   }
   HttpResponse out;
+  if (body_room) out.body = std::move(*body_room);
   Framing framing;
   if (auto st = read_head(out, deadline, framing); !st) return st.error();
   if (auto st = read_body(out, deadline, framing); !st) return st.error();

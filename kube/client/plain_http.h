@@ -27,8 +27,10 @@ class PlainHttpConnection {
 
   // The request line and headers ("METHOD /path HTTP/1.1\r\n...\r\n\r\n") and the body,
   // sent together; the whole answer (Content-Length, chunked, or up to the close) read
-  // back. An error is a connection failure (code 0): do not reuse the connection.
-  Result<HttpResponse> exchange(const std::string& head, const std::string& body, Clock::time_point deadline);
+  // back, into `body_room`'s memory when given (HttpRequest::body_room). An error is a
+  // connection failure (code 0): do not reuse the connection.
+  Result<HttpResponse> exchange(const std::string& head, const std::string& body, Clock::time_point deadline,
+                                std::string* body_room = nullptr);
   // False when the server said it closes the connection, or the connection failed.
   bool reusable() const { return reusable_; }
   // A connection idle for a while may have been closed by the server: looks without

@@ -21,6 +21,9 @@ struct HttpRequest {
   std::string path;           // path plus query, already encoded
   std::string body;
   std::string content_type;
+  // When set, the answer's body is received into this string's memory (taken): a big
+  // list's pages reuse one another's instead of fresh memory.
+  std::string* body_room = nullptr;
 };
 
 struct HttpResponse {

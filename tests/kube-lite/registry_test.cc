@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <thread>
 
 namespace weft::kube_lite {
@@ -231,6 +232,57 @@ TEST_F(RegistryTest, ListByNodeNameFollowsBindingsDeletesAndPages) {
   EXPECT_EQ(names("", "spec.nodeName=n1"), (V{"u1", "s3", "s5"}));
   EXPECT_EQ(names("", "spec.nodeName="), (V{"u0", "u2"}));
   EXPECT_EQ(names("", "spec.nodeName!=n1"), (V{"s0", "s2", "u0", "u2", "s4"}));   // not indexed: a scan
+}
+
+// A list filtered by fields is matched on the values kept with each stored object: they
+// follow every write, and a paged list returns each matching pod once while pods are
+// bound, finished, deleted and created between its pages.
+TEST_F(RegistryTest, PagedFieldSelectedListGivesEachMatchingPodOnceWhileWritesHappen) {
+  std::vector<kube::SourcedObject> state;
+  for (int i = 0; i < 24; ++i) {
+    json p = pod("s" + std::to_string(100 + i));
+    if (i % 4 != 3) p["spec"]["nodeName"] = "n" + std::to_string(i % 3);
+    p["status"] = {{"phase", i % 5 == 4 ? "Failed" : "Running"}};
+    state.push_back({p, "state.json", i + 1});
+  }
+  ASSERT_TRUE(reg.load(state));
+  const std::string selector = "spec.nodeName!=,status.phase!=Failed";
+  auto matching = [&] {
+    std::set<std::string> out;
+    json list = body(reg.list(types.pods(), "", {"", selector, 0, ""}));
+    for (const auto& item : list["items"]) out.insert(item["metadata"]["name"]);
+    return out;
+  };
+  const std::set<std::string> before = matching();
+  EXPECT_EQ(before.size(), 15u);
+  json binding = {{"target", {{"kind", "Node"}, {"name", "n1"}}}};
+  std::vector<std::string> listed;
+  std::set<std::string> touched;
+  std::string token;
+  for (int page = 0;; ++page) {
+    auto r = reg.list(types.pods(), "", {"", selector, 4, token});
+    ASSERT_EQ(r.status, 200);
+    json list = body(r);
+    for (const auto& item : list["items"]) listed.push_back(item["metadata"]["name"]);
+    token = list["metadata"].value("continue", "");
+    if (token.empty()) break;
+    // Writes on both sides of the page boundary.
+    const std::string early = "s" + std::to_string(100 + page), late = "s" + std::to_string(123 - page);
+    ASSERT_EQ(reg.patch(admin, types.pods(), "default", early, "status", "application/merge-patch+json",
+                        R"({"status":{"phase":"Failed"}})", false).status, 200);
+    ASSERT_EQ(reg.remove(admin, types.pods(), "default", late, json(), false).status, 200);
+    ASSERT_EQ(reg.create(admin, types.pods(), "default", pod("new" + std::to_string(page)), false).status, 201);
+    ASSERT_EQ(reg.bind("default", "new" + std::to_string(page), binding, false).status, 201);
+    touched.insert({early, late, "new" + std::to_string(page)});
+  }
+  const std::set<std::string> once(listed.begin(), listed.end());
+  EXPECT_EQ(once.size(), listed.size()) << "a pod listed twice";
+  for (const auto& name : before) EXPECT_TRUE(touched.count(name) || once.count(name)) << name << " missing";
+  for (const auto& name : once) EXPECT_TRUE(before.count(name) || touched.count(name)) << name << " never matched";
+  // The kept values follow the writes: finished and deleted pods no longer match.
+  const std::set<std::string> after = matching();
+  for (const auto& name : touched) EXPECT_TRUE(name[0] != 's' || !after.count(name)) << name;
+  EXPECT_TRUE(after.count("new0"));
 }
 
 TEST_F(RegistryTest, BindingSetsNodeOnceAndAcceptsUnknownNodes) {

@@ -33,7 +33,7 @@ KubeLite::KubeLite(KubeLiteOptions options) : options_(std::move(options)), dir_
   }
   kubeconfig_ = dir_.file("kubeconfig");
   request_log_ = dir_.file("requests.jsonl");
-  std::vector<std::string> argv = {binary_path(), "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig_,
+  std::vector<std::string> argv = {options_.binary.empty() ? binary_path() : options_.binary, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig_,
                                    "--request-log", request_log_};
   auto add = [&](const std::string& flag, const std::string& value) {
     argv.push_back(flag);

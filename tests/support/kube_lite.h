@@ -30,6 +30,7 @@ struct KubeLiteOptions {
   int drop_watch_after = 0;     // --drop-watch-after N events (0 = never)
   std::string dump;             // --dump FILE written on stop()
   std::vector<std::string> extra_args;
+  std::string binary;           // another build's kube-lite ("" = this build's)
   std::chrono::milliseconds start_timeout{20000};
 };
 
