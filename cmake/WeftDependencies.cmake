@@ -62,6 +62,7 @@ option(WEFT_USE_MIMALLOC "link weft-scheduler, weft-descheduler and kube-lite wi
 find_library(MIMALLOC_LIBRARY NAMES mimalloc)
 if(WEFT_USE_MIMALLOC AND MIMALLOC_LIBRARY AND NOT CMAKE_CXX_FLAGS MATCHES "sanitize")
   set(WEFT_DAEMON_ALLOCATOR -Wl,--no-as-needed ${MIMALLOC_LIBRARY} -Wl,--as-needed)
+  find_path(MIMALLOC_INCLUDE_DIR mimalloc.h)   # a binary may set its options (weft-descheduler)
 else()
   set(WEFT_DAEMON_ALLOCATOR "")
   message(STATUS "weft: daemons use glibc malloc (mimalloc: ${MIMALLOC_LIBRARY}, WEFT_USE_MIMALLOC=${WEFT_USE_MIMALLOC})")

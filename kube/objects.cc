@@ -119,7 +119,10 @@ Result<PodResources> pod_resources(const nlohmann::json& pod) {
 
 ResourceList effective_request(const PodResources& pod) {
   ResourceList sum;
-  for (const auto& c : pod.containers) add_to(sum, request_of(c));
+  for (const auto& c : pod.containers) {
+    if (sum.empty()) sum = request_of(c);   // most pods have one container: no merge
+    else add_to(sum, request_of(c));
+  }
   // Init containers run one after another, each beside the sidecars (restartPolicy:
   // Always) started before it; sidecars keep running beside the containers.
   ResourceList sidecars, init_peak;
@@ -134,9 +137,10 @@ ResourceList effective_request(const PodResources& pod) {
       init_peak = max_of(init_peak, r);
     }
   }
-  sum = max_of(sum, init_peak);
-  for (const auto& [k, v] : request_of(pod.pod_level))
-    if (k == "cpu" || k == "memory" || k.rfind("hugepages-", 0) == 0) sum[k] = v;
+  if (!init_peak.empty()) sum = max_of(sum, init_peak);
+  if (!pod.pod_level.requests.empty() || !pod.pod_level.limits.empty())
+    for (const auto& [k, v] : request_of(pod.pod_level))
+      if (k == "cpu" || k == "memory" || k.rfind("hugepages-", 0) == 0) sum[k] = v;
   add_to(sum, pod.overhead);
   return sum;
 }

@@ -460,13 +460,17 @@ int main(int argc, char** argv) {
   weft::testing::write_file(dir + "/policy-every.yaml", kEveryPluginPolicy);
   bool ok = true;
   for (auto [file, name] : {std::pair{"policy.yaml", "LoadAware"}, std::pair{"policy-every.yaml", "every plugin"}}) {
-    auto plan = run_child({WEFT_DESCHEDULER_BINARY, "plan", dir + "/scenario.json", "--policy", dir + "/" + file,
-                           "--load", "file=" + dir + "/load.json"},
+    auto plan = run_child({WEFT_DESCHEDULER_BINARY, "--log-level", "debug", "plan", dir + "/scenario.json", "--policy",
+                           dir + "/" + file, "--load", "file=" + dir + "/load.json"},
                           dir + "/plan.out");
     char label[96];
     std::snprintf(label, sizeof label, "weft-descheduler plan, %s:", name);
     std::printf("%-44s %.3f s, peak RSS %.0f MiB (exit %d)\n", label, plan.seconds, plan.max_rss_kib / 1024.0,
                 WEXITSTATUS(plan.status));
+    // Where its time went, as the plan logs it (its phases; the load file is read beside the scenario).
+    std::smatch phases;
+    if (std::regex_search(plan.output, phases, std::regex(R"(plan phases: ([^\n]*))")))
+      std::printf("%-44s %s\n", "", phases[1].str().c_str());
     ok = ok && WEXITSTATUS(plan.status) == 0;
     if (WEXITSTATUS(plan.status) != 0) std::printf("%s\n", plan.output.substr(0, 2000).c_str());
   }

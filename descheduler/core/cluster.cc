@@ -75,16 +75,13 @@ void link_snapshot(Cluster& c) {
   c.topology = scheduler::build_topology(c.snapshot);
 }
 
-// Each pod's twin in the snapshot (sorted by key, as it keeps them).
-void link_pods(Cluster& c) {
-  const auto& pods = c.snapshot.pods;
-  for (auto& p : c.pods) {
-    const std::string key = p.key();
-    auto it = std::lower_bound(pods.begin(), pods.end(), key,
-                               [](const scheduler::PodInfo& q, const std::string& k) { return q.key < k; });
-    if (it == pods.end() || it->key != key) continue;
-    p.core = static_cast<int>(it - pods.begin());
-    p.spec = &*it;
+// Each pod's twin in the snapshot: `twins` (the order each was added to the snapshot's
+// builder) through `slots` (where the builder put each).
+void link_pods(Cluster& c, const std::vector<size_t>& twins, const std::vector<size_t>& slots) {
+  for (size_t i = 0; i < c.pods.size(); ++i) {
+    const size_t slot = slots[twins[i]];
+    c.pods[i].core = static_cast<int>(slot);
+    c.pods[i].spec = &c.snapshot.pods[slot];
   }
 }
 
@@ -212,14 +209,17 @@ Status ClusterBuilder::add_pod_read(scheduler::PodFields&& fields, const PodFact
   if (!later) return later.error();
   if (*later) return {};
   std::string node = fields.node_name;
-  auto pod = facts.facts(fields);
   auto spec = scheduler::pod_info_from(std::move(fields), where, &decode_pools_);
   if (!spec) return spec.error();
+  // pod_info_from took the texts it keeps (the name); the rest of `fields` is still there.
+  auto pod = facts.facts(fields, *spec);
   if (!node.empty() && !pod) return wrap(pod.error(), where);
+  const size_t twin = scheduling_.pods_added();
   scheduling_.add(std::move(*spec));
   if (node.empty()) return {};
   cluster_.pods.push_back(std::move(*pod));
   pod_nodes_.push_back(std::move(node));
+  pod_twins_.push_back(twin);
   return {};
 }
 
@@ -227,6 +227,7 @@ void ClusterBuilder::reserve_pods(size_t pods) {
   scheduling_.reserve(0, pods);
   cluster_.pods.reserve(pods);
   pod_nodes_.reserve(pods);
+  pod_twins_.reserve(pods);
 }
 
 size_t ClusterBuilder::pod_capacity() const {
@@ -242,7 +243,7 @@ Cluster ClusterBuilder::finish(TimePoint now) {
   Cluster c = std::move(cluster_);
   c.snapshot = scheduling_.build(now);
   c.groups = c.snapshot.podgroups;
-  link_pods(c);
+  link_pods(c, pod_twins_, scheduling_.pod_slots());
   // Kept pods are compacted in place: a second vector of 100,000 pods would double the peak.
   size_t kept = 0;
   for (size_t i = 0; i < c.pods.size(); ++i) {
@@ -274,6 +275,7 @@ Cluster ClusterBuilder::finish(TimePoint now) {
   link_snapshot(c);
   match_pdbs(c);
   pod_nodes_ = {};
+  pod_twins_ = {};
   return c;
 }
 

@@ -167,6 +167,7 @@ class ClusterBuilder {
 
   Cluster cluster_;
   std::vector<std::string> pod_nodes_;
+  std::vector<size_t> pod_twins_;          // per pod, its order of add to scheduling_ (SnapshotBuilder::pod_slots)
   scheduler::DecodePools decode_pools_;   // texts and constraints, shared by both records of a pod
   PodFactsReader facts_{decode_pools_.strings};   // reused: its lists keep their room from pod to pod
   scheduler::SnapshotBuilder scheduling_;

@@ -30,15 +30,16 @@ Status text_of(JsonCursor& c, SharedString& into, StringPool& pool) {
   return {};
 }
 
-// An integer member in [lo, hi]; null: absent.
-Status integer_of(JsonCursor& c, std::optional<int64_t>& into, int64_t lo, int64_t hi, const std::string& error) {
+// An integer member in [lo, hi]; null: absent. `error()` words the refusal.
+template <class Message>
+Status integer_of(JsonCursor& c, std::optional<int64_t>& into, int64_t lo, int64_t hi, const Message& error) {
   auto text = c.skip();
   if (!text) return text.error();
   into.reset();
   if (*text == "null") return {};
   int64_t v = 0;
   auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (ec != std::errc() || end != text->data() + text->size() || v < lo || v > hi) return make_error(error);
+  if (ec != std::errc() || end != text->data() + text->size() || v < lo || v > hi) return make_error(error());
   into = v;
   return {};
 }
@@ -152,15 +153,15 @@ Status PodFactsReader::read_owners(JsonCursor& c) {
   if (c.peek() != '[') return c.pass_over();
   return c.elements("metadata.ownerReferences", [&](size_t i) -> Status {
     if (c.peek() != '{') return c.pass_over();
-    const std::string at = "metadata.ownerReferences[" + std::to_string(i) + "]";
+    auto at = [&] { return "metadata.ownerReferences[" + std::to_string(i) + "]"; };
     Owner o;
     // Worded as the tree readers refuse a field of the wrong type.
     auto wrong_type = [&](const std::string& key, const char* what) {
-      return make_error("a field has the wrong type (" + at + "." + key + " is not " + what + ")");
+      return make_error("a field has the wrong type (" + at() + "." + key + " is not " + what + ")");
     };
     auto s = c.members(at, [&](const std::string& key) -> Status {
       std::string* text = key == "kind" ? &o.kind : key == "name" ? &o.name : key == "uid" ? &o.uid : nullptr;
-      if (text) return c.peek() == '"' || c.peek() == 'n' ? c.string_field(at + "." + key, *text) : wrong_type(key, "a string");
+      if (text) return c.peek() == '"' || c.peek() == 'n' ? c.string_field("", *text) : wrong_type(key, "a string");
       if (key != "controller") return c.pass_over();
       auto v = c.skip();
       if (!v) return v.error();
@@ -177,11 +178,11 @@ Status PodFactsReader::read_owners(JsonCursor& c) {
 Status PodFactsReader::read_statuses(JsonCursor& c, ContainerState::Kind kind, const std::string& key) {
   auto& out = statuses_[static_cast<size_t>(kind)];
   out.clear();
-  const std::string where = "status." + key;
+  auto where = [&] { return "status." + key; };
   if (c.peek() == 'n') return c.pass_over();
-  if (c.peek() != '[') return make_error(where + ": must be a list");
+  if (c.peek() != '[') return make_error(where() + ": must be a list");
   return c.elements(where, [&](size_t i) -> Status {
-    const std::string at = where + "[" + std::to_string(i) + "]";
+    auto at = [&] { return where() + "[" + std::to_string(i) + "]"; };
     ContainerState cs;
     cs.kind = kind;
     if (c.peek() != '{') {   // not an object: a state with nothing set, as the tree reader takes it
@@ -191,7 +192,8 @@ Status PodFactsReader::read_statuses(JsonCursor& c, ContainerState::Kind kind, c
     auto s = c.members(at, [&](const std::string& field) -> Status {
       if (field == "restartCount") {
         std::optional<int64_t> restarts;
-        if (auto st = integer_of(c, restarts, 0, INT32_MAX, at + ".restartCount: must be a non-negative integer"); !st)
+        if (auto st = integer_of(c, restarts, 0, INT32_MAX, [&] { return at() + ".restartCount: must be a non-negative integer"; });
+            !st)
           return st;
         cs.restarts = static_cast<int32_t>(restarts.value_or(0));
         return {};
@@ -200,15 +202,16 @@ Status PodFactsReader::read_statuses(JsonCursor& c, ContainerState::Kind kind, c
       cs.waiting_reason = cs.terminated_reason = SharedString();
       cs.exit_code.reset();
       if (c.peek() != '{') return c.pass_over();
-      return c.members(at + ".state", [&](const std::string& state) -> Status {
+      return c.members([&] { return at() + ".state"; }, [&](const std::string& state) -> Status {
         if (state != "waiting" && state != "terminated") return c.pass_over();
         if (c.peek() != '{') return c.pass_over();
         const bool terminated = state == "terminated";
-        return c.members(at + ".state." + state, [&](const std::string& part) -> Status {
+        return c.members([&] { return at() + ".state." + state; }, [&](const std::string& part) -> Status {
           if (part == "reason") return text_of(c, terminated ? cs.terminated_reason : cs.waiting_reason, pool_);
           if (!terminated || part != "exitCode") return c.pass_over();
           std::optional<int64_t> code;
-          if (auto st = integer_of(c, code, INT32_MIN, INT32_MAX, at + ".state.terminated.exitCode: must be a 32-bit integer");
+          if (auto st = integer_of(c, code, INT32_MIN, INT32_MAX,
+                                   [&] { return at() + ".state.terminated.exitCode: must be a 32-bit integer"; });
               !st)
             return st;
           if (code) cs.exit_code = static_cast<int32_t>(*code);
@@ -255,28 +258,31 @@ Status PodFactsReader::read_conditions(std::string_view text) {
   });
 }
 
-Result<PodInfo> PodFactsReader::facts(const scheduler::PodFields& f) const {
+Result<PodInfo> PodFactsReader::facts(const scheduler::PodFields& f, const scheduler::PodInfo& twin) const {
   PodInfo p;
-  p.ns = pool_.intern(f.namespace_name.empty() ? "default" : f.namespace_name);
-  p.name = f.name;
+  p.ns = twin.namespace_name;   // "default" when not given, as here
+  p.name = twin.name;
   p.priority_in_spec = f.priority.is_number_integer();
   p.priority = p.priority_in_spec ? f.priority.get<int32_t>() : 0;
-  if (!f.priority_class.empty()) p.priority_class = pool_.intern(f.priority_class);
+  p.priority_class = twin.priority_class;
   auto stated = given_qos(qos_class_);
   if (!stated) return stated.error();
   p.qos = *stated ? **stated : qos_of(f.resources);
+  PodStatusInfo& d = p.detail;
   bool have_controller = false;
   for (const Owner& o : owners_) {
+    d.owners.push_back({o.kind.empty() ? SharedString() : pool_.intern(o.kind), o.name.empty() ? SharedString() : pool_.intern(o.name)});
     ++p.owner_count;
     if (o.kind == "DaemonSet") p.daemonset = true;
     if (have_controller || (!o.controller && !p.owner_kind.empty())) continue;
-    p.owner_kind = pool_.intern(o.kind.empty() ? "Owner" : o.kind);
-    p.owner_name = pool_.intern(o.name);
+    p.owner_kind = o.kind.empty() ? pool_.intern("Owner") : d.owners.back().kind;
+    p.owner_name = d.owners.back().name;
     p.owner_uid = pool_.intern(o.uid);
     have_controller = o.controller;
   }
   p.group = pool_.intern(scheduler::group_name([&](const char* key) { return value_of(f.annotations, key); }));
-  if (!f.phase.empty()) p.phase = pool_.intern(f.phase);
+  // As written (the snapshot's record counts a Pending pod with a node as Running).
+  if (!f.phase.empty()) p.phase = f.phase == twin.phase.view() ? twin.phase : pool_.intern(f.phase);
   auto started = time_of(f.start_time, "status.startTime");
   if (!started) return started.error();
   p.started = *started;
@@ -287,15 +293,12 @@ Result<PodInfo> PodFactsReader::facts(const scheduler::PodFields& f) const {
   p.evict_annotation = value_of(f.annotations, kEvictAnnotation) != nullptr;
   p.prefer_no_eviction = value_of(f.annotations, kPreferNoEvictionAnnotation) != nullptr;
   if (auto s = volume_kinds(f.volumes, p.has_pvc, p.has_local_storage); !s) return s.error();
-  PodStatusInfo& d = p.detail;
   auto created = time_of(f.created, "metadata.creationTimestamp");
   if (!created) return created.error();
   d.created = *created;
   d.reason = reason_;
   for (const auto& list : statuses_) d.containers.insert(d.containers.end(), list.begin(), list.end());
   d.conditions = conditions_;
-  for (const Owner& o : owners_)
-    d.owners.push_back({o.kind.empty() ? SharedString() : pool_.intern(o.kind), o.name.empty() ? SharedString() : pool_.intern(o.name)});
   d.images.assign(f.resources.containers.size(), SharedString());
   for (size_t i = 0; i < images_.size() && i < d.images.size(); ++i) d.images[i] = images_[i];
   std::sort(d.images.begin(), d.images.end());

@@ -13,6 +13,10 @@
 #include "descheduler/core/plugins/common/pod_status.h"
 #include "scheduler/core/pod_fields.h"
 
+namespace weft::scheduler {
+struct PodInfo;
+}
+
 namespace weft::descheduler {
 
 struct PodInfo;
@@ -30,9 +34,10 @@ class PodFactsReader : public scheduler::PodTextExtension {
   // What the object said of itself: its kind ("" when absent) and whether it has metadata.
   const std::string& kind() const { return kind_; }
   bool has_metadata() const { return has_metadata_; }
-  // The pod's eviction facts from what was read and the core's fields `f` (before
-  // scheduler::pod_info_from takes them). Errors name the field.
-  Result<PodInfo> facts(const scheduler::PodFields& f) const;
+  // The pod's eviction facts from what was read, the core's fields `f` and the record
+  // scheduler::pod_info_from made of them (`twin`: its pooled texts are shared, not
+  // pooled again). Errors name the field.
+  Result<PodInfo> facts(const scheduler::PodFields& f, const scheduler::PodInfo& twin) const;
 
  private:
   struct Owner {

@@ -1,6 +1,7 @@
 #include "descheduler/core/qos.h"
 
-#include <map>
+#include <array>
+#include <optional>
 #include <string>
 
 
@@ -35,37 +36,47 @@ Result<std::optional<QosClass>> given_qos(const std::string& q) {
 }
 
 QosClass qos_of(const kube::PodResources& resources) {
-  // Only cpu and memory decide the class; zero amounts count as unset.
-  std::map<std::string, int64_t> requests, limits;
+  // Only cpu and memory decide the class; zero amounts count as unset. Summed in place:
+  // every pod of a cluster is classed as it is decoded.
+  struct Sum {
+    int64_t amount = 0;
+    bool set = false;
+    void add(int64_t a) {
+      amount += a;
+      set = true;
+    }
+  };
+  constexpr std::array<const char*, 2> kNames = {"cpu", "memory"};
+  std::array<Sum, 2> requests, limits;
   bool guaranteed = true;
   for (const auto* list : {&resources.containers, &resources.init_containers}) {
     for (const auto& container : *list) {
-      std::map<std::string, int64_t> got[2];   // this container's requests, limits
-      const kube::ResourceList* given[2] = {&container.requests, &container.limits};
-      for (int k = 0; k < 2; ++k)
-        for (const char* name : {"cpu", "memory"})
-          if (auto it = given[k]->find(name); it != given[k]->end()) got[k][name] = it->second;
-      // The API server defaults a request to its limit when only the limit is given.
-      for (const auto& [name, amount] : got[1]) got[0].emplace(name, amount);
+      std::array<std::optional<int64_t>, 2> request, limit;   // this container's, by kNames
+      for (size_t r = 0; r < kNames.size(); ++r) {
+        if (auto it = container.requests.find(kNames[r]); it != container.requests.end()) request[r] = it->second;
+        if (auto it = container.limits.find(kNames[r]); it != container.limits.end()) limit[r] = it->second;
+        // The API server defaults a request to its limit when only the limit is given.
+        if (!request[r]) request[r] = limit[r];
+      }
       int limited = 0;
-      for (const auto& [name, amount] : got[0])
-        if (amount > 0) requests[name] += amount;
-      for (const auto& [name, amount] : got[1])
-        if (amount > 0) {
-          limits[name] += amount;
+      for (size_t r = 0; r < kNames.size(); ++r) {
+        if (request[r] && *request[r] > 0) requests[r].add(*request[r]);
+        if (limit[r] && *limit[r] > 0) {
+          limits[r].add(*limit[r]);
           ++limited;
         }
+      }
       if (limited < 2) guaranteed = false;
     }
   }
-  if (requests.empty() && limits.empty()) return QosClass::BestEffort;
-  if (guaranteed) {
-    for (const auto& [name, amount] : requests) {
-      auto l = limits.find(name);
-      if (l == limits.end() || l->second != amount) guaranteed = false;
-    }
+  size_t requested = 0, limited = 0;
+  for (size_t r = 0; r < kNames.size(); ++r) {
+    requested += requests[r].set;
+    limited += limits[r].set;
+    if (requests[r].set && (!limits[r].set || limits[r].amount != requests[r].amount)) guaranteed = false;
   }
-  return guaranteed && requests.size() == limits.size() ? QosClass::Guaranteed : QosClass::Burstable;
+  if (requested == 0 && limited == 0) return QosClass::BestEffort;
+  return guaranteed && requested == limited ? QosClass::Guaranteed : QosClass::Burstable;
 }
 
 Result<QosClass> pod_qos(const json& pod) {

@@ -143,14 +143,14 @@ Status JsonCursor::end() {
   return {};
 }
 
-Error JsonCursor::not_a(const std::string& field, const char* what) {
+Error JsonCursor::not_a(std::string_view field, const char* what) {
   const size_t at = p_;
   auto text = skip();
   std::string shown = text ? std::string(text->substr(0, 60)) : "text at byte " + std::to_string(at);
-  return make_error(field + ": " + shown + " is not " + what);
+  return make_error(std::string(field) + ": " + shown + " is not " + what);
 }
 
-Status JsonCursor::string_field(const std::string& field, std::string& out) {
+Status JsonCursor::string_field(std::string_view field, std::string& out) {
   switch (peek()) {
     case '"': return string(out);
     case 'n':
@@ -161,7 +161,7 @@ Status JsonCursor::string_field(const std::string& field, std::string& out) {
   }
 }
 
-Result<bool> JsonCursor::object_field(const std::string& field) {
+Result<bool> JsonCursor::object_field(std::string_view field) {
   switch (peek()) {
     case '{':
       if (auto s = enter_object(); !s) return s.error();
@@ -173,7 +173,7 @@ Result<bool> JsonCursor::object_field(const std::string& field) {
   }
 }
 
-Result<bool> JsonCursor::array_field(const std::string& field) {
+Result<bool> JsonCursor::array_field(std::string_view field) {
   switch (peek()) {
     case '[':
       if (auto s = enter_array(); !s) return s.error();
@@ -182,31 +182,6 @@ Result<bool> JsonCursor::array_field(const std::string& field) {
       if (auto s = skip(); !s) return s.error();
       return false;
     default: return not_a(field, "an array");
-  }
-}
-
-Status JsonCursor::members(const std::string& field, const std::function<Status(const std::string& key)>& read) {
-  auto entered = object_field(field);
-  if (!entered) return entered.error();
-  if (!*entered) return {};
-  std::string key;
-  for (;;) {
-    auto more = next_key(key);
-    if (!more) return more.error();
-    if (!*more) return {};
-    if (auto s = read(key); !s) return s;
-  }
-}
-
-Status JsonCursor::elements(const std::string& field, const std::function<Status(size_t index)>& read) {
-  auto entered = array_field(field);
-  if (!entered) return entered.error();
-  if (!*entered) return {};
-  for (size_t i = 0;; ++i) {
-    auto more = next_element();
-    if (!more) return more.error();
-    if (!*more) return {};
-    if (auto s = read(i); !s) return s;
   }
 }
 

@@ -16,6 +16,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -55,24 +57,66 @@ class JsonCursor {
   void passed(size_t pos) { p_ = pos; }
 
   // The same, with `field` named in their errors; null is taken as absent.
-  Status string_field(const std::string& field, std::string& out);   // null: ""
-  Result<bool> object_field(const std::string& field);                // entered; false: null
-  Result<bool> array_field(const std::string& field);                 // entered; false: null
-  // The object (null: none) member by member: `read` finds the cursor at the member's
-  // value and must read or skip it. `read` may stop the walk with an error.
-  Status members(const std::string& field, const std::function<Status(const std::string& key)>& read);
-  // The array (null: none) element by element, the same way.
-  Status elements(const std::string& field, const std::function<Status(size_t index)>& read);
+  Status string_field(std::string_view field, std::string& out);   // null: ""
+  Result<bool> object_field(std::string_view field);                // entered; false: null
+  Result<bool> array_field(std::string_view field);                 // entered; false: null
+  // The object (null: none) member by member: `read(const std::string& key)` finds the
+  // cursor at the member's value and must read or skip it; it may stop the walk with an
+  // error. `field` is a text or a function that spells it, called only for an error.
+  // (Templates: a decoder calls these for every object of every pod, and a std::function
+  // or a field name built per call cost an allocation each.)
+  template <class Field, class Read>
+  Status members(const Field& field, Read&& read);
+  // The array (null: none) element by element, the same way: `read(size_t index)`.
+  template <class Field, class Read>
+  Status elements(const Field& field, Read&& read);
 
  private:
   void skip_ws();
   Error fail(const std::string& what) const;
-  Error not_a(const std::string& field, const char* what);
+  Error not_a(std::string_view field, const char* what);
 
   std::string_view s_;
   size_t p_;
   std::vector<bool> first_;   // per open container: its next member would be the first
   bool checked_ = false;
 };
+
+namespace json_cursor_detail {
+template <class Field>
+std::string spelled(const Field& field) {
+  if constexpr (std::is_invocable_v<const Field&>) return field();
+  else return std::string(std::string_view(field));
+}
+}  // namespace json_cursor_detail
+
+template <class Field, class Read>
+Status JsonCursor::members(const Field& field, Read&& read) {
+  if (const char kind = peek(); kind != '{' && kind != 'n') return not_a(json_cursor_detail::spelled(field), "an object");
+  auto entered = object_field("");
+  if (!entered) return entered.error();
+  if (!*entered) return {};
+  std::string key;
+  for (;;) {
+    auto more = next_key(key);
+    if (!more) return more.error();
+    if (!*more) return {};
+    if (auto s = read(std::as_const(key)); !s) return s;
+  }
+}
+
+template <class Field, class Read>
+Status JsonCursor::elements(const Field& field, Read&& read) {
+  if (const char kind = peek(); kind != '[' && kind != 'n') return not_a(json_cursor_detail::spelled(field), "an array");
+  auto entered = array_field("");
+  if (!entered) return entered.error();
+  if (!*entered) return {};
+  for (size_t i = 0;; ++i) {
+    auto more = next_element();
+    if (!more) return more.error();
+    if (!*more) return {};
+    if (auto s = read(i); !s) return s;
+  }
+}
 
 }  // namespace weft::kube

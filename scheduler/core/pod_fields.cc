@@ -88,6 +88,12 @@ Result<std::vector<HostPort>> tree_host_ports(const json& spec) {
 using kube::JsonCursor;
 using Section = PodTextExtension::Section;
 
+// The string member `key` of `object`; its name is only spelled out for an error.
+Status string_member(JsonCursor& c, std::string_view object, std::string_view key, std::string& out) {
+  if (c.peek() == '"') return c.string(out);
+  return c.string_field(std::string(object).append(".").append(key), out);
+}
+
 // A quantity's JSON text (already checked) as parse_resource_list reads it from a tree: a
 // string, or a number's value.
 Result<int64_t> quantity_of(std::string_view text) {
@@ -102,12 +108,17 @@ Result<int64_t> quantity_of(std::string_view text) {
   return kube::parse_quantity_milli(*value);
 }
 
-Result<kube::ResourceList> read_resource_list(JsonCursor& c, const std::string& field) {
+// Field names below are texts or functions that spell them (JsonCursor::members): a pod's
+// containers are read without building a name, unless there is an error to name.
+using kube::json_cursor_detail::spelled;
+
+template <class Field>
+Result<kube::ResourceList> read_resource_list(JsonCursor& c, const Field& field) {
   kube::ResourceList out;
   if (const char kind = c.peek(); kind != '{' && kind != 'n') {
     auto text = c.skip();
     if (!text) return text.error();
-    return make_error(field + ": resource list is not an object: " + std::string(text->substr(0, 60)));
+    return make_error(spelled(field) + ": resource list is not an object: " + std::string(text->substr(0, 60)));
   }
   // As a tree keeps them: a resource named twice is its last value, and the first bad one
   // in name order is the error.
@@ -119,7 +130,7 @@ Result<kube::ResourceList> read_resource_list(JsonCursor& c, const std::string& 
     out.erase(name);
     bad.erase(name);
     if (q) out[name] = *q;
-    else bad.emplace(name, wrap(wrap(q.error(), "resource '" + name + "'"), field));
+    else bad.emplace(name, wrap(wrap(q.error(), "resource '" + name + "'"), spelled(field)));
     return {};
   });
   if (!s) return s.error();
@@ -140,28 +151,31 @@ Status read_ports(JsonCursor& c, const std::string& where, std::vector<HostPort>
 }
 
 // {requests, limits} of a container's (or the pod's) `resources`.
-Status read_requests_limits(JsonCursor& c, const std::string& field, kube::ContainerResources& out) {
+template <class Field>
+Status read_requests_limits(JsonCursor& c, const Field& field, kube::ContainerResources& out) {
   out.requests.clear();
   out.limits.clear();
   return c.members(field, [&](const std::string& part) -> Status {
     if (part != "requests" && part != "limits") return c.pass_over();
-    auto list = read_resource_list(c, field + "." + part);
+    auto list = read_resource_list(c, [&] { return spelled(field) + "." + part; });
     if (!list) return list.error();
     (part == "requests" ? out.requests : out.limits) = std::move(*list);
     return {};
   });
 }
 
-Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string& where, bool init,
+// `list` is "spec.containers" or "spec.initContainers".
+Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string& list, bool init,
                                                 std::vector<HostPort>& host_ports, size_t index, PodTextExtension* more) {
   kube::ContainerResources out;
   std::vector<HostPort> ports;
+  auto where = [&] { return list + "[" + std::to_string(index) + "]"; };
   auto s = c.members(where, [&](const std::string& key) -> Status {
-    if (key == "ports") return read_ports(c, where, ports);
-    if (key == "resources") return read_requests_limits(c, where + ".resources", out);
+    if (key == "ports") return read_ports(c, where(), ports);
+    if (key == "resources") return read_requests_limits(c, [&] { return where() + ".resources"; }, out);
     if (init && key == "restartPolicy") {
       std::string policy;
-      if (auto st = c.string_field(where + ".restartPolicy", policy); !st) return st;
+      if (auto st = c.string_field(where() + ".restartPolicy", policy); !st) return st;
       out.sidecar = policy == "Always";
       return {};
     }
@@ -178,14 +192,14 @@ Status read_containers(JsonCursor& c, const std::string& key, std::vector<kube::
   into.clear();
   const std::string field = "spec." + key;
   return c.elements(field, [&](size_t i) -> Status {
-    auto container = read_container(c, field + "[" + std::to_string(i) + "]", key == "initContainers", host_ports, i, more);
+    auto container = read_container(c, field, key == "initContainers", host_ports, i, more);
     if (!container) return container.error();
     into.push_back(std::move(*container));
     return {};
   });
 }
 
-Status read_string_map(JsonCursor& c, const std::string& field, bool every_key,
+Status read_string_map(JsonCursor& c, std::string_view field, bool every_key,
                        std::vector<std::pair<std::string, std::string>>& into, const PodTextExtension* more) {
   into.clear();
   return c.members(field, [&](const std::string& key) -> Status {
@@ -193,7 +207,7 @@ Status read_string_map(JsonCursor& c, const std::string& field, bool every_key,
     // A key met twice keeps its last value, as a tree would; null is no value.
     const bool present = c.peek() != 'n';
     std::string value;
-    if (auto s = c.string_field(field + "." + key, value); !s) return s;
+    if (auto s = string_member(c, field, key, value); !s) return s;
     std::erase_if(into, [&](const auto& kv) { return kv.first == key; });
     if (present) into.emplace_back(key, std::move(value));
     return {};
@@ -208,13 +222,14 @@ Status read_metadata(JsonCursor& c, PodFields& f, PodTextExtension* more) {
                         : key == "resourceVersion"   ? &f.resource_version
                         : key == "creationTimestamp" ? &f.created
                                                      : nullptr;
-    if (text) return c.string_field("metadata." + key, *text);
+    if (text) return string_member(c, "metadata", key, *text);
     if (key == "deletionTimestamp") {
       f.deleting = c.peek() == '"';
       return c.pass_over();
     }
     if (key == "annotations" || key == "labels")
-      return read_string_map(c, "metadata." + key, key == "labels", key == "labels" ? f.labels : f.annotations, more);
+      return read_string_map(c, key == "labels" ? "metadata.labels" : "metadata.annotations", key == "labels",
+                             key == "labels" ? f.labels : f.annotations, more);
     return more ? more->member(Section::Metadata, key, c) : c.pass_over();
   });
 }
@@ -251,7 +266,7 @@ Status read_spec(JsonCursor& c, PodFields& f, PodTextExtension* more) {
                         : key == "schedulerName"     ? &f.scheduler_name
                         : key == "priorityClassName" ? &f.priority_class
                                                      : nullptr;
-    if (text) return c.string_field("spec." + key, *text);
+    if (text) return string_member(c, "spec", key, *text);
     if (key == "tolerations") return span_into(c, t.tolerations);
     if (key == "nodeSelector") return span_into(c, t.node_selector);
     if (key == "topologySpreadConstraints") return span_into(c, t.spread);

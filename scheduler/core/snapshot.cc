@@ -383,7 +383,6 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
                         "' in an annotation; a pod belongs to one group");
     p.group = shared_text(pool, kube::native_group_key("PodGroup", namespace_name, f.scheduling_group));
   }
-  p.labels = kube::InternedLabels(kube::Labels(f.labels.begin(), f.labels.end()), pool);
   p.request = kube::effective_request(f.resources);
   p.constraints = pools ? pools->constraints(f.constraints) : nullptr;
   if (!p.constraints) {
@@ -529,16 +528,35 @@ void SnapshotBuilder::reserve(size_t nodes, size_t pods) {
 }
 
 namespace {
-// Records sorted by key through their indexes, then moved once each: a PodInfo is large,
-// and sorting 100,000 in place moves each of them many times.
-void sort_by_key(std::vector<PodInfo>& pods) {
-  std::vector<size_t> order(pods.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return pods[a].key < pods[b].key; });
-  std::vector<PodInfo> sorted;
-  sorted.reserve(pods.size());
-  for (size_t i : order) sorted.push_back(std::move(pods[i]));
-  pods = std::move(sorted);
+// Records sorted by key through their indexes, then moved about once each, in place (a
+// PodInfo is large: sorting 100,000 of them directly moves each many times, and a sorted
+// copy would be as big again). Keys are compared through views gathered first, so the
+// sort does not visit the records. Sets slots[i] to where pods[i] landed.
+void sort_by_key(std::vector<PodInfo>& pods, std::vector<size_t>& slots) {
+  std::vector<std::pair<std::string_view, size_t>> keys(pods.size());
+  for (size_t i = 0; i < pods.size(); ++i) keys[i] = {pods[i].key, i};
+  // Stable on equal keys (the index breaks ties), as the records keep their order of add.
+  std::sort(keys.begin(), keys.end());
+  std::vector<size_t> order(pods.size());   // slot i takes pods[order[i]]
+  for (size_t i = 0; i < keys.size(); ++i) {
+    order[i] = keys[i].second;
+    slots[keys[i].second] = i;
+  }
+  keys = {};
+  // Each cycle of the permutation is followed once.
+  for (size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start) continue;
+    PodInfo held = std::move(pods[start]);
+    size_t at = start;
+    while (order[at] != start) {
+      const size_t from = order[at];
+      pods[at] = std::move(pods[from]);
+      order[at] = at;
+      at = from;
+    }
+    pods[at] = std::move(held);
+    order[at] = at;
+  }
 }
 }  // namespace
 
@@ -566,7 +584,9 @@ Snapshot SnapshotBuilder::build(TimePoint now) {
   auto by_name = [](const NodeInfo& a, const NodeInfo& b) { return a.name < b.name; };
   auto by_key = [](const PodInfo& a, const PodInfo& b) { return a.key < b.key; };
   if (!std::is_sorted(s.nodes.begin(), s.nodes.end(), by_name)) std::sort(s.nodes.begin(), s.nodes.end(), by_name);
-  if (!std::is_sorted(s.pods.begin(), s.pods.end(), by_key)) sort_by_key(s.pods);
+  pod_slots_.resize(s.pods.size());
+  for (size_t i = 0; i < pod_slots_.size(); ++i) pod_slots_[i] = i;
+  if (!std::is_sorted(s.pods.begin(), s.pods.end(), by_key)) sort_by_key(s.pods, pod_slots_);
   std::sort(s.hypernodes.begin(), s.hypernodes.end(),
             [](const HyperNodeInfo& a, const HyperNodeInfo& b) { return a.name < b.name; });
   default_priority_.reset();

@@ -234,12 +234,17 @@ class SnapshotBuilder {
   void add(NodeInfo node) { snap_.nodes.push_back(std::move(node)); }
   void add(PodInfo pod) { snap_.pods.push_back(std::move(pod)); }
   void reserve(size_t nodes, size_t pods);
+  size_t pods_added() const { return snap_.pods.size(); }
   // Resolves priority classes, the default queue and pod counts per group.
   Snapshot build(TimePoint now = Clock::now());
+  // Where each pod added landed in the snapshot last built (its index in Snapshot::pods),
+  // by order of add: a caller that keeps its own record of a pod finds its twin directly.
+  const std::vector<size_t>& pod_slots() const { return pod_slots_; }
 
  private:
   Snapshot snap_;
   std::optional<int32_t> default_priority_;
+  std::vector<size_t> pod_slots_;
 };
 
 // Kinds the snapshot understands (others are an error in add()).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -15,12 +14,18 @@ constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max() / 4;
 
 ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks)
     : snap_(snap), callbacks_(callbacks), placed_(snap) {
-  std::set<std::string> names{"cpu", "memory", "pods"};
+  // The resources named anywhere, sorted. They are few and every pod names the same ones:
+  // a scan of those already met is cheaper than a set insert per pod and resource.
+  std::vector<std::string> names{"cpu", "memory", "pods"};
+  auto note = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
   for (const auto& n : snap.nodes)
-    for (const auto& [k, v] : n.allocatable) names.insert(k);
+    for (const auto& [k, v] : n.allocatable) note(k);
   for (const auto& p : snap.pods)
-    for (const auto& [k, v] : p.request) names.insert(k);
-  dim_names_.assign(names.begin(), names.end());
+    for (const auto& [k, v] : p.request) note(k);
+  std::sort(names.begin(), names.end());
+  dim_names_ = std::move(names);
   pods_ = dim_of("pods");
   const size_t D = dim_names_.size();
   alloc_.assign(snap.nodes.size() * D, 0);
@@ -34,12 +39,17 @@ ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks)
   std::unordered_map<std::string_view, int> node_index;
   node_index.reserve(snap.nodes.size());
   for (size_t i = 0; i < snap.nodes.size(); ++i) node_index.emplace(snap.nodes[i].name, static_cast<int>(i));
+  // Every resource is among the few names: found by equality, not by a search in order.
+  auto known_dim = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(dim_names_.begin(), dim_names_.end(), name) - dim_names_.begin());
+  };
   for (size_t p = 0; p < snap.pods.size(); ++p) {
     auto& r = requests_[p];
     r.assign(D, 0);
     for (const auto& [k, v] : snap.pods[p].request)
-      if (k != "pods") r[dim_of(k)] = v;
+      if (k != "pods") r[known_dim(k)] = v;
     r[pods_] = 1000;
+    sparse_[p].reserve(static_cast<size_t>(std::count_if(r.begin(), r.end(), [](int64_t v) { return v > 0; })));
     for (size_t d = 0; d < D; ++d)
       if (r[d] > 0) sparse_[p].push_back({static_cast<int>(d), r[d]});
     if (snap.pods[p].bound())

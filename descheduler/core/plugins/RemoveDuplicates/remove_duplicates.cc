@@ -1,25 +1,32 @@
 #include "descheduler/core/plugins/RemoveDuplicates/remove_duplicates.h"
 
+#include <deque>
 #include <map>
 #include <set>
-#include <tuple>
+#include <string_view>
+#include <unordered_map>
 
 #include "descheduler/core/plugins/common/placement.h"
 
 namespace weft::descheduler::plugins::remove_duplicates {
 namespace {
 
-// One owner of a pod with the pod's sorted images: the unit spread across nodes.
+// One owner of a pod with the pod's sorted images: the unit spread across nodes. Views of
+// the cluster's texts (Found::joined holds the images of pods with several), so counting
+// 100,000 pods builds no strings.
 struct OwnerKey {
-  std::string ns, kind, name, images;
+  std::string_view ns, kind, name, images;
   auto operator<=>(const OwnerKey&) const = default;
 };
 
-std::string images_of(const PodInfo& pod) {
-  std::string out;
-  for (const auto& i : pod.detail.images) out += (out.empty() ? "" : "#") + std::string(i.view());
-  return out;
-}
+struct OwnerKeyHash {
+  size_t operator()(const OwnerKey& k) const noexcept {
+    size_t h = 0;
+    for (std::string_view part : {k.ns, k.kind, k.name, k.images})
+      h = h * 1000003u ^ std::hash<std::string_view>()(part);
+    return h;
+  }
+};
 
 // Every (owner, image) of the pod, sorted: two pods are duplicates when these are equal.
 std::vector<std::string> container_keys(const PodInfo& pod) {
@@ -32,8 +39,19 @@ std::vector<std::string> container_keys(const PodInfo& pod) {
 }
 
 struct Found {
-  std::map<OwnerKey, int> occurrences;                          // candidate pods per owner, all nodes
+  std::unordered_map<OwnerKey, int, OwnerKeyHash> occurrences;      // candidate pods per owner, all nodes
   std::map<OwnerKey, std::map<int, std::vector<int>>> duplicates;   // owner -> node -> surplus pods in order
+  std::deque<std::string> joined;                                   // images of pods with several, '#'-joined
+
+  // The pod's images as one text: the image itself, or several joined.
+  std::string_view images_of(const PodInfo& pod) {
+    const auto& images = pod.detail.images;
+    if (images.empty()) return {};
+    if (images.size() == 1) return images.front().view();
+    std::string out;
+    for (const auto& i : images) out += (out.empty() ? "" : "#") + std::string(i.view());
+    return joined.emplace_back(std::move(out));
+  }
 };
 
 // Nodes some duplicate could land on: those matching its selector, affinity and hard
@@ -75,19 +93,19 @@ Status Plugin::balance(const std::vector<int>& nodes, framework::Handle& handle)
       if (pod.detail.owners.empty() || !args_.namespaces.allows(pod.ns) ||
           owned_by_any(pod, args_.exclude_owner_kinds) || !handle.evictor().filter(p).empty())
         continue;
-      std::string images = images_of(pod);
-      for (const auto& o : pod.detail.owners) found.occurrences[{pod.ns, std::string(o.kind.view()), std::string(o.name.view()), images}]++;
+      const std::string_view images = found.images_of(pod);
+      for (const auto& o : pod.detail.owners) found.occurrences[{pod.ns.view(), o.kind.view(), o.name.view(), images}]++;
       if (seen_here.insert(container_keys(pod)).second) continue;
       for (const auto& o : pod.detail.owners)
-        found.duplicates[{pod.ns, std::string(o.kind.view()), std::string(o.name.view()), images}][node].push_back(p);
+        found.duplicates[{pod.ns.view(), o.kind.view(), o.name.view(), images}][node].push_back(p);
     }
   }
   framework::Evictor& evictor = handle.evictor();
   for (const auto& [owner, by_node] : found.duplicates) {
     size_t targets = feasible_nodes(cluster, by_node, nodes);
     if (targets < 2) {
-      handle.note(std::string(kName) + ": fewer than two feasible nodes for " + owner.kind + " " + owner.ns + "/" +
-                  owner.name + "; its duplicates stay");
+      handle.note(std::string(kName) + ": fewer than two feasible nodes for " + std::string(owner.kind) + " " +
+                  std::string(owner.ns) + "/" + std::string(owner.name) + "; its duplicates stay");
       continue;
     }
     int total = found.occurrences[owner];
@@ -98,7 +116,10 @@ Status Plugin::balance(const std::vector<int>& nodes, framework::Handle& handle)
       for (size_t i = upper_avg - 1; i < pods.size(); ++i) {
         if (evictor.total_limit_reached()) return {};
         if (evictor.node_limit_reached(node)) break;
-        evictor.evict({pods[i], -1, "duplicate of " + owner.kind + " " + owner.ns + "/" + owner.name + " on its node", kName});
+        evictor.evict({pods[i], -1,
+                       "duplicate of " + std::string(owner.kind) + " " + std::string(owner.ns) + "/" +
+                           std::string(owner.name) + " on its node",
+                       kName});
       }
     }
   }
