@@ -447,8 +447,11 @@ class Planner {
       return pa.key() < pb.key();
     });
     bool rest = resting(info.name);
+    const std::optional<int>& node_limit = policy_.load_aware.eviction_limit_node;
+    int evicted_here = 0;
     for (const Candidate& c : candidates) {
       if (!above_target(node, limits_)) break;
+      if (node_limit && evicted_here >= *node_limit) return;
       const PodInfo& pod = cluster_.pods[static_cast<size_t>(c.pod)];
       if (rest) {
         // A recent source rests a full window so its averaged load can catch up.
@@ -481,10 +484,11 @@ class Planner {
                          c.by_usage ? "usage" : "requests"})
                .empty())
         continue;
+      ++evicted_here;
       // A query per node says nothing of a pod's share: upstream moves one pod per node,
       // or up to evictionLimits.node, without projecting it.
       if (limits_.metric_resource) {
-        if (!policy_.max_per_node) return;
+        if (!node_limit) return;
         continue;
       }
       move(node, target, c.usage);

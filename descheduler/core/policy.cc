@@ -408,15 +408,15 @@ Status parse_low_node_utilization(const Ctx& c, const json& args, const std::str
       if (res != "cpu" && res != "memory" && res != "pods")
         return c.at(join(path, "thresholds." + res), "is not in metrics.k8s.io (it reports cpu and memory; pods are "
                                                      "counted), so metricsUtilization cannot measure it");
-  auto n = get_count(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"));
+  auto n = args::get_number_of_nodes(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"));
   if (!n) return n.error();
-  la.number_of_nodes = n->value_or(0);
+  la.number_of_nodes = *n;
   const json& limits = field(args, "evictionLimits");
   if (!limits.is_null()) {
     if (auto s = only_fields(c, limits, join(path, "evictionLimits"), {"node"}); !s) return s;
     auto node = get_count(c, field(limits, "node"), join(path, "evictionLimits.node"));
     if (!node) return node.error();
-    if (*node) policy.max_per_node = policy.max_per_node ? std::min(*policy.max_per_node, **node) : **node;
+    la.eviction_limit_node = *node;
   }
   return {};
 }

@@ -125,6 +125,9 @@ struct LoadAwareArgs {
   // sized, so at most one pod leaves a node unless evictionLimits.node is set (upstream).
   bool metric_resource = false;
   int number_of_nodes = 0;                 // act only when more low nodes than this
+  // LowNodeUtilization's evictionLimits.node: its own evictions per source node (upstream
+  // counts them apart from the policy's maxNoOfPodsToEvictPerNode).
+  std::optional<int> eviction_limit_node;
   std::optional<bool> node_fit;            // Volcano puts nodeFit here; overrides DefaultEvictor's
 };
 

@@ -117,6 +117,12 @@ TEST(PrometheusUtilization, UpstreamRows) {
   EXPECT_EQ(one.evictions[0].to, "n3");
   EXPECT_NE(one.evictions[0].reason.find("MetricResource 56.0% > 50.0%"), std::string::npos) << one.evictions[0].reason;
   EXPECT_EQ(plan(c, metric_load(kSamples), policy_of(kMetric + "\n      evictionLimits: {node: 3}")).evictions.size(), 3u);
+  // The policy's maxNoOfPodsToEvictPerNode is not the plugin's evictionLimits.node: still one pod.
+  std::string text = prom_policy(kMetric, kBySelector);
+  text.insert(text.find("kind: DeschedulerPolicy\n") + 24, "maxNoOfPodsToEvictPerNode: 3\n");
+  auto capped = parse_policy_text(text, "lnu.yaml");
+  ASSERT_TRUE(capped.ok()) << capped.message();
+  EXPECT_EQ(plan(c, metric_load(kSamples), *capped).evictions.size(), 1u);
   // Deviation 5/5: mean 39.3 %, n1 above 44.3 %, n3 at or below 34.3 %; limit 2.
   const std::string deviation = "useDeviationThresholds: true\n      thresholds: {MetricResource: 5}\n"
                                 "      targetThresholds: {MetricResource: 5}\n      evictionLimits: {node: 2}";

@@ -307,7 +307,7 @@ TEST(UpstreamSemantics, LowNodeUtilizationCountsRequests) {
       "lnu.yaml");
   ASSERT_TRUE(pol.ok()) << pol.message();
   EXPECT_TRUE(pol->load_aware.requests_only);
-  EXPECT_EQ(pol->max_per_node, 2);
+  EXPECT_EQ(pol->load_aware.eviction_limit_node, 2);
   std::vector<json> objs = {node("full"), node("empty")};
   for (int i = 0; i < 6; ++i) objs.push_back(pod("w" + std::to_string(i), "full", {.cpu = "2", .memory = "1Gi"}));
   LoadReport none;   // no measurement at all: requests decide

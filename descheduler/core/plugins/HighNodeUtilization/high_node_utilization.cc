@@ -72,9 +72,9 @@ Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::
     if (x < 0 || x > 100) return c.at(at + "." + res, "must be a percentage 0..100");
     out.thresholds[res] = x;
   }
-  auto n = args::get_count(c, field(a, "numberOfNodes"), join(path, "numberOfNodes"));
+  auto n = args::get_number_of_nodes(c, field(a, "numberOfNodes"), join(path, "numberOfNodes"));
   if (!n) return n.error();
-  out.number_of_nodes = n->value_or(0);
+  out.number_of_nodes = *n;
   auto modes = args::get_strings(c, field(a, "evictionModes"), join(path, "evictionModes"));
   if (!modes) return modes.error();
   for (size_t i = 0; i < modes->size(); ++i) {

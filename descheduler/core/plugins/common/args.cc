@@ -1,6 +1,7 @@
 #include "descheduler/core/plugins/common/args.h"
 
 #include <algorithm>
+#include <climits>
 
 #include "descheduler/core/framework/default_evictor.h"
 #include "kube/duration.h"
@@ -81,6 +82,18 @@ Result<std::optional<kube::LabelSelector>> get_selector(const Ctx& c, const json
   auto sel = v.is_string() ? kube::LabelSelector::parse(v.get<std::string>()) : kube::LabelSelector::from_json(v);
   if (!sel) return c.at(path, sel.message());
   return std::optional<kube::LabelSelector>(std::move(*sel));
+}
+
+Result<std::optional<kube::LabelSelector>> get_label_selector(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_string()) return c.at(path, "must be a LabelSelector mapping (matchLabels, matchExpressions), not a string");
+  return get_selector(c, v, path);
+}
+
+Result<int> get_number_of_nodes(const Ctx& c, const json& v, const std::string& path) {
+  if (v.is_null()) return 0;
+  if (!v.is_number_integer()) return c.at(path, "must be an integer");
+  if (v.is_number_unsigned()) return static_cast<int>(std::min<uint64_t>(v.get<uint64_t>(), INT32_MAX));
+  return static_cast<int>(std::clamp<int64_t>(v.get<int64_t>(), 0, INT32_MAX));
 }
 
 Result<Seconds> get_duration(const Ctx& c, const json& v, const std::string& path) {

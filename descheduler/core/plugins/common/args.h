@@ -38,6 +38,12 @@ Result<std::vector<std::string>> get_strings(const Ctx& c, const json& v, const 
 Result<std::vector<int32_t>> get_int32s(const Ctx& c, const json& v, const std::string& path);
 // The string form ("a=b,c in (d)") or a LabelSelector mapping.
 Result<std::optional<kube::LabelSelector>> get_selector(const Ctx& c, const json& v, const std::string& path);
+// A metav1.LabelSelector field of upstream's args: the mapping only (its string form does
+// not decode into the Go type).
+Result<std::optional<kube::LabelSelector>> get_label_selector(const Ctx& c, const json& v, const std::string& path);
+// numberOfNodes of the node-utilization plugins: a Go int upstream leaves unvalidated, so a
+// negative one acts as 0 (no count of nodes is at or below it).
+Result<int> get_number_of_nodes(const Ctx& c, const json& v, const std::string& path);
 // A Go duration ("5m") or a number of seconds.
 Result<Seconds> get_duration(const Ctx& c, const json& v, const std::string& path);
 

@@ -15,7 +15,7 @@ Result<PodFilter> read_pod_filter(const args::Ctx& c, const nlohmann::json& a, c
   if (!ns) return ns.error();
   f.namespaces = std::move(*ns);
   if (with_labels) {
-    auto sel = args::get_selector(c, args::field(a, "labelSelector"), args::join(path, "labelSelector"));
+    auto sel = args::get_label_selector(c, args::field(a, "labelSelector"), args::join(path, "labelSelector"));
     if (!sel) return sel.error();
     f.labels = std::move(*sel);
   }

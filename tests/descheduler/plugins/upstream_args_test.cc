@@ -1,0 +1,135 @@
+// Every upstream plugin's args, field by field, against the Kubernetes descheduler's own
+// types.go / defaults.go / validation.go and their test tables (defaults_test.go,
+// validation_test.go), as facts: what is accepted, what each absent field becomes, and what is
+// refused with the path named.
+#include <gtest/gtest.h>
+
+#include "descheduler/core/plugins/HighNodeUtilization/high_node_utilization.h"
+#include "descheduler/core/plugins/PodLifeTime/pod_lifetime.h"
+#include "descheduler/core/plugins/RemoveDuplicates/remove_duplicates.h"
+#include "descheduler/core/plugins/RemoveFailedPods/remove_failed_pods.h"
+#include "descheduler/core/plugins/RemovePodsHavingTooManyRestarts/too_many_restarts.h"
+#include "descheduler/core/plugins/RemovePodsViolatingInterPodAntiAffinity/inter_pod_anti_affinity.h"
+#include "descheduler/core/plugins/RemovePodsViolatingNodeAffinity/node_affinity.h"
+#include "descheduler/core/plugins/RemovePodsViolatingNodeTaints/node_taints.h"
+#include "descheduler/core/plugins/RemovePodsViolatingTopologySpreadConstraint/topology_spread.h"
+#include "descheduler/core/policy.h"
+#include "tests/descheduler/plugins/plugin_fixtures.h"
+
+namespace weft::descheduler::test {
+namespace {
+
+// The refusal names `path` (under the plugin's "args") and is one line.
+template <class R>
+void expect_refused(const R& r, const std::string& path) {
+  ASSERT_FALSE(r.ok()) << path << " was accepted";
+  EXPECT_NE(r.message().find("policy.yaml: " + path), std::string::npos) << r.message();
+  EXPECT_EQ(r.message().find('\n'), std::string::npos) << r.message();
+}
+
+template <class Parse>
+auto parse_with(Parse parse, const char* text) {
+  return parse(ctx(), json::parse(text), "args");
+}
+
+// upstream's "invalid label selector args" row: a requirement without key, In without values.
+constexpr const char* kBadSelector = R"({"labelSelector": {"matchExpressions": [{"operator": "In"}]}})";
+constexpr const char* kBadValues = R"({"labelSelector": {"matchExpressions": [{"key": "a", "operator": "In", "values": []}]}})";
+// metav1.LabelSelector is a mapping; its string form does not decode into it.
+constexpr const char* kStringSelector = R"({"labelSelector": "app=web"})";
+
+TEST(UpstreamArgs, RemoveFailedPodsLabelSelector) {
+  namespace rfp = plugins::remove_failed_pods;
+  expect_refused(parse_with(rfp::parse_args, kBadSelector), "args.labelSelector");
+  expect_refused(parse_with(rfp::parse_args, kBadValues), "args.labelSelector");
+  expect_refused(parse_with(rfp::parse_args, kStringSelector), "args.labelSelector");
+  auto ok = parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"app": "web"}}})");
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(ok->min_pod_lifetime_seconds, std::optional<int64_t>(3600));   // defaults_test.go
+}
+
+TEST(UpstreamArgs, TooManyRestartsRows) {
+  namespace tmr = plugins::too_many_restarts;
+  expect_refused(parse_with(tmr::parse_args, R"({"podRestartThreshold": -1})"), "args.podRestartThreshold");
+  expect_refused(parse_with(tmr::parse_args, kBadSelector), "args.labelSelector");
+}
+
+TEST(UpstreamArgs, NodeTaintsRows) {
+  namespace nt = plugins::node_taints;
+  EXPECT_TRUE(parse_with(nt::parse_args, R"({"includedTaints": ["key1=value1", "key2"]})").ok());
+  expect_refused(parse_with(nt::parse_args, kBadSelector), "args.labelSelector");
+}
+
+TEST(UpstreamArgs, TopologySpreadDefaults) {
+  namespace ts = plugins::topology_spread;
+  auto d = parse_with(ts::parse_args, "{}");
+  ASSERT_TRUE(d.ok()) << d.message();
+  EXPECT_TRUE(d->hard);
+  EXPECT_FALSE(d->soft);
+  EXPECT_TRUE(d->topology_balance_node_fit);
+  auto both = parse_with(ts::parse_args, R"({"constraints": ["ScheduleAnyway"], "topologyBalanceNodeFit": false})");
+  ASSERT_TRUE(both.ok()) << both.message();
+  EXPECT_FALSE(both->hard);
+  EXPECT_TRUE(both->soft);
+  EXPECT_FALSE(both->topology_balance_node_fit);
+  expect_refused(parse_with(ts::parse_args, R"({"constraints": ["Sometimes"]})"), "args.constraints[0]");
+  expect_refused(parse_with(ts::parse_args, kBadSelector), "args.labelSelector");
+}
+
+TEST(UpstreamArgs, PodLifeTimeRows) {
+  namespace plt = plugins::pod_lifetime;
+  EXPECT_TRUE(parse_with(plt::parse_args, R"({"maxPodLifeTimeSeconds": 1, "states": ["Succeeded", "Failed"]})").ok());
+  expect_refused(parse_with(plt::parse_args, R"({"maxPodLifeTimeSeconds": 1, "states": ["InvalidState"]})"),
+                 "args.states[0]");
+  expect_refused(parse_with(plt::parse_args, R"({"maxPodLifeTimeSeconds": -1})"), "args.maxPodLifeTimeSeconds");
+  expect_refused(parse_with(plt::parse_args, R"({"maxPodLifeTimeSeconds": 1, "labelSelector": {"matchExpressions": [{"operator": "In"}]}})"),
+                 "args.labelSelector");
+}
+
+TEST(UpstreamArgs, NodeAffinityAndAntiAffinityRows) {
+  namespace na = plugins::node_affinity;
+  namespace ipa = plugins::inter_pod_anti_affinity;
+  expect_refused(parse_with(na::parse_args, R"({"nodeAffinityType": []})"), "args.nodeAffinityType");
+  expect_refused(parse_with(na::parse_args,
+                            R"({"nodeAffinityType": ["requiredDuringSchedulingIgnoredDuringExecution"],
+                                "namespaces": {"include": ["a"], "exclude": ["b"]}})"),
+                 "args.namespaces");
+  expect_refused(parse_with(ipa::parse_args, kBadSelector), "args.labelSelector");
+  expect_refused(parse_with(ipa::parse_args, kStringSelector), "args.labelSelector");
+}
+
+// Beside ValidateHighNodeUtilizationArgs' rows (policy_upstream_test.cc).
+TEST(UpstreamArgs, HighNodeUtilizationNumberOfNodes) {
+  namespace hnu = plugins::high_node_utilization;
+  // numberOfNodes is a Go int with no validation: a negative one acts as 0 (no node count is at or below it).
+  auto negative = parse_with(hnu::parse_args, R"({"thresholds": {"cpu": 20}, "numberOfNodes": -1})");
+  ASSERT_TRUE(negative.ok()) << negative.message();
+  EXPECT_EQ(negative->number_of_nodes, 0);
+}
+
+// LowNodeUtilization's args are read by the policy (they drive the planner).
+Result<Policy> low_node_utilization(const std::string& args) {
+  return parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
+                           "  pluginConfig:\n  - name: LowNodeUtilization\n    args: " + args +
+                           "\n  plugins: {balance: {enabled: [LowNodeUtilization]}}\n",
+                           "policy.yaml");
+}
+
+// Beside ValidateLowNodeUtilizationArgs' rows (policy_upstream_test.cc, prometheus_utilization_test.cc).
+TEST(UpstreamArgs, LowNodeUtilizationCounts) {
+  const std::string at = "profiles[0].pluginConfig[0].args";
+  // numberOfNodes is a Go int with no validation: a negative one acts as 0.
+  auto negative = low_node_utilization(R"({thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, numberOfNodes: -1})");
+  ASSERT_TRUE(negative.ok()) << negative.message();
+  EXPECT_EQ(negative->load_aware.number_of_nodes, 0);
+  // evictionLimits.node is a *uint: 0 is a limit (no eviction per node), a negative one does not decode.
+  auto zero = low_node_utilization(R"({thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, evictionLimits: {node: 0}})");
+  ASSERT_TRUE(zero.ok()) << zero.message();
+  EXPECT_EQ(zero->load_aware.eviction_limit_node, std::optional<int>(0));
+  EXPECT_FALSE(zero->max_per_node);   // the plugin's own count, not the policy's
+  expect_refused(low_node_utilization(R"({thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, evictionLimits: {node: -1}})"),
+                 at + ".evictionLimits.node");
+}
+
+}  // namespace
+}  // namespace weft::descheduler::test
