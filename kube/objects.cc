@@ -203,8 +203,9 @@ std::string controller_kind(const nlohmann::json& pod) {
   return "";
 }
 
-bool pod_is_mirror(const nlohmann::json& pod) {
-  return !annotation(pod, "kubernetes.io/config.mirror").empty();
+bool pod_is_mirror(const nlohmann::json& pod) {   // the annotation present, whatever its value
+  const auto& annotations = field(field(pod, "metadata"), "annotations");
+  return annotations.is_object() && annotations.contains("kubernetes.io/config.mirror");
 }
 
 }  // namespace weft::kube

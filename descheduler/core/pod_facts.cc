@@ -288,7 +288,8 @@ Result<PodInfo> PodFactsReader::facts(const scheduler::PodFields& f, const sched
   p.started = *started;
   const std::string* source = value_of(f.annotations, kConfigSource);
   const std::string* mirror = value_of(f.annotations, kConfigMirror);
-  p.mirror = (mirror && !mirror->empty()) || (source && !source->empty() && *source != "api");
+  // As upstream: the mirror annotation present at all, or a config source other than "api".
+  p.mirror = mirror != nullptr || (source != nullptr && *source != "api");
   p.terminating = f.deleting;
   p.evict_annotation = value_of(f.annotations, kEvictAnnotation) != nullptr;
   p.prefer_no_eviction = value_of(f.annotations, kPreferNoEvictionAnnotation) != nullptr;

@@ -166,7 +166,7 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
     if (!b) return b.error();
     *f.into = *b;
   }
-  auto sel = get_selector(c, field(args, "labelSelector"), join(path, "labelSelector"));
+  auto sel = args::get_label_selector(c, field(args, "labelSelector"), join(path, "labelSelector"));
   if (!sel) return sel.error();
   e.label_selector = std::move(*sel);
   if (!field(args, "minPodAge").is_null()) {
@@ -193,7 +193,7 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
   if (!no_eviction->empty() && *no_eviction != "Preferred" && *no_eviction != "Mandatory")
     return c.at(join(path, "noEvictionPolicy"), "'" + *no_eviction + "' is not Preferred or Mandatory");
   e.no_eviction_mandatory = *no_eviction == "Mandatory";
-  auto ns_sel = get_selector(c, field(args, "namespaceLabelSelector"), join(path, "namespaceLabelSelector"));
+  auto ns_sel = args::get_label_selector(c, field(args, "namespaceLabelSelector"), join(path, "namespaceLabelSelector"));
   if (!ns_sel) return ns_sel.error();
   // An empty selector selects every namespace (upstream skips the check).
   if (*ns_sel && !(*ns_sel)->empty()) e.namespace_label_selector = std::move(*ns_sel);

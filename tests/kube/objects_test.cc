@@ -75,6 +75,8 @@ TEST(Objects, PodFields) {
   EXPECT_TRUE(pod_terminal(pod));
   EXPECT_EQ(controller_kind(pod), "DaemonSet");
   EXPECT_TRUE(pod_is_mirror(pod));
+  EXPECT_TRUE(pod_is_mirror(json::parse(R"({"metadata":{"annotations":{"kubernetes.io/config.mirror":""}}})")));
+  EXPECT_FALSE(pod_is_mirror(json::parse(R"({"metadata":{"annotations":{"other":""}}})")));
   EXPECT_EQ(controller_kind(json::object()), "");
   EXPECT_EQ(pod_priority(json::object()), 0);
 }

@@ -70,6 +70,11 @@ TEST(DefaultEvictorArgsUpstream, Validation) {
       {"a deprecated field set false beside podProtections",
        "{evictDaemonSetPods: false, podProtections: {extraEnabled: [PodsWithPVC]}}", nullptr},
       {"minReplicas 1 is accepted (and checks nothing)", "{minReplicas: 1}", nullptr},
+      // metav1.LabelSelector fields: the mapping decodes, the string form does not.
+      {"labelSelector as a mapping", "{labelSelector: {matchLabels: {app: web}}}", nullptr},
+      {"labelSelector as a string", "{labelSelector: 'app=web'}", "labelSelector: must be a LabelSelector mapping"},
+      {"namespaceLabelSelector as a string", "{namespaceLabelSelector: 'team=a'}",
+       "namespaceLabelSelector: must be a LabelSelector mapping"},
       {"an unknown extraEnabled protection", "{podProtections: {extraEnabled: [InvalidPolicy]}}",
        "extraEnabled[0]: 'InvalidPolicy' is not one of PodsWithPVC, PodsWithoutPDB, PodsWithResourceClaims"},
       {"a misspelled extraEnabled protection", "{podProtections: {extraEnabled: [PodsWithPVCC]}}",

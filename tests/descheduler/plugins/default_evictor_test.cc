@@ -194,6 +194,8 @@ TEST(DefaultEvictorUpstream, Filter) {
       // too; the Eviction API cannot move a mirror pod, so weft keeps it.
       {"a mirror pod stays even with the evict annotation", "{}", {evict_annotated(mirror(p))}, "mirror-pod"},
       {"a static pod stays", "{}", {annotate(p, "kubernetes.io/config.source", "file")}, "mirror-pod"},
+      {"a mirror annotation with an empty value still marks a mirror pod",
+       "{}", {annotate(p, "kubernetes.io/config.mirror", "")}, "mirror-pod"},
       {"a terminating pod stays", "{}", {terminating(p)}, "terminating"},
       // Difference (docs/descheduler.md): upstream's evict annotation lifts this too; the pod
       // is already going.
