@@ -251,12 +251,6 @@ Result<std::unique_ptr<PlanModel>> read_model(const std::string& scenario, bool 
   return model;
 }
 
-// Load sources that read the cluster (its annotations, its metrics.k8s.io objects) wait
-// for it; the others (a file, Prometheus) are read while the scenario is decoded.
-bool load_reads_cluster(const LoadSpec& spec) {
-  return spec.kind == LoadSpec::Kind::Annotations || spec.kind == LoadSpec::Kind::KubernetesMetrics;
-}
-
 }  // namespace
 
 int plan_command(const PlanFlags& f) {
