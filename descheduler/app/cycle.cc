@@ -74,8 +74,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
     return {};
   };
   EvictFn evict = [&](const std::string& ns, const std::string& name) {
-    return evict_and_report(client_, ns, name, config_.policy.grace_period_seconds.value_or(-1),
-                            config_.policy.eviction_failure_events);
+    return client_.evict(ns, name, config_.policy.grace_period_seconds.value_or(-1));
   };
   Plan resumed;   // what an interrupted run left, finished before anything is listed
   if (config_.policy.gang_defragment && !config_.dry_run) {
@@ -155,6 +154,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   plan->notes.insert(plan->notes.end(), resumed.notes.begin(), resumed.notes.end());
   if (rooms) metrics_.observe_defragment(*rooms);
   if (!config_.dry_run) {
+    record_eviction_events(client_, *plan, config_.policy);
     record_evictions(state, plan->evictions, now, config_.policy.load_aware.metrics.window);
     state.prune(now, std::max(config_.cooldown, config_.policy.load_aware.metrics.window));
   }

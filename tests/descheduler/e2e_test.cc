@@ -204,6 +204,50 @@ TEST_F(DeschedulerE2E, RunOnceEvictsThroughTheApiAndRespectsTheBudget) {
   EXPECT_EQ(reason_of(again, "default/" + name(refused)), "source-resting") << again.dump(2);
 }
 
+// As upstream, every eviction is a Normal Event (reason: the plugin, action Descheduled);
+// with evictionFailureEventNotification a limit's refusal is a Warning "EvictionFailed"
+// naming the limit, and the API's refusal (the budget's 429) one with its message.
+TEST_F(DeschedulerE2E, RunOnceRecordsAnEventPerEvictionAndPerRefusal) {
+  std::string text = policy(prom_->url());
+  text.insert(text.find("profiles:"), "evictionFailureEventNotification: true\nmaxNoOfPodsToEvictPerNode: 1\n");
+  write_file(dir_.file("policy.yaml"), text);
+  auto [code, out] = run({});
+  ASSERT_EQ(code, 0) << out;
+  json done = plan_of(out);
+  ASSERT_EQ(done["evictions"].size(), 1u) << done.dump(2);
+  auto events = api_->client().list(kube::resources::events(), "default");
+  ASSERT_TRUE(events) << events.message();
+  std::vector<json> normal, warning;
+  std::string all;
+  for (const auto& e : events->items) {
+    (e["type"] == "Normal" ? normal : warning).push_back(e);
+    all += e.dump() + "\n";
+  }
+  ASSERT_EQ(normal.size(), 1u) << all;
+  EXPECT_EQ(normal[0]["reason"], "LoadAware");
+  EXPECT_EQ(normal[0]["action"], "Descheduled");
+  EXPECT_EQ(normal[0]["message"], "pod eviction from hot node by weft-descheduler");
+  EXPECT_EQ("default/" + normal[0]["involvedObject"]["name"].get<std::string>(), done["evictions"][0]["pod"]);
+  std::set<std::string> refusals;
+  for (const auto& e : warning) {
+    EXPECT_EQ(e["reason"], "EvictionFailed");
+    refusals.insert(e["message"].get<std::string>());
+  }
+  EXPECT_TRUE(refusals.count("pod eviction from hot node by weft-descheduler failed: node eviction limit exceeded (1)"))
+      << all;
+  // Without the notification only the eviction is recorded.
+  text.replace(text.find("evictionFailureEventNotification: true"), 38, "evictionFailureEventNotification: false");
+  write_file(dir_.file("policy.yaml"), text);
+  api_ = std::make_unique<KubeLite>(KubeLiteOptions{.state = dir_.file("scenario.json")});
+  ASSERT_EQ(api_->error(), "");
+  auto [code2, out2] = run({});
+  ASSERT_EQ(code2, 0) << out2;
+  auto quiet = api_->client().list(kube::resources::events(), "default");
+  ASSERT_TRUE(quiet) << quiet.message();
+  ASSERT_EQ(quiet->items.size(), 1u);
+  EXPECT_EQ(quiet->items[0]["type"], "Normal");
+}
+
 // run reads the budgets from the API: one that allows no disruption plans no eviction.
 TEST_F(DeschedulerE2E, RunPlansWithinTheApisBudgets) {
   write_file(dir_.file("exhausted.json"), scenario(0).dump());
