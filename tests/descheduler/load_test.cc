@@ -166,14 +166,14 @@ TEST(Load, SpecsAndAnUnreachablePrometheus) {
   EXPECT_FALSE(parse_load_spec("prometheus=p:9090").ok());
   EXPECT_FALSE(parse_load_spec("graphite=x").ok());
   Policy pol = test::seed_policy();
-  pol.load_aware.metrics.address = "http://127.0.0.1:1";   // nothing listens on port 1
-  auto spec = load_spec_from_policy(pol);
+  pol.profiles[0].load_aware.metrics.address = "http://127.0.0.1:1";   // nothing listens on port 1
+  auto spec = load_spec_of(pol.profiles[0]);
   ASSERT_TRUE(spec.ok());
-  auto r = fetch_load(*spec, pol, Cluster{}, test::t0());
+  auto r = fetch_load(*spec, pol.profiles[0].load_aware.metrics, Cluster{}, test::t0());
   ASSERT_TRUE(r.ok());
   EXPECT_NE(r->source_error, "");
   EXPECT_NE(r->source_error.find("127.0.0.1:1"), std::string::npos) << r->source_error;
-  EXPECT_FALSE(fetch_load(*parse_load_spec("file=/nonexistent.json"), pol, Cluster{}, test::t0()).ok());
+  EXPECT_FALSE(fetch_load(*parse_load_spec("file=/nonexistent.json"), pol.profiles[0].load_aware.metrics, Cluster{}, test::t0()).ok());
 }
 
 TEST(State, RoundTripAndPrune) {
