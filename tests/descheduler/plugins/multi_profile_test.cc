@@ -48,6 +48,21 @@ framework::Profile profile(const std::string& name, EvictorArgs evictor = {}) {
   return p;
 }
 
+enum class Point { Deschedule, Balance };
+
+// Profiles A and B with one Asking plugin each at `point`, asking for their pods.
+std::vector<framework::Profile> asking_profiles(std::vector<std::string>& log, Point point, std::vector<std::string> a,
+                                                std::vector<std::string> b) {
+  std::vector<framework::Profile> profiles;
+  for (auto& [name, pods] : {std::pair{std::string("A"), std::move(a)}, std::pair{std::string("B"), std::move(b)}}) {
+    profiles.push_back(profile(name));
+    auto plugin = std::make_unique<Asking>(name, log, pods);
+    if (point == Point::Balance) profiles.back().balance.push_back(std::move(plugin));
+    else profiles.back().deschedule.push_back(std::move(plugin));
+  }
+  return profiles;
+}
+
 Plan run(const std::vector<framework::Profile>& profiles, const Cluster& c, const Policy& policy = {}) {
   const LoadReport load;
   const DeschedulerState state;
@@ -130,12 +145,7 @@ TEST(MultiProfile, EveryDeschedulePluginRunsBeforeAnyBalancePlugin) {
 TEST(MultiProfile, EvictionLimitsAreSharedAcrossProfiles) {
   const Cluster c = build({node("n1"), node("n2"), pod("p1", "n1"), pod("p2", "n1"), pod("p3", "n2")});
   auto two_profiles = [](std::vector<std::string>& log) {
-    std::vector<framework::Profile> profiles;
-    profiles.push_back(profile("A"));
-    profiles.back().deschedule.push_back(std::make_unique<Asking>("A", log, std::vector<std::string>{"p1"}));
-    profiles.push_back(profile("B"));
-    profiles.back().balance.push_back(std::make_unique<Asking>("B", log, std::vector<std::string>{"p2", "p3"}));
-    return profiles;
+    return asking_profiles(log, Point::Deschedule, {"p1"}, {"p2", "p3"});
   };
   Policy total;
   total.max_total = 1;
@@ -155,12 +165,7 @@ TEST(MultiProfile, EvictionLimitsAreSharedAcrossProfiles) {
 TEST(MultiProfile, APodIsEvictedOncePerCycle) {
   const Cluster c = build({node("n1"), node("n2"), pod("p1", "n1")});
   std::vector<std::string> log;
-  std::vector<framework::Profile> profiles;
-  profiles.push_back(profile("A"));
-  profiles.back().balance.push_back(std::make_unique<Asking>("A", log, std::vector<std::string>{"p1"}));
-  profiles.push_back(profile("B"));
-  profiles.back().balance.push_back(std::make_unique<Asking>("B", log, std::vector<std::string>{"p1"}));
-  Plan plan = run(profiles, c);
+  Plan plan = run(asking_profiles(log, Point::Balance, {"p1"}, {"p1"}), c);
   EXPECT_EQ(log, (std::vector<std::string>{"A", "A p1:", "B", "B p1:evicted"}));
   EXPECT_EQ(plan.evictions.size(), 1u);
 }
@@ -172,12 +177,7 @@ TEST(MultiProfile, AGangsMinMemberIsCountedAcrossProfiles) {
     objs.push_back(pod(name, "n1", {.owner_kind = "Job", .owner = "train", .group = "train"}));
   const Cluster c = build(objs);
   std::vector<std::string> log;
-  std::vector<framework::Profile> profiles;
-  profiles.push_back(profile("A"));
-  profiles.back().deschedule.push_back(std::make_unique<Asking>("A", log, std::vector<std::string>{"train-0"}));
-  profiles.push_back(profile("B"));
-  profiles.back().deschedule.push_back(std::make_unique<Asking>("B", log, std::vector<std::string>{"train-1"}));
-  Plan plan = run(profiles, c);
+  Plan plan = run(asking_profiles(log, Point::Deschedule, {"train-0"}, {"train-1"}), c);
   EXPECT_EQ(log, (std::vector<std::string>{"A", "A train-0:", "B", "B train-1:gang-min-member"}));
   EXPECT_EQ(plan.evictions.size(), 1u);
 }
