@@ -35,6 +35,17 @@ int fail(const std::string& message) {
   return 1;
 }
 
+// What the profiles read: --load (checked whenever given) for each, else each one's own source.
+Result<std::vector<LoadRead>> load_reads_of(const Policy& policy, const std::string& load_flag) {
+  std::optional<LoadSpec> flag;
+  if (!load_flag.empty()) {
+    auto spec = parse_load_spec(load_flag);
+    if (!spec) return spec.error();
+    flag = *spec;
+  }
+  return load_reads(policy, flag);
+}
+
 Result<Policy> read_policy(const std::string& path, const PrometheusAuthFlags& flags) {
   std::ifstream in(path);
   if (!in) return make_error("policy " + path + ": cannot be read");
@@ -43,19 +54,21 @@ Result<Policy> read_policy(const std::string& path, const PrometheusAuthFlags& f
   auto policy = parse_policy_text(text.str(), path);
   if (!policy) return policy;
   for (const auto& w : policy->warnings) spdlog::warn("policy {}: {}", path, w);
-  PrometheusAuth& auth = policy->load_aware.metrics.auth;
-  if (!flags.bearer_token_file.empty()) {
-    auth.bearer_token_file = flags.bearer_token_file;
-    auth.token_secret.reset();   // the flag overrides metricsProviders' authToken
+  for (PolicyProfile& profile : policy->profiles) {   // the flags hold for every profile's Prometheus
+    PrometheusAuth& auth = profile.load_aware.metrics.auth;
+    if (!flags.bearer_token_file.empty()) {
+      auth.bearer_token_file = flags.bearer_token_file;
+      auth.token_secret.reset();   // the flag overrides metricsProviders' authToken
+    }
+    if (!flags.ca_file.empty()) auth.ca_file = flags.ca_file;
+    if (!flags.username.empty()) auth.username = flags.username;
+    if (!flags.password_file.empty()) auth.password_file = flags.password_file;
+    if (flags.insecure_skip_verify) auth.insecure_skip_verify = true;
+    if (auth.username.empty() != auth.password_file.empty())
+      return make_error("Prometheus basic auth needs both --prometheus-username and --prometheus-password-file");
+    if (!auth.username.empty() && !auth.bearer_token_file.empty())
+      return make_error("Prometheus: use a bearer token or basic auth, not both");
   }
-  if (!flags.ca_file.empty()) auth.ca_file = flags.ca_file;
-  if (!flags.username.empty()) auth.username = flags.username;
-  if (!flags.password_file.empty()) auth.password_file = flags.password_file;
-  if (flags.insecure_skip_verify) auth.insecure_skip_verify = true;
-  if (auth.username.empty() != auth.password_file.empty())
-    return make_error("Prometheus basic auth needs both --prometheus-username and --prometheus-password-file");
-  if (!auth.username.empty() && !auth.bearer_token_file.empty())
-    return make_error("Prometheus: use a bearer token or basic auth, not both");
   return policy;
 }
 
@@ -98,11 +111,9 @@ Result<Prepared> prepare_run(const RunFlags& f) {
   auto policy = read_policy(f.policy, f.prometheus);
   if (!policy) return policy.error();
   p.config.policy = std::move(*policy);
-  if (p.config.policy.load_aware_enabled || !f.load.empty()) {   // GangDefragment alone reads no load
-    auto spec = f.load.empty() ? load_spec_from_policy(p.config.policy) : parse_load_spec(f.load);
-    if (!spec) return spec.error();
-    p.config.load = *spec;
-  }
+  auto reads = load_reads_of(p.config.policy, f.load);   // GangDefragment alone reads no load
+  if (!reads) return reads.error();
+  p.config.loads = std::move(*reads);
   auto age = duration_flag("--max-metric-age", f.max_metric_age);
   if (!age) return age.error();
   auto cool = duration_flag("--cooldown", f.cooldown);
@@ -233,7 +244,7 @@ class PhaseClock {
 struct PlanModel {
   std::optional<defragment::World> world;   // GangDefragment: pending pods, Queues and HyperNodes too
   std::optional<Cluster> listed;
-  LoadReport load;
+  std::vector<LoadReport> loads;
   const Cluster& cluster() const { return world ? world->cluster : *listed; }
 };
 
@@ -271,49 +282,51 @@ int plan_command(const PlanFlags& f) {
   if (!cool) return fail(cool.message());
   options.max_metric_age = *age;
   options.cooldown = *cool;
-  // The load's source is settled before the scenario is read; its errors still come after
-  // the scenario's, as they did when one was read after the other.
-  Result<LoadSpec> spec = make_error("not read");
-  if (policy->load_aware_enabled) {
-    const bool kubernetes_metrics = policy->load_aware.metrics.type == MetricsType::KubernetesMetrics;
-    if (f.load.empty() && !policy->load_aware.requests_only && !kubernetes_metrics)
-      spec = make_error("--load is required (prometheus=URL, file=F or annotations) for a LoadAware policy");
-    else
-      spec = f.load.empty() ? load_spec_from_policy(*policy) : parse_load_spec(f.load);
-    if (spec && spec->kind == LoadSpec::Kind::KubernetesMetrics) spec->value = f.scenario;   // its NodeMetrics, PodMetrics
+  // The loads' sources are settled before the scenario is read; their errors still come
+  // after the scenario's, as they did when one was read after the other.
+  Result<std::vector<LoadRead>> reads = std::vector<LoadRead>{};
+  for (const PolicyProfile& profile : policy->profiles) {
+    const bool kubernetes_metrics = profile.load_aware.metrics.type == MetricsType::KubernetesMetrics;
+    if (profile.load_aware_enabled && f.load.empty() && !profile.load_aware.requests_only && !kubernetes_metrics)
+      reads = make_error("--load is required (prometheus=URL, file=F or annotations) for a LoadAware policy");
   }
+  if (reads) reads = load_reads_of(*policy, f.load);
+  if (reads)
+    for (LoadRead& read : *reads)   // metrics.k8s.io: the scenario's NodeMetrics and PodMetrics
+      if (read.spec.kind == LoadSpec::Kind::KubernetesMetrics) read.spec.value = f.scenario;
   const Cluster no_cluster;
-  std::future<Result<LoadReport>> early_load;
-  if (spec && !load_reads_cluster(*spec))
-    early_load = std::async(std::launch::async, [&] {
-      const auto start = std::chrono::steady_clock::now();
-      auto fetched = fetch_load(*spec, *policy, no_cluster, options.now);
-      spdlog::debug("plan: load read beside the scenario in {:.3f}s",
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      return fetched;
-    });
-  auto model = read_model(f.scenario, static_cast<bool>(policy->gang_defragment), options.now);
+  const std::vector<LoadRead> none;
+  LoadReader loads(
+      reads ? *reads : none,
+      [&](const LoadRead& read, const Cluster& c) {
+        const auto start = std::chrono::steady_clock::now();
+        auto fetched = fetch_load(read.spec, read.metrics, c, options.now);
+        spdlog::debug("plan: load {} read in {:.3f}s", read.spec.describe(),
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return fetched;
+      },
+      no_cluster);
+  auto model = read_model(f.scenario, policy->gang_profile() != nullptr, options.now);
   phases.lap("scenario");
-  const bool loaded_early = early_load.valid();
-  Result<LoadReport> fetched = loaded_early ? early_load.get() : Result<LoadReport>(make_error("not read"));
   if (!model) return fail(model.message());
   const Cluster& cluster = (*model)->cluster();
   const defragment::World* world = (*model)->world ? &*(*model)->world : nullptr;
-  LoadReport& load = (*model)->load;
-  if (policy->load_aware_enabled) {
-    if (!spec) return fail(spec.message());
-    if (!loaded_early) fetched = fetch_load(*spec, *policy, cluster, options.now);
-    if (!fetched) return fail(fetched.message());
-    if (!fetched->source_error.empty())
-      spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted", fetched->source_name,
-                    fetched->source_error);
-    load = std::move(*fetched);
-  }
+  if (!reads) return fail(reads.message());
+  auto fetched = loads.finish(cluster);
+  if (!fetched) return fail(fetched.message());
+  for (const LoadReport& load : *fetched)
+    if (!load.source_error.empty())
+      spdlog::error("load source {} is down: {}; every node it measures is unknown, its profiles evict nothing",
+                    load.source_name, load.source_error);
+  (*model)->loads = std::move(*fetched);
   phases.lap("load");
-  auto profile = profile_from_policy(*policy, {options, world});
-  if (!profile) return fail(profile.message());
+  auto profiles = profiles_from_policy(*policy, {options, world});
+  if (!profiles) return fail(profiles.message());
   const DeschedulerState no_state;
-  auto plan = framework::run_profile(*profile, *policy, {cluster, load, no_state, options.now, options.cooldown});
+  const LoadReport no_load;
+  auto plan = framework::run_profiles(*profiles, *policy,
+                                      {cluster, no_load, no_state, options.now, options.cooldown,
+                                       loads_by_profile(*reads, (*model)->loads, policy->profiles.size())});
   if (!plan) return fail(plan.message());
   phases.lap("plan");
   for (const auto& note : plan->notes) spdlog::info("plan: {}", note);

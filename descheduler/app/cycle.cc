@@ -1,7 +1,6 @@
 #include "descheduler/app/cycle.h"
 
 #include <chrono>
-#include <future>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -22,11 +21,11 @@ namespace {
 // replacement pod's come on different watches; two seconds covers a loaded control plane.
 constexpr std::chrono::seconds kReservationLead{2};
 
-// The load a cycle plans on, the policy's Prometheus token read from its Secret first.
-Result<LoadReport> read_load(kube::Client& client, const CycleConfig& config, const Cluster& cluster, TimePoint now) {
-  Policy policy = config.policy;   // with the Prometheus token of this cycle
-  if (auto s = resolve_prometheus_token(client, policy.load_aware.metrics.auth); !s) return s.error();
-  return fetch_load(config.load, policy, cluster, now, &client);
+// One load a cycle plans on, its Prometheus token read from its Secret first.
+Result<LoadReport> read_load(kube::Client& client, const LoadRead& read, const Cluster& cluster, TimePoint now) {
+  MetricsArgs metrics = read.metrics;   // with the Prometheus token of this cycle
+  if (auto s = resolve_prometheus_token(client, metrics.auth); !s) return s.error();
+  return fetch_load(read.spec, metrics, cluster, now, &client);
 }
 }  // namespace
 
@@ -77,7 +76,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
     return client_.evict(ns, name, config_.policy.grace_period_seconds.value_or(-1));
   };
   Plan resumed;   // what an interrupted run left, finished before anything is listed
-  if (config_.policy.gang_defragment && !config_.dry_run) {
+  if (config_.policy.gang_profile() && !config_.dry_run) {
     auto getter = [&](const kube::ResourceRef& ref) {
       return [&, ref](const std::string& ns, const std::string& name) { return client_.get(ref, ns, name); };
     };
@@ -89,13 +88,13 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   // A load that does not read the cluster (a file, Prometheus) is read while the cluster is
   // listed: on another core, or while this one waits for the API.
   const Cluster not_listed;
-  std::future<Result<LoadReport>> early_load;
-  if (config_.policy.load_aware_enabled && !load_reads_cluster(config_.load))
-    early_load = std::async(std::launch::async, [&] { return read_load(client_, config_, not_listed, now); });
+  LoadReader loads(
+      config_.loads, [&](const LoadRead& read, const Cluster& c) { return read_load(client_, read, c, now); },
+      not_listed);
   // GangDefragment needs pending pods, Queues and HyperNodes too: its world holds the cluster.
   std::optional<defragment::World> world;
   Result<Cluster> listed = make_error("not listed");
-  if (config_.policy.gang_defragment) {
+  if (config_.policy.gang_profile()) {
     auto w = world_from_api(client_, warnings, now);
     if (!w) {
       metrics_.cycle_failed(seconds());
@@ -114,22 +113,23 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   const double listed_s = seconds();
   spdlog::info("listed {} nodes and {} bound pods in {:.3f}s", cluster->nodes.size(), cluster->pods.size(), listed_s);
   PlanOptions options{now, config_.max_metric_age, config_.cooldown};
-  LoadReport load;
-  if (config_.policy.load_aware_enabled) {
-    auto fetched = early_load.valid() ? early_load.get() : read_load(client_, config_, *cluster, now);
-    if (!fetched) {
-      metrics_.cycle_failed(seconds());
-      return fetched.error();
-    }
-    if (!fetched->source_error.empty())
-      spdlog::error("load source {} is down: {}; every node is unknown, nothing is evicted this cycle",
-                    fetched->source_name, fetched->source_error);
-    load = std::move(*fetched);
+  auto fetched = loads.finish(*cluster);
+  if (!fetched) {
+    metrics_.cycle_failed(seconds());
+    return fetched.error();
   }
+  for (const LoadReport& load : *fetched)
+    if (!load.source_error.empty())
+      spdlog::error("load source {} is down: {}; every node it measures is unknown, its profiles evict nothing "
+                    "this cycle", load.source_name, load.source_error);
   const double loaded_s = seconds();
-  auto profile = profile_from_policy(config_.policy, {options, world ? &*world : nullptr});
-  Result<Plan> plan = profile ? framework::run_profile(*profile, config_.policy, {*cluster, load, state, now, config_.cooldown})
-                              : Result<Plan>(profile.error());
+  const LoadReport no_load;
+  auto profiles = profiles_from_policy(config_.policy, {options, world ? &*world : nullptr});
+  Result<Plan> plan =
+      profiles ? framework::run_profiles(*profiles, config_.policy,
+                                         {*cluster, no_load, state, now, config_.cooldown,
+                                          loads_by_profile(config_.loads, *fetched, config_.policy.profiles.size())})
+               : Result<Plan>(profiles.error());
   if (!plan) {
     metrics_.cycle_failed(seconds());
     return plan.error();
@@ -139,8 +139,9 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   for (const auto& n : plan->nodes)
     if (n.cls == NodeClass::Unknown) spdlog::debug("node {} is unknown: {}", n.name, n.why);
   const defragment::Outcome* rooms = nullptr;
-  for (const auto& p : profile->balance)
-    if (const auto* g = dynamic_cast<const defragment::GangDefragment*>(p.get())) rooms = &g->outcome();
+  for (const auto& profile : *profiles)
+    for (const auto& p : profile.balance)
+      if (const auto* g = dynamic_cast<const defragment::GangDefragment*>(p.get())) rooms = &g->outcome();
   if (!config_.dry_run) {
     // A room's victims go only after its reservation is written (carry_out_rooms); the
     // other plugins' evictions first.
@@ -155,8 +156,8 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   if (rooms) metrics_.observe_defragment(*rooms);
   if (!config_.dry_run) {
     record_eviction_events(client_, *plan, config_.policy);
-    record_evictions(state, plan->evictions, now, config_.policy.load_aware.metrics.window);
-    state.prune(now, std::max(config_.cooldown, config_.policy.load_aware.metrics.window));
+    record_evictions(state, plan->evictions, now, config_.policy.largest_window());
+    state.prune(now, std::max(config_.cooldown, config_.policy.largest_window()));
   }
   auto count = [&](NodeClass c) { return plan->class_counts.count(c) ? plan->class_counts.at(c) : 0; };
   spdlog::info("cycle: {} high, {} normal, {} low, {} unknown nodes; {} evictions{}, {} skipped, {:.3f}s "

@@ -25,7 +25,7 @@ void execute_evictions(Plan& plan, const EvictFn& evict);
 
 struct CycleConfig {
   Policy policy;
-  LoadSpec load;
+  std::vector<LoadRead> loads;   // what the profiles' balance plugins read (load_reads)
   Seconds max_metric_age{300};
   Seconds cooldown{600};
   bool dry_run = false;

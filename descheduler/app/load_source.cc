@@ -1,5 +1,6 @@
 #include "descheduler/app/load_source.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -39,14 +40,33 @@ Result<LoadSpec> parse_load_spec(const std::string& text) {
   return spec;
 }
 
-Result<LoadSpec> load_spec_from_policy(const Policy& policy) {
-  const MetricsArgs& m = policy.load_aware.metrics;
+Result<LoadSpec> load_spec_of(const PolicyProfile& profile) {
+  const MetricsArgs& m = profile.load_aware.metrics;
   // LowNodeUtilization reads no load: the annotations source costs nothing to "fetch".
-  if (m.type == MetricsType::Annotations || policy.load_aware.requests_only) return LoadSpec{LoadSpec::Kind::Annotations, ""};
+  if (m.type == MetricsType::Annotations || profile.load_aware.requests_only) return LoadSpec{LoadSpec::Kind::Annotations, ""};
   if (m.type == MetricsType::KubernetesMetrics) return LoadSpec{LoadSpec::Kind::KubernetesMetrics, ""};
   if (m.address.empty())
     return make_error("policy LoadAware.metrics has type Prometheus but no address (or give --load prometheus=URL)");
   return parse_load_spec("prometheus=" + m.address);
+}
+
+Result<std::vector<LoadRead>> load_reads(const Policy& policy, const std::optional<LoadSpec>& flag) {
+  std::vector<LoadRead> out;
+  for (size_t i = 0; i < policy.profiles.size(); ++i) {
+    const PolicyProfile& profile = policy.profiles[i];
+    if (!profile.load_aware_enabled) continue;
+    auto spec = flag ? Result<LoadSpec>(*flag) : load_spec_of(profile);
+    if (!spec) return spec.error();
+    const MetricsArgs& metrics = profile.load_aware.metrics;
+    // The same source read the same way is read once.
+    auto same = std::find_if(out.begin(), out.end(), [&](const LoadRead& r) {
+      return r.spec.kind == spec->kind && r.spec.value == spec->value &&
+             (spec->kind != LoadSpec::Kind::Prometheus || r.metrics == metrics);
+    });
+    if (same == out.end()) same = out.insert(out.end(), LoadRead{*spec, metrics, {}});
+    same->profiles.push_back(i);
+  }
+  return out;
 }
 
 namespace {
@@ -83,7 +103,7 @@ Result<LoadReport> kubernetes_metrics_from_file(const std::string& path, const C
 
 }  // namespace
 
-Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const Cluster& cluster, TimePoint now,
+Result<LoadReport> fetch_load(const LoadSpec& spec, const MetricsArgs& metrics, const Cluster& cluster, TimePoint now,
                               kube::Client* client) {
   switch (spec.kind) {
     case LoadSpec::Kind::KubernetesMetrics:
@@ -91,7 +111,7 @@ Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const 
       if (!client) return make_error("metrics.k8s.io: no API client (plan reads NodeMetrics from the scenario)");
       return kubernetes_metrics_from_api(*client, cluster);
     case LoadSpec::Kind::Annotations: return load_from_annotations(cluster);
-    case LoadSpec::Kind::Prometheus: return PrometheusLoad(spec.value, policy.load_aware.metrics).fetch(now);
+    case LoadSpec::Kind::Prometheus: return PrometheusLoad(spec.value, metrics).fetch(now);
     case LoadSpec::Kind::File: {
       std::ifstream in(spec.value);
       if (!in) return make_error("load file " + spec.value + ": cannot be read");
@@ -105,6 +125,35 @@ Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const 
 
 bool load_reads_cluster(const LoadSpec& spec) {
   return spec.kind == LoadSpec::Kind::Annotations || spec.kind == LoadSpec::Kind::KubernetesMetrics;
+}
+
+LoadReader::LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed)
+    : reads_(reads), read_(std::move(read)), early_(reads.size()) {
+  for (size_t i = 0; i < reads_.size(); ++i)
+    if (!load_reads_cluster(reads_[i].spec))
+      early_[i] = std::async(std::launch::async, [this, i, &not_listed] { return read_(reads_[i], not_listed); });
+}
+
+bool LoadReader::any_early() const {
+  return std::any_of(early_.begin(), early_.end(), [](const auto& f) { return f.valid(); });
+}
+
+Result<std::vector<LoadReport>> LoadReader::finish(const Cluster& cluster) {
+  std::vector<LoadReport> out;
+  for (size_t i = 0; i < reads_.size(); ++i) {
+    auto fetched = early_[i].valid() ? early_[i].get() : read_(reads_[i], cluster);
+    if (!fetched) return fetched.error();
+    out.push_back(std::move(*fetched));
+  }
+  return out;
+}
+
+std::vector<const LoadReport*> loads_by_profile(const std::vector<LoadRead>& reads,
+                                                const std::vector<LoadReport>& loads, size_t profiles) {
+  std::vector<const LoadReport*> out(profiles, nullptr);
+  for (size_t i = 0; i < reads.size() && i < loads.size(); ++i)
+    for (size_t p : reads[i].profiles) out[p] = &loads[i];
+  return out;
 }
 
 }  // namespace weft::descheduler

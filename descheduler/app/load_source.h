@@ -1,8 +1,12 @@
 // Where a cycle's node load comes from: `--load prometheus=URL|file=F|annotations`, or
-// the policy's LoadAware.metrics when no flag is given.
+// each profile's LoadAware.metrics when no flag is given.
 #pragma once
 
+#include <functional>
+#include <future>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "descheduler/core/cluster.h"
@@ -21,17 +25,49 @@ struct LoadSpec {
 
 // "prometheus=http://..", "file=load.json", "annotations".
 Result<LoadSpec> parse_load_spec(const std::string& text);
-// The policy's metrics section as a spec; an error when Prometheus has no address.
-Result<LoadSpec> load_spec_from_policy(const Policy& policy);
+// A profile's metrics section as a spec; an error when Prometheus has no address.
+Result<LoadSpec> load_spec_of(const PolicyProfile& profile);
+
+// One load a cycle reads, and the profiles (Policy::profiles indices) whose LoadAware or
+// LowNodeUtilization plans on it.
+struct LoadRead {
+  LoadSpec spec;
+  MetricsArgs metrics;   // how a Prometheus source is queried (and authenticated)
+  std::vector<size_t> profiles;
+};
+
+// What the policy's LoadAware and LowNodeUtilization profiles read, one read per distinct
+// source: each profile's own (load_spec_of), or `flag` (--load) for every one of them.
+Result<std::vector<LoadRead>> load_reads(const Policy& policy, const std::optional<LoadSpec>& flag);
 
 // Reads the load. A Prometheus that cannot be reached is not an error: the report comes
 // back with source_error (every node unknown). An unreadable or malformed file is.
 // KubernetesMetrics lists metrics.k8s.io/v1beta1 nodes and pods through `client` (a
 // failed list: source_error), or reads NodeMetrics and PodMetrics from the scenario file.
-Result<LoadReport> fetch_load(const LoadSpec& spec, const Policy& policy, const Cluster& cluster, TimePoint now,
+Result<LoadReport> fetch_load(const LoadSpec& spec, const MetricsArgs& metrics, const Cluster& cluster, TimePoint now,
                               kube::Client* client = nullptr);
 // Whether fetch_load reads `cluster` (annotations, metrics.k8s.io); a file or Prometheus
 // does not, so a cycle may read it while the cluster is being listed.
 bool load_reads_cluster(const LoadSpec& spec);
+
+// Reading a cycle's loads: those that do not read the cluster start at once on their own
+// threads (with `not_listed`, which must outlive them) while the cluster is listed; the
+// others when it is. One read per LoadRead; the first error ends it.
+using ReadLoadFn = std::function<Result<LoadReport>(const LoadRead& read, const Cluster& cluster)>;
+class LoadReader {
+ public:
+  LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed);
+  Result<std::vector<LoadReport>> finish(const Cluster& cluster);
+  bool any_early() const;
+
+ private:
+  const std::vector<LoadRead>& reads_;
+  ReadLoadFn read_;
+  std::vector<std::future<Result<LoadReport>>> early_;
+};
+
+// Per profile (Policy::profiles index), the load its plugins read (null: none).
+std::vector<const LoadReport*> loads_by_profile(const std::vector<LoadRead>& reads,
+                                                const std::vector<LoadReport>& loads, size_t profiles);
 
 }  // namespace weft::descheduler

@@ -16,15 +16,24 @@ std::string ratio_text(const std::optional<double>& v) {
 
 std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s + " " : s + std::string(width - s.size() + 1, ' '); }
 
+// Whether more than one balance plugin classified the nodes: each verdict then names its
+// "profile/plugin"; one classification keeps the one-profile form.
+bool several_classifications(const Plan& plan) {
+  return std::any_of(plan.nodes.begin(), plan.nodes.end(),
+                     [&](const NodeVerdict& n) { return n.by != plan.nodes.front().by; });
+}
+
 }  // namespace
 
 nlohmann::json plan_to_json(const Plan& plan) {
   nlohmann::json nodes = nlohmann::json::array();
+  const bool by = several_classifications(plan);
   for (const auto& n : plan.nodes) {
     nodes.push_back({{"name", n.name},
                      {"cpu", n.cpu ? nlohmann::json(*n.cpu) : nlohmann::json(nullptr)},
                      {"memory", n.memory ? nlohmann::json(*n.memory) : nlohmann::json(nullptr)},
                      {"class", to_string(n.cls)}});
+    if (by) nodes.back()["by"] = n.by;
   }
   nlohmann::json evictions = nlohmann::json::array();
   for (const auto& e : plan.evictions)
@@ -42,9 +51,14 @@ std::string plan_to_table(const Plan& plan) {
   std::string out;
   size_t w = 4;
   for (const auto& n : plan.nodes) w = std::max(w, n.name.size());
-  out += pad("NODE", w) + pad("CPU", 7) + pad("MEMORY", 7) + pad("CLASS", 8) + "NOTE\n";
+  const bool several = several_classifications(plan);
+  size_t bw = 2;
+  for (const auto& n : plan.nodes) bw = std::max(bw, n.by.size());
+  auto by = [&](const std::string& text) { return several ? pad(text, bw) : std::string(); };
+  out += pad("NODE", w) + by("BY") + pad("CPU", 7) + pad("MEMORY", 7) + pad("CLASS", 8) + "NOTE\n";
   for (const auto& n : plan.nodes)
-    out += pad(n.name, w) + pad(ratio_text(n.cpu), 7) + pad(ratio_text(n.memory), 7) + pad(to_string(n.cls), 8) + n.why + "\n";
+    out += pad(n.name, w) + by(n.by) + pad(ratio_text(n.cpu), 7) + pad(ratio_text(n.memory), 7) + pad(to_string(n.cls), 8) +
+           n.why + "\n";
   out += "\n";
   size_t pw = 3;
   for (const auto& e : plan.evictions) pw = std::max(pw, e.pod().size());

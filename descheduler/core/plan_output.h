@@ -9,7 +9,9 @@
 
 namespace weft::descheduler {
 
-// {"nodes":[{"name","cpu","memory","class"}],"evictions":[{"pod","from","to","reason"}],"skipped":[{"pod","reason"}]}
+// {"nodes":[{"name","cpu","memory","class"}],"evictions":[{"pod","from","to","reason"}],"skipped":[{"pod","reason"}]};
+// when several balance plugins classified the nodes, each node entry also has "by":
+// "profile/plugin" (a node then appears once per classification).
 nlohmann::json plan_to_json(const Plan& plan);
 std::string plan_to_table(const Plan& plan);
 

@@ -33,8 +33,7 @@ struct Limits {
   bool metric_resource = false;   // a Prometheus query's MetricResource alone (prometheus_utilization.h)
 };
 
-Result<Limits> limits_of(const Policy& policy, Seconds default_max_age) {
-  const LoadAwareArgs& la = policy.load_aware;
+Result<Limits> limits_of(const LoadAwareArgs& la, Seconds default_max_age) {
   Limits l;
   for (const auto& [res, _] : la.thresholds) {
     if (res == "cpu" || res == "memory" || res == "pods") continue;
@@ -107,16 +106,16 @@ std::string fmt_pct(double v) {
 
 class Planner {
  public:
-  Planner(const Cluster& c, const LoadReport& load, const Policy& p, const DeschedulerState& s,
+  Planner(const Cluster& c, const LoadReport& load, const LoadAwareArgs& p, const DeschedulerState& s,
           const PlanOptions& o, framework::Evictor& e, Limits limits, Plan& plan, const std::vector<int>& nodes)
-      : cluster_(c), load_(load), policy_(p), state_(s), opt_(o), evict_(e), limits_(std::move(limits)), plan_(plan) {
+      : cluster_(c), load_(load), args_(p), state_(s), opt_(o), evict_(e), limits_(std::move(limits)), plan_(plan) {
     in_profile_.assign(c.nodes.size(), 0);
     for (int n : nodes) in_profile_[static_cast<size_t>(n)] = 1;
   }
 
   void run() {
     classify();
-    if (!load_.source_error.empty() && !policy_.load_aware.requests_only) {
+    if (!load_.source_error.empty() && !args_.requests_only) {
       plan_.notes.push_back("load source " + load_.source_name + " is down (" + load_.source_error +
                             "): every node is unknown, nothing is evicted");
       return;
@@ -133,9 +132,9 @@ class Planner {
       plan_.notes.push_back("no low node can take pods; nothing is evicted");
       return;
     }
-    if (static_cast<int>(targets_.size()) <= policy_.load_aware.number_of_nodes) {
+    if (static_cast<int>(targets_.size()) <= args_.number_of_nodes) {
       plan_.notes.push_back("only " + std::to_string(targets_.size()) + " low nodes, numberOfNodes is " +
-                            std::to_string(policy_.load_aware.number_of_nodes) + "; nothing is evicted");
+                            std::to_string(args_.number_of_nodes) + "; nothing is evicted");
       return;
     }
     std::sort(high.begin(), high.end(), [&](int a, int b) {
@@ -156,7 +155,7 @@ class Planner {
   bool measure(size_t i, NodeVerdict& v) {
     const NodeInfo& info = cluster_.nodes[i];
     NodeState& n = nodes_[i];
-    if (policy_.load_aware.requests_only) {   // LowNodeUtilization: requests, always known
+    if (args_.requests_only) {   // LowNodeUtilization: requests, always known
       for (int r = 0; r < limits_.count; ++r)
         if (r != kPods) n.used[static_cast<size_t>(r)] = value_of(info.requested, limits_.names[static_cast<size_t>(r)]);
       v.cpu = n.alloc[kCpu] > 0 ? std::optional<double>(n.used[kCpu] / n.alloc[kCpu]) : std::nullopt;
@@ -220,7 +219,7 @@ class Planner {
       const NodeInfo& info = cluster_.nodes[i];
       NodeState& n = nodes_[i];
       n.selected = in_profile_[i] &&
-                   (!policy_.load_aware.node_selector || policy_.load_aware.node_selector->matches(info.labels));
+                   (!args_.node_selector || args_.node_selector->matches(info.labels));
       n.alloc[kCpu] = value_of(info.allocatable, "cpu");
       n.alloc[kMemory] = value_of(info.allocatable, "memory");
       auto pods = info.allocatable.find("pods");
@@ -235,7 +234,7 @@ class Planner {
       if (measure(i, v)) n.cls = NodeClass::Normal;   // known; the class follows below
       verdicts.emplace_back(i, std::move(v));
     }
-    if (policy_.load_aware.use_deviation_thresholds) deviation_limits();
+    if (args_.use_deviation_thresholds) deviation_limits();
     for (auto& [i, v] : verdicts) {
       NodeState& n = nodes_[i];
       if (n.cls != NodeClass::Unknown) n.cls = class_of(n);
@@ -314,7 +313,7 @@ class Planner {
     const auto& value = cpu ? u->cpu_cores : u->memory_bytes;
     const auto& at = cpu ? u->cpu_at : u->memory_at;
     if (!value) return std::nullopt;
-    Seconds max_age = policy_.load_aware.metrics.pod_usage.max_age.value_or(opt_.max_metric_age);
+    Seconds max_age = args_.metrics.pod_usage.max_age.value_or(opt_.max_metric_age);
     if (at && opt_.now - *at > std::chrono::duration_cast<TimePoint::duration>(max_age)) return std::nullopt;
     return *value * 1000.0;   // millicores, millibytes
   }
@@ -326,7 +325,7 @@ class Planner {
   Vec usage_of(const PodInfo& pod, const NodeState& node, size_t pods_on_node, bool& by_usage) const {
     Vec u{};
     const PodUsage* measured = nullptr;
-    if (policy_.load_aware.metrics.pod_usage.enabled && !policy_.load_aware.requests_only && !load_.pods.empty())
+    if (args_.metrics.pod_usage.enabled && !args_.requests_only && !load_.pods.empty())
       if (auto it = load_.pods.find(pod.key()); it != load_.pods.end()) measured = &it->second;
     by_usage = false;
     for (int r : {kCpu, kMemory}) {
@@ -338,7 +337,7 @@ class Planner {
       }
       u[k] = value_of(pod.requests(), r == kCpu ? "cpu" : "memory");
       // Requests mode counts what pods request, so a pod requesting nothing moves nothing.
-      if (u[k] <= 0 && pods_on_node > 0 && !policy_.load_aware.requests_only)
+      if (u[k] <= 0 && pods_on_node > 0 && !args_.requests_only)
         u[k] = node.used[k] / static_cast<double>(pods_on_node);
     }
     u[kPods] = 1;
@@ -352,7 +351,7 @@ class Planner {
   }
 
   TimePoint::duration window() const {
-    return std::chrono::duration_cast<TimePoint::duration>(policy_.load_aware.metrics.window);
+    return std::chrono::duration_cast<TimePoint::duration>(args_.metrics.window);
   }
 
   bool resting(const std::string& node) const {
@@ -419,8 +418,8 @@ class Planner {
     for (int p : info.pods) {
       const PodInfo& pod = cluster_.pods[static_cast<size_t>(p)];
       if (evict_.evicted(p)) continue;   // another plugin of the profile moved it already
-      std::string blocker = framework::namespace_allowed(policy_.load_aware.include_namespaces,
-                                                         policy_.load_aware.exclude_namespaces, pod.ns)
+      std::string blocker = framework::namespace_allowed(args_.include_namespaces,
+                                                         args_.exclude_namespaces, pod.ns)
                                 ? evict_.filter(p)
                                 : "namespace-excluded";
       if (!blocker.empty()) {
@@ -447,7 +446,7 @@ class Planner {
       return pa.key() < pb.key();
     });
     bool rest = resting(info.name);
-    const std::optional<int>& node_limit = policy_.load_aware.eviction_limit_node;
+    const std::optional<int>& node_limit = args_.eviction_limit_node;
     int evicted_here = 0;
     for (const Candidate& c : candidates) {
       if (!above_target(node, limits_)) break;
@@ -480,7 +479,7 @@ class Planner {
         skip(pod, why);
         continue;
       }
-      if (!evict_.evict({c.pod, target, reason, load_plugin_name(policy_), c.usage[kCpu], c.usage[kMemory],
+      if (!evict_.evict({c.pod, target, reason, load_plugin_name(args_), c.usage[kCpu], c.usage[kMemory],
                          c.by_usage ? "usage" : "requests"})
                .empty())
         continue;
@@ -511,7 +510,7 @@ class Planner {
 
   const Cluster& cluster_;
   const LoadReport& load_;
-  const Policy& policy_;
+  const LoadAwareArgs& args_;
   const DeschedulerState& state_;
   const PlanOptions& opt_;
   framework::Evictor& evict_;
@@ -536,19 +535,18 @@ const char* to_string(NodeClass c) {
   return "unknown";
 }
 
-const char* load_plugin_name(const Policy& policy) {
+const char* load_plugin_name(const LoadAwareArgs& args) {
   const bool low_node_utilization =
-      policy.load_aware.requests_only || policy.load_aware.metric_resource ||
-      policy.load_aware.metrics.type == MetricsType::KubernetesMetrics;
+      args.requests_only || args.metric_resource || args.metrics.type == MetricsType::KubernetesMetrics;
   return low_node_utilization ? "LowNodeUtilization" : "LoadAware";
 }
 
 Status balance_load(const Cluster& cluster, const std::vector<int>& nodes, const LoadReport& load,
-                    const Policy& policy, const DeschedulerState& state, const PlanOptions& options,
+                    const LoadAwareArgs& args, const DeschedulerState& state, const PlanOptions& options,
                     framework::Evictor& evictor, Plan& plan) {
-  auto limits = limits_of(policy, options.max_metric_age);
+  auto limits = limits_of(args, options.max_metric_age);
   if (!limits) return limits.error();
-  Planner(cluster, load, policy, state, options, evictor, std::move(*limits), plan, nodes).run();
+  Planner(cluster, load, args, state, options, evictor, std::move(*limits), plan, nodes).run();
   return {};
 }
 

@@ -29,6 +29,7 @@ struct NodeVerdict {
   std::optional<double> cpu, memory;   // ratios 0..1 as measured (also shown for stale nodes)
   NodeClass cls = NodeClass::Unknown;
   std::string why;                     // for unknown: what was missing or stale
+  std::string by;                      // the classifying "profile/plugin" (the runner sets it)
 };
 
 struct PlannedEviction {
@@ -58,19 +59,19 @@ namespace framework {
 class Evictor;
 }
 
-// "LowNodeUtilization" for a requests-only policy, else "LoadAware".
-const char* load_plugin_name(const Policy& policy);
+// "LowNodeUtilization" for requests-only (or metricsUtilization) args, else "LoadAware".
+const char* load_plugin_name(const LoadAwareArgs& args);
 
-// LoadAware's (and LowNodeUtilization's) balance over `nodes` (Cluster::nodes indices the
-// profile runs on) under the cycle's evictor: node verdicts, skips and notes go to `plan`,
+// LoadAware's (and LowNodeUtilization's) balance with its profile's args over `nodes`
+// (Cluster::nodes indices the profile runs on) under the profile's evictor: node verdicts, skips and notes go to `plan`,
 // evictions through the evictor. Errors: a policy that cannot be applied (too many resources).
 Status balance_load(const Cluster& cluster, const std::vector<int>& nodes, const LoadReport& load,
-                    const Policy& policy, const DeschedulerState& state, const PlanOptions& options,
+                    const LoadAwareArgs& args, const DeschedulerState& state, const PlanOptions& options,
                     framework::Evictor& evictor, Plan& plan);
 
 // Remembers evictions that were carried out: their sources rest a window, their
 // workloads cool down, and their targets carry the moved load until a window has passed
-// (their averaged metrics lag behind the move). window: the policy's metrics window.
+// (their averaged metrics lag behind the move). window: the policy's largest metrics window.
 void record_evictions(DeschedulerState& state, const std::vector<PlannedEviction>& done, TimePoint now,
                       Seconds window);
 

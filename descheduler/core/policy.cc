@@ -141,7 +141,8 @@ Status parse_pod_protections(const Ctx& c, const json& args, const std::string& 
   return {};
 }
 
-Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
+Status parse_evictor(const Ctx& c, const json& args, const std::string& path, PolicyProfile& profile,
+                     std::vector<std::string>& warnings) {
   if (args.is_null()) return {};
   if (auto s = only_fields(c, args, path,
                            {"priorityThreshold", "nodeFit", "ignorePvcPods", "evictLocalStoragePods",
@@ -150,7 +151,7 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
                             "ignorePodsWithoutPDB", "evictableNamespaces", "podProtections", "noEvictionPolicy"});
       !s)
     return s;
-  EvictorArgs& e = policy.evictor;
+  EvictorArgs& e = profile.evictor;
   if (auto s = parse_priority_threshold(c, field(args, "priorityThreshold"), join(path, "priorityThreshold"),
                                         e.priority_threshold);
       !s)
@@ -183,10 +184,10 @@ Status parse_evictor(const Ctx& c, const json& args, const std::string& path, Po
   if (!ns) return ns.error();
   e.node_selector = std::move(*ns);
   // Some older policies put evictableNamespaces on the evictor; it means the same there.
-  if (auto s = parse_evictable_namespaces(c, args, path, policy.load_aware); !s) return s;
+  if (auto s = parse_evictable_namespaces(c, args, path, profile.load_aware); !s) return s;
   if (auto s = parse_pod_protections(c, args, path, e); !s) return s;
   if (!e.protected_storage_classes.empty() && !e.ignore_pvc_pods)
-    policy.warnings.push_back(join(path, "podProtections.config.PodsWithPVC") +
+    warnings.push_back(join(path, "podProtections.config.PodsWithPVC") +
                               ": PodsWithPVC is not enabled, so no storage class is protected; ignored");
   auto no_eviction = get_string(c, field(args, "noEvictionPolicy"), join(path, "noEvictionPolicy"));
   if (!no_eviction) return no_eviction.error();
@@ -355,7 +356,8 @@ Status parse_thresholds(const Ctx& c, const json& args, const std::string& path,
 // (prometheus_utilization.h), with its newest sample time. What upstream finds only when
 // the plugin first balances (no metrics client, no source, a resource the metrics do not
 // carry) is refused here.
-Status parse_metrics_utilization(const Ctx& c, const json& v, const std::string& path, Policy& policy) {
+Status parse_metrics_utilization(const Ctx& c, const json& v, const std::string& path, bool kubernetes_metrics,
+                                 LoadAwareArgs& la) {
   if (v.is_null()) return {};
   if (auto s = only_fields(c, v, path, {"metricsServer", "source", "prometheus"}); !s) return s;
   auto server = get_bool(c, field(v, "metricsServer"), path + ".metricsServer");
@@ -373,12 +375,11 @@ Status parse_metrics_utilization(const Ctx& c, const json& v, const std::string&
     return c.at(path + ".prometheus", "is not allowed with source KubernetesMetrics");
   if (*source == "Prometheus" && field(prom, "query").is_null())
     return c.at(path + ".prometheus.query", "is required when the source is Prometheus");
-  if (*source == "Prometheus") return parse_prometheus_utilization(c, prom, path + ".prometheus", policy.load_aware);
+  if (*source == "Prometheus") return parse_prometheus_utilization(c, prom, path + ".prometheus", la);
   if (!*server && source->empty()) return c.at(path + ".source", "is empty: set KubernetesMetrics or metricsServer");
-  if (!policy.kubernetes_metrics)
+  if (!kubernetes_metrics)
     return c.at(path, "reads metrics.k8s.io, which the policy does not enable: add metricsProviders "
                       "[{source: KubernetesMetrics}]");
-  LoadAwareArgs& la = policy.load_aware;
   la.requests_only = false;
   la.metrics.type = MetricsType::KubernetesMetrics;
   la.metrics.pod_usage.enabled = true;
@@ -388,19 +389,20 @@ Status parse_metrics_utilization(const Ctx& c, const json& v, const std::string&
 // The Kubernetes descheduler's LowNodeUtilization: utilization is the pods' requests over
 // allocatable (no metrics), evictableNamespaces takes only exclude, evictionLimits.node
 // caps evictions per node.
-Status parse_low_node_utilization(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
+Status parse_low_node_utilization(const Ctx& c, const json& args, const std::string& path, bool kubernetes_metrics,
+                                  LoadAwareArgs& la) {
   if (auto s = only_fields(c, args, path,
                            {"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes",
                             "evictableNamespaces", "metricsUtilization", "evictionLimits"});
       !s)
     return s;
-  LoadAwareArgs& la = policy.load_aware;
   la.requests_only = true;
   if (auto s = parse_thresholds(c, args, path, la); !s) return s;
   if (auto s = parse_evictable_namespaces(c, args, path, la); !s) return s;
   if (!la.include_namespaces.empty())
     return c.at(join(path, "evictableNamespaces.include"), "LowNodeUtilization takes only exclude (as upstream)");
-  if (auto s = parse_metrics_utilization(c, field(args, "metricsUtilization"), join(path, "metricsUtilization"), policy);
+  if (auto s = parse_metrics_utilization(c, field(args, "metricsUtilization"), join(path, "metricsUtilization"),
+                                         kubernetes_metrics, la);
       !s)
     return s;
   if (la.metrics.type == MetricsType::KubernetesMetrics)
@@ -421,13 +423,12 @@ Status parse_low_node_utilization(const Ctx& c, const json& args, const std::str
   return {};
 }
 
-Status parse_load_aware(const Ctx& c, const json& args, const std::string& path, Policy& policy) {
+Status parse_load_aware(const Ctx& c, const json& args, const std::string& path, LoadAwareArgs& la) {
   if (auto s = only_fields(c, args, path,
                            {"thresholds", "targetThresholds", "nodeSelector", "evictableNamespaces", "metrics",
                             "numberOfNodes", "nodeFit", "duration", "useDeviationThresholds"});
       !s)
     return s;
-  LoadAwareArgs& la = policy.load_aware;
   if (auto s = parse_thresholds(c, args, path, la); !s) return s;
   auto sel = get_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"));
   if (!sel) return sel.error();
@@ -500,9 +501,8 @@ Result<const plugins::Registration*> strategy_at(const Ctx& c, const std::string
 // Makes each enabled strategy from its pluginConfig args (none: upstream's defaults); args
 // of a strategy the profile does not enable are still checked, then noted as unused.
 Status add_strategies(const Ctx& c, const std::vector<std::pair<const plugins::Registration*, bool>>& enabled,
-                      const std::map<std::string, std::pair<const json*, std::string>>& configured, const json& profile,
-                      const std::string& path, Policy& policy) {
-  std::string profile_name = field(profile, "name").is_string() ? field(profile, "name").get<std::string>() : path;
+                      const std::map<std::string, std::pair<const json*, std::string>>& configured,
+                      const std::string& path, PolicyProfile& profile, std::vector<std::string>& warnings) {
   for (const auto& [reg, balance] : enabled) {
     auto cfg = configured.find(reg->name);
     static const json no_args;
@@ -510,14 +510,14 @@ Status add_strategies(const Ctx& c, const std::vector<std::pair<const plugins::R
     std::string at = cfg == configured.end() ? path + ".pluginConfig(" + reg->name + ")" : cfg->second.second;
     auto plugin = reg->make(c, a, at);
     if (!plugin) return plugin.error();
-    policy.strategies.push_back({profile_name, reg->name, balance, std::move(*plugin)});
+    profile.strategies.push_back({profile.name, reg->name, balance, std::move(*plugin)});
   }
   for (const auto& [name, cfg] : configured) {
     bool used = std::any_of(enabled.begin(), enabled.end(), [&](const auto& e) { return name == e.first->name; });
     if (used) continue;
     auto plugin = plugins::find(name)->make(c, *cfg.first, cfg.second);
     if (!plugin) return plugin.error();
-    policy.warnings.push_back(cfg.second + ": plugin " + name + " is configured but not enabled; ignored");
+    warnings.push_back(cfg.second + ": plugin " + name + " is configured but not enabled; ignored");
   }
   return {};
 }
@@ -617,6 +617,137 @@ Status parse_metrics_sources(const Ctx& c, const json& doc, Policy& policy) {
   return {};
 }
 
+// One profile: its plugins with their args and its own DefaultEvictor's (absent: upstream's
+// defaults). Warnings go to the policy; GangDefragment may be enabled by one profile only.
+Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::string& p, Policy& policy) {
+  PolicyProfile out;
+  if (auto s = only_fields(c, prof, p, {"name", "pluginConfig", "plugins"}); !s) return s.error();
+  out.name = field(prof, "name").is_string() ? field(prof, "name").get<std::string>() : p;
+  auto plugins = parse_plugins(c, field(prof, "plugins"), p + ".plugins");
+  if (!plugins) return plugins.error();
+  bool has_plugins = prof.contains("plugins") && !prof["plugins"].is_null();
+  const json& configs = field(prof, "pluginConfig");
+  if (!configs.is_null() && !configs.is_array()) return c.at(p + ".pluginConfig", "must be a list");
+  // The balance plugins weft plans: Volcano's LoadAware (measured load) and the Kubernetes
+  // descheduler's LowNodeUtilization (requests); beside either or alone, GangDefragment.
+  std::string balance;
+  bool defragment_enabled = false;
+  if (plugins->count("balance")) {
+    for (const auto& name : plugins->at("balance").enabled) {
+      if (name == defragment::kPluginName) {
+        defragment_enabled = true;
+        continue;
+      }
+      if (name != "LoadAware" && name != "LowNodeUtilization") continue;   // a strategy: below
+      if (!balance.empty()) return c.at(p + ".plugins.balance", "enables both LoadAware and LowNodeUtilization; use one");
+      balance = name;
+    }
+  }
+  for (const auto& point : {"presort", "sort"})
+    if (plugins->count(point))
+      for (const auto& other : plugins->at(point).enabled)
+        return c.at(p + ".plugins." + point, not_implemented(other));
+  // The upstream strategies (their args come from pluginConfig below).
+  std::vector<std::pair<const plugins::Registration*, bool>> enabled_strategies;   // (plugin, balance)
+  for (const auto& point : {"deschedule", "balance"}) {
+    if (!plugins->count(point)) continue;
+    for (const auto& sname : plugins->at(point).enabled) {
+      if (std::string(point) == "balance" &&
+          (sname == "LoadAware" || sname == "LowNodeUtilization" || sname == defragment::kPluginName))
+        continue;
+      auto r = strategy_at(c, sname, point, p + ".plugins." + point);
+      if (!r) return r.error();
+      enabled_strategies.emplace_back(*r, std::string(point) == "balance");
+    }
+  }
+  for (const auto& point : {"filter", "preEvictionFilter"})
+    if (plugins->count(point))
+      for (const auto& other : plugins->at(point).enabled)
+        if (other != "DefaultEvictor") return c.at(p + ".plugins." + point, not_implemented(other));
+  const json* load_aware_args = nullptr;
+  const json* evictor_args = nullptr;
+  const json* defragment_args = nullptr;
+  std::string la_path, ev_path, df_path = p + ".pluginConfig";
+  std::map<std::string, std::pair<const json*, std::string>> strategy_args;   // name -> (args, path)
+  for (size_t j = 0; configs.is_array() && j < configs.size(); ++j) {
+    std::string q = p + ".pluginConfig[" + std::to_string(j) + "]";
+    const json& pc = configs[j];
+    if (auto s = only_fields(c, pc, q, {"name", "args"}); !s) return s.error();
+    auto pname = get_string(c, field(pc, "name"), q + ".name");
+    if (!pname) return pname.error();
+    if (*pname == "LoadAware" || *pname == "LowNodeUtilization") {
+      if (!plugins->count("balance")) balance = *pname;
+      if (*pname != balance) {
+        policy.warnings.push_back(q + ": plugin " + *pname + " is configured but not enabled; ignored");
+        continue;
+      }
+      load_aware_args = &field(pc, "args");   // absent: null (a const operator[] on a missing key is undefined)
+      la_path = q + ".args";
+    } else if (*pname == defragment::kPluginName) {
+      if (pc.contains("args")) defragment_args = &pc["args"];
+      df_path = q + ".args";
+    } else if (*pname == "DefaultEvictor") {
+      if (pc.contains("args")) evictor_args = &pc["args"];
+      ev_path = q + ".args";
+    } else if (pname->empty()) {
+      return c.at(q + ".name", "is required");
+    } else if (plugins::find(*pname)) {
+      strategy_args[*pname] = {&field(pc, "args"), q + ".args"};
+    } else {
+      return c.at(q + ".name", not_implemented(*pname));
+    }
+  }
+  if (defragment_enabled) {
+    // weft's own plugin: one per cycle, as its reservations are one set of rooms.
+    if (policy.gang_profile())
+      return c.at(p, "a second profile enables " + std::string(defragment::kPluginName) +
+                         " (weft-descheduler runs it in one profile; enable it in one)");
+    auto args = defragment::parse_args(defragment_args ? *defragment_args : json(), df_path);
+    if (!args) return make_error(c.name + ": " + args.message());
+    out.gang_defragment = *args;
+  } else if (defragment_args) {
+    policy.warnings.push_back(df_path + ": " + defragment::kPluginName + " is configured but not enabled in plugins.balance; ignored");
+  }
+  if (auto s = add_strategies(c, enabled_strategies, strategy_args, p, out, policy.warnings); !s) return s.error();
+  if (plugins->count("balance"))
+    for (const auto& name : plugins->at("balance").enabled)
+      if (name == balance || (name == defragment::kPluginName) || plugins::find(name)) out.balance_order.push_back(name);
+  out.load_aware_enabled = !balance.empty() && (has_plugins || load_aware_args);
+  if (out.load_aware_enabled) {
+    if (!load_aware_args || load_aware_args->is_null())
+      return c.at(p + ".pluginConfig", balance + " is enabled but has no args (thresholds, targetThresholds)");
+    auto parsed = balance == "LoadAware"
+                      ? parse_load_aware(c, *load_aware_args, la_path, out.load_aware)
+                      : parse_low_node_utilization(c, *load_aware_args, la_path, policy.kubernetes_metrics, out.load_aware);
+    if (!parsed) return parsed.error();
+  }
+  // Every profile's DefaultEvictor args are validated, as upstream, and filter its own plugins.
+  static const json no_args;
+  if (auto s = parse_evictor(c, evictor_args ? *evictor_args : no_args, ev_path, out, policy.warnings); !s)
+    return s.error();
+  if (!out.load_aware_enabled && !defragment_enabled && enabled_strategies.empty() && evictor_args)
+    policy.warnings.push_back(p + ": enables no deschedule or balance plugin; it evicts nothing");
+  return out;
+}
+
+// The top-level Prometheus is where a profile's LoadAware reads when its own metrics name
+// no address.
+Status use_top_level_prometheus(const Ctx& c, Policy& policy, PolicyProfile& profile) {
+  MetricsArgs& metrics = profile.load_aware.metrics;
+  if (policy.prometheus && metrics.type == MetricsType::Prometheus && metrics.address.empty()) {
+    metrics.address = policy.prometheus->url;
+    if (!metrics.auth.bearer_token_file.empty() || !metrics.auth.username.empty()) {
+      if (policy.prometheus->auth_token_secret)
+        return c.at("metricsProviders", "Prometheus authToken and LoadAware.metrics.auth both give credentials; use one");
+    } else {
+      metrics.auth.token_secret = policy.prometheus->auth_token_secret;
+    }
+  }
+  if (profile.reads_load() && metrics.type == MetricsType::Prometheus && metrics.address.empty())
+    policy.warnings.push_back("LoadAware.metrics.address is empty: give --load prometheus=URL or set it");
+  return {};
+}
+
 }  // namespace
 
 Result<Policy> parse_policy(const json& doc, const std::string& name) {
@@ -653,164 +784,18 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
 
   const json& profiles = field(doc, "profiles");
   if (!profiles.is_array() || profiles.empty()) return c.at("profiles", "must be a non-empty list");
-  int load_aware_profile = -1;
-  const json* evictor_source = nullptr;   // the DefaultEvictor args the acting profiles share
-  std::string evictor_profile;             // the first profile that gave them
   for (size_t i = 0; i < profiles.size(); ++i) {
-    std::string p = "profiles[" + std::to_string(i) + "]";
-    const json& prof = profiles[i];
-    if (auto s = only_fields(c, prof, p, {"name", "pluginConfig", "plugins"}); !s) return s.error();
-    auto plugins = parse_plugins(c, field(prof, "plugins"), p + ".plugins");
-    if (!plugins) return plugins.error();
-    bool has_plugins = prof.contains("plugins") && !prof["plugins"].is_null();
-    const json& configs = field(prof, "pluginConfig");
-    if (!configs.is_null() && !configs.is_array()) return c.at(p + ".pluginConfig", "must be a list");
-    // The balance plugins weft plans: Volcano's LoadAware (measured load) and the Kubernetes
-    // descheduler's LowNodeUtilization (requests); beside either or alone, GangDefragment.
-    std::string balance;
-    bool defragment_enabled = false;
-    if (plugins->count("balance")) {
-      for (const auto& name : plugins->at("balance").enabled) {
-        if (name == defragment::kPluginName) {
-          defragment_enabled = true;
-          continue;
-        }
-        if (name != "LoadAware" && name != "LowNodeUtilization") continue;   // a strategy: above
-        if (!balance.empty()) return c.at(p + ".plugins.balance", "enables both LoadAware and LowNodeUtilization; use one");
-        balance = name;
-      }
-    }
-    for (const auto& point : {"presort", "sort"})
-      if (plugins->count(point))
-        for (const auto& other : plugins->at(point).enabled)
-          return c.at(p + ".plugins." + point, not_implemented(other));
-    // The upstream strategies (their args come from pluginConfig below).
-    std::vector<std::pair<const plugins::Registration*, bool>> enabled_strategies;   // (plugin, balance)
-    for (const auto& point : {"deschedule", "balance"}) {
-      if (!plugins->count(point)) continue;
-      for (const auto& sname : plugins->at(point).enabled) {
-        if (std::string(point) == "balance" &&
-            (sname == "LoadAware" || sname == "LowNodeUtilization" || sname == defragment::kPluginName))
-          continue;
-        auto r = strategy_at(c, sname, point, p + ".plugins." + point);
-        if (!r) return r.error();
-        enabled_strategies.emplace_back(*r, std::string(point) == "balance");
-      }
-    }
-    for (const auto& point : {"filter", "preEvictionFilter"})
-      if (plugins->count(point))
-        for (const auto& other : plugins->at(point).enabled)
-          if (other != "DefaultEvictor") return c.at(p + ".plugins." + point, not_implemented(other));
-    const json* load_aware_args = nullptr;
-    const json* evictor_args = nullptr;
-    const json* defragment_args = nullptr;
-    std::string la_path, ev_path, df_path = p + ".pluginConfig";
-    std::map<std::string, std::pair<const json*, std::string>> strategy_args;   // name -> (args, path)
-    for (size_t j = 0; configs.is_array() && j < configs.size(); ++j) {
-      std::string q = p + ".pluginConfig[" + std::to_string(j) + "]";
-      const json& pc = configs[j];
-      if (auto s = only_fields(c, pc, q, {"name", "args"}); !s) return s.error();
-      auto pname = get_string(c, field(pc, "name"), q + ".name");
-      if (!pname) return pname.error();
-      if (*pname == "LoadAware" || *pname == "LowNodeUtilization") {
-        if (!plugins->count("balance")) balance = *pname;
-        if (*pname != balance) {
-          policy.warnings.push_back(q + ": plugin " + *pname + " is configured but not enabled; ignored");
-          continue;
-        }
-        load_aware_args = &field(pc, "args");   // absent: null (a const operator[] on a missing key is undefined)
-        la_path = q + ".args";
-      } else if (*pname == defragment::kPluginName) {
-        if (pc.contains("args")) defragment_args = &pc["args"];
-        df_path = q + ".args";
-      } else if (*pname == "DefaultEvictor") {
-        if (pc.contains("args")) evictor_args = &pc["args"];
-        ev_path = q + ".args";
-      } else if (pname->empty()) {
-        return c.at(q + ".name", "is required");
-      } else if (plugins::find(*pname)) {
-        strategy_args[*pname] = {&field(pc, "args"), q + ".args"};
-      } else {
-        return c.at(q + ".name", not_implemented(*pname));
-      }
-    }
-    if (defragment_enabled) {
-      if (policy.gang_defragment) return c.at(p, "a second profile enables " + std::string(defragment::kPluginName));
-      auto args = defragment::parse_args(defragment_args ? *defragment_args : json(), df_path);
-      if (!args) return make_error(name + ": " + args.message());
-      policy.gang_defragment = *args;
-    } else if (defragment_args) {
-      policy.warnings.push_back(df_path + ": " + defragment::kPluginName + " is configured but not enabled in plugins.balance; ignored");
-    }
-    if (auto s = add_strategies(c, enabled_strategies, strategy_args, prof, p, policy); !s) return s.error();
-    if (plugins->count("balance"))
-      for (const auto& name : plugins->at("balance").enabled)
-        if (name == balance || (name == defragment::kPluginName) || plugins::find(name)) policy.balance_order.push_back(name);
-    bool active = !balance.empty() && (has_plugins || load_aware_args);
-    // weft-descheduler runs one DefaultEvictor for every profile that enables a plugin, so
-    // their args (absent: upstream's defaults) must agree; a profile enabling none still
-    // has its args validated, as upstream.
-    static const json no_args;
-    const json& profile_evictor = evictor_args ? *evictor_args : no_args;
-    auto use_evictor = [&]() -> Status {
-      if (evictor_source && *evictor_source != profile_evictor)
-        return c.at(evictor_args ? ev_path : p + ".pluginConfig",
-                    "DefaultEvictor args differ from " + evictor_profile +
-                        "'s: weft-descheduler runs one DefaultEvictor for every profile, give each the same");
-      if (!evictor_source)
-        if (auto s = parse_evictor(c, profile_evictor, ev_path, policy); !s) return s;
-      evictor_source = &profile_evictor;
-      evictor_profile = p;
-      return {};
-    };
-    if (!active) {
-      // GangDefragment alone: the profile's DefaultEvictor still decides what may move.
-      if (defragment_enabled && load_aware_profile >= 0)
-        return c.at(p, "enables GangDefragment but profiles[" + std::to_string(load_aware_profile) +
-                           "] enables a balance plugin: enable both in one profile (weft-descheduler runs one "
-                           "DefaultEvictor)");
-      if (defragment_enabled || !enabled_strategies.empty()) {
-        if (auto s = use_evictor(); !s) return s.error();
-      } else if (evictor_args) {
-        Policy unused;
-        if (auto s = parse_evictor(c, *evictor_args, ev_path, unused); !s) return s.error();
-        policy.warnings.push_back(p + ": enables no deschedule or balance plugin; it evicts nothing");
-      }
-      continue;
-    }
-    if (policy.gang_defragment && !defragment_enabled)
-      return c.at(p, "enables " + balance + " but another profile enables GangDefragment: enable both in one "
-                     "profile (weft-descheduler runs one DefaultEvictor)");
-    if (load_aware_profile >= 0)
-      return c.at(p, "a second profile enables a balance plugin (profiles[" + std::to_string(load_aware_profile) +
-                         "] does)");
-    load_aware_profile = static_cast<int>(i);
-    if (!load_aware_args || load_aware_args->is_null())
-      return c.at(p + ".pluginConfig", balance + " is enabled but has no args (thresholds, targetThresholds)");
-    auto parsed = balance == "LoadAware" ? parse_load_aware(c, *load_aware_args, la_path, policy)
-                                         : parse_low_node_utilization(c, *load_aware_args, la_path, policy);
-    if (!parsed) return parsed.error();
-    if (auto s = use_evictor(); !s) return s.error();
+    auto profile = parse_profile(c, profiles[i], "profiles[" + std::to_string(i) + "]", policy);
+    if (!profile) return profile.error();
+    policy.profiles.push_back(std::move(*profile));
   }
   // As upstream, a policy whose profiles enable only the evictor is valid; it evicts nothing.
-  if (load_aware_profile < 0 && !policy.gang_defragment && policy.strategies.empty())
+  if (std::all_of(policy.profiles.begin(), policy.profiles.end(), [](const PolicyProfile& p) {
+        return !p.load_aware_enabled && !p.gang_defragment && p.strategies.empty();
+      }))
     policy.warnings.push_back("profiles: no profile enables a plugin under deschedule or balance; nothing is evicted");
-  policy.load_aware_enabled = load_aware_profile >= 0;
-  // The top-level Prometheus is where LoadAware reads when its own metrics name no address.
-  MetricsArgs& metrics = policy.load_aware.metrics;
-  if (policy.prometheus && metrics.type == MetricsType::Prometheus && metrics.address.empty()) {
-    metrics.address = policy.prometheus->url;
-    if (!metrics.auth.bearer_token_file.empty() || !metrics.auth.username.empty()) {
-      if (policy.prometheus->auth_token_secret)
-        return c.at("metricsProviders", "Prometheus authToken and LoadAware.metrics.auth both give credentials; use one");
-    } else {
-      metrics.auth.token_secret = policy.prometheus->auth_token_secret;
-    }
-  }
-  if (policy.load_aware_enabled && !policy.load_aware.requests_only &&
-      policy.load_aware.metrics.type == MetricsType::Prometheus &&
-      policy.load_aware.metrics.address.empty())
-    policy.warnings.push_back("LoadAware.metrics.address is empty: give --load prometheus=URL or set it");
+  for (PolicyProfile& profile : policy.profiles)
+    if (auto s = use_top_level_prometheus(c, policy, profile); !s) return s.error();
   return policy;
 }
 
@@ -829,15 +814,36 @@ std::map<std::string, ResourceQuery> MetricsArgs::default_resource_queries() {
   return out;
 }
 
+bool Policy::load_aware_enabled() const {
+  return std::any_of(profiles.begin(), profiles.end(), [](const PolicyProfile& p) { return p.load_aware_enabled; });
+}
+
+const PolicyProfile* Policy::gang_profile() const {
+  for (const auto& p : profiles)
+    if (p.gang_defragment) return &p;
+  return nullptr;
+}
+
+Seconds Policy::largest_window() const {
+  std::optional<Seconds> out;
+  for (const auto& p : profiles)
+    if (p.load_aware_enabled) out = std::max(out.value_or(Seconds{0}), p.load_aware.metrics.window);
+  return out.value_or(MetricsArgs{}.window);   // none: the default window
+}
+
 Policy default_policy() {
-  Policy p;
+  PolicyProfile p;
+  p.name = "default";
   p.evictor.priority_threshold.value = 10000;
   p.evictor.node_fit = true;
   p.evictor.ignore_pvc_pods = true;
+  p.load_aware_enabled = true;
   p.load_aware.thresholds = {{"cpu", 30}, {"memory", 30}};
   p.load_aware.target_thresholds = {{"cpu", 80}, {"memory", 85}};
   p.load_aware.exclude_namespaces = {"kube-system"};
-  return p;
+  Policy policy;
+  policy.profiles.push_back(std::move(p));
+  return policy;
 }
 
 }  // namespace weft::descheduler

@@ -1,5 +1,5 @@
-// The descheduler/v1alpha2 DeschedulerPolicy, reduced to what weft acts on: one profile
-// whose balance extension point enables LoadAware, with DefaultEvictor args beside it.
+// The descheduler/v1alpha2 DeschedulerPolicy: its top level and its profiles, each with its
+// DefaultEvictor args and the plugins it enables (LoadAware among them).
 // Volcano's LoadAware args (duration, numberOfNodes, nodeFit, metrics.type prometheus)
 // are accepted as they are, so existing policies carry over. Unknown fields are errors.
 #pragma once
@@ -57,6 +57,8 @@ struct ResourceQuery {
   std::string freshness_query;
   std::optional<Seconds> window;       // unset: the metrics window
   std::optional<Seconds> max_age;      // unset: --max-metric-age
+
+  bool operator==(const ResourceQuery&) const = default;
 };
 
 // Per-pod usage for sizing victims: cores and bytes per (namespace, pod), each with the
@@ -69,11 +71,15 @@ struct PodUsageQueries {
   std::string memory_freshness_query = "max by (namespace, pod) (timestamp(weft_pod_memory_usage_bytes))";
   std::optional<Seconds> window;       // unset: the metrics window
   std::optional<Seconds> max_age;      // unset: --max-metric-age
+
+  bool operator==(const PodUsageQueries&) const = default;
 };
 
 // How the descheduler authenticates to Prometheus (flags override these).
 struct SecretReference {
   std::string ns, name;
+
+  bool operator==(const SecretReference&) const = default;
 };
 
 struct PrometheusAuth {
@@ -86,6 +92,8 @@ struct PrometheusAuth {
   std::string username;                // basic auth, with password_file
   std::string password_file;
   bool insecure_skip_verify = false;
+
+  bool operator==(const PrometheusAuth&) const = default;
 };
 
 struct MetricsArgs {
@@ -101,6 +109,8 @@ struct MetricsArgs {
 
   static std::map<std::string, ResourceQuery> default_resource_queries();
   Seconds window_of(const ResourceQuery& q) const { return q.window.value_or(window); }
+
+  bool operator==(const MetricsArgs&) const = default;
 };
 
 struct LoadAwareArgs {
@@ -138,7 +148,7 @@ class Plugin;
 // An upstream strategy plugin a profile enables (descheduler/core/plugins/<Name>/), its
 // args read, defaulted and validated.
 struct EnabledPlugin {
-  std::string profile;
+  std::string profile;                           // the profile's name
   std::string name;
   bool balance = false;                          // the extension point: balance, else deschedule
   std::shared_ptr<framework::Plugin> plugin;     // a DeschedulePlugin or a BalancePlugin
@@ -151,24 +161,41 @@ struct PrometheusProvider {
   std::optional<SecretReference> auth_token_secret;
 };
 
-struct Policy {
+// One profile of the policy, as upstream runs it: its own DefaultEvictor (absent args:
+// upstream's defaults) filtering its own plugins. The eviction limits and weft's cycle-wide
+// rules (a pod evicted once, budgets, gangs, cooldown, the moves) are the policy's.
+struct PolicyProfile {
+  std::string name;
   EvictorArgs evictor;
-  bool load_aware_enabled = true;          // false: the profile enables GangDefragment alone
+  bool load_aware_enabled = false;         // LoadAware or LowNodeUtilization in plugins.balance
   LoadAwareArgs load_aware;
   std::optional<defragment::Args> gang_defragment;   // GangDefragment in plugins.balance
+  std::vector<EnabledPlugin> strategies;   // deschedule before balance, each in the order enabled
+  // Every enabled balance plugin's name (strategies, LoadAware or LowNodeUtilization,
+  // GangDefragment) in the order enabled: the order they run in.
+  std::vector<std::string> balance_order;
+
+  bool node_fit() const { return load_aware.node_fit.value_or(evictor.node_fit); }
+  // Its balance plugin reads measured load (LoadAware, LowNodeUtilization on metrics).
+  bool reads_load() const { return load_aware_enabled && !load_aware.requests_only; }
+};
+
+struct Policy {
+  std::vector<PolicyProfile> profiles;     // in the policy's order
   std::optional<kube::LabelSelector> node_selector;   // top-level nodeSelector
   std::optional<int> max_per_node, max_per_namespace, max_total;
   std::vector<std::string> warnings;       // accepted fields weft does not act on
-  std::vector<EnabledPlugin> strategies;   // in profile order, deschedule before balance
-  // Every enabled balance plugin's name (strategies, LoadAware or LowNodeUtilization,
-  // GangDefragment), profile by profile in the order enabled: the order they run in.
-  std::vector<std::string> balance_order;
   std::optional<PrometheusProvider> prometheus;
   bool kubernetes_metrics = false;         // metricsProviders KubernetesMetrics or metricsCollector.enabled
   bool eviction_failure_events = false;    // evictionFailureEventNotification
   std::optional<int64_t> grace_period_seconds;   // passed with every eviction
 
-  bool node_fit() const { return load_aware.node_fit.value_or(evictor.node_fit); }
+  // Some profile enables LoadAware or LowNodeUtilization.
+  bool load_aware_enabled() const;
+  // The profile enabling GangDefragment (at most one does), or null.
+  const PolicyProfile* gang_profile() const;
+  // The longest metrics window of the profiles' balance plugins (what the state remembers).
+  Seconds largest_window() const;
 };
 
 // `name` prefixes every error: "policy.yaml: profiles[0].pluginConfig[1].args.thresholds.gpu: unknown resource".

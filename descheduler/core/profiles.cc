@@ -7,21 +7,31 @@
 
 namespace weft::descheduler {
 
-Result<framework::Profile> profile_from_policy(const Policy& policy, const ProfileContext& context) {
+namespace {
+
+framework::Profile runner_profile(const PolicyProfile& profile) {
   framework::Profile p;
-  p.name = "default";
-  p.evictor = policy.evictor;
-  plugins::add_to_profile(policy, p);   // the upstream strategies the policy enables
+  p.name = profile.name;
+  p.evictor = profile.evictor;
+  p.node_fit = profile.load_aware.node_fit;
+  return p;
+}
+
+}  // namespace
+
+Result<framework::Profile> profile_from_policy(const PolicyProfile& policy, const ProfileContext& context) {
+  framework::Profile p = runner_profile(policy);
+  plugins::add_to_profile(policy, p);   // the upstream strategies the profile enables
   std::vector<std::unique_ptr<framework::BalancePlugin>> strategies = std::move(p.balance);
   p.balance.clear();
   std::unique_ptr<framework::BalancePlugin> load, gang;
-  if (policy.load_aware_enabled) load = std::make_unique<plugins::LoadAware>(policy, context.options);
+  if (policy.load_aware_enabled) load = std::make_unique<plugins::LoadAware>(policy.load_aware, context.options);
   if (policy.gang_defragment) {
     if (!context.world) return make_error("GangDefragment needs the cluster's pending pods, Queues and HyperNodes");
     gang = std::make_unique<defragment::GangDefragment>(
         *context.world, *policy.gang_defragment, defragment::Options{context.options.now, context.options.cooldown});
   }
-  // Balance plugins run in the order the policy enables them, as upstream.
+  // Balance plugins run in the order the profile enables them, as upstream.
   size_t next = 0;
   for (const auto& name : policy.balance_order) {
     if (load && name == load->name()) p.balance.push_back(std::move(load));
@@ -35,12 +45,26 @@ Result<framework::Profile> profile_from_policy(const Policy& policy, const Profi
   return p;
 }
 
+Result<std::vector<framework::Profile>> profiles_from_policy(const Policy& policy, const ProfileContext& context) {
+  std::vector<framework::Profile> out;
+  for (const auto& profile : policy.profiles) {
+    auto p = profile_from_policy(profile, context);
+    if (!p) return p.error();
+    out.push_back(std::move(*p));
+  }
+  return out;
+}
+
 Result<Plan> make_plan(const Cluster& cluster, const LoadReport& load, const Policy& policy,
                        const DeschedulerState& state, const PlanOptions& options) {
-  framework::Profile p;
-  p.evictor = policy.evictor;
-  p.balance.push_back(std::make_unique<plugins::LoadAware>(policy, options));
-  return framework::run_profile(p, policy, {cluster, load, state, options.now, options.cooldown});
+  std::vector<framework::Profile> profiles;
+  for (const auto& profile : policy.profiles) {
+    if (!profile.load_aware_enabled) continue;
+    framework::Profile p = runner_profile(profile);
+    p.balance.push_back(std::make_unique<plugins::LoadAware>(profile.load_aware, options));
+    profiles.push_back(std::move(p));
+  }
+  return framework::run_profiles(profiles, policy, {cluster, load, state, options.now, options.cooldown});
 }
 
 }  // namespace weft::descheduler

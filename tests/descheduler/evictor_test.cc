@@ -19,7 +19,7 @@ int node_index(const Cluster& c, const std::string& name) { return c.node_index.
 
 std::unique_ptr<framework::DefaultEvictor> evictor(const Cluster& c, const Policy& pol, Plan& plan,
                                                    const DeschedulerState& state = {}) {
-  auto e = framework::DefaultEvictor::create(pol.evictor, c, state, framework::evictor_options(pol, t0(), Seconds(600)),
+  auto e = framework::DefaultEvictor::create(pol.profiles[0].evictor, c, state, framework::evictor_options(pol, pol.profiles[0], t0(), Seconds(600)),
                                              plan);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.message());
   return e.ok() ? std::move(*e) : nullptr;
@@ -106,7 +106,7 @@ TEST(EvictorUpstream, NewPodEvictorLimits) {
   for (bool events : {true, false})
     for (const Row& row : rows) {
       Policy pol = seed_policy();
-      pol.evictor.node_fit = false;
+      pol.profiles[0].evictor.node_fit = false;
       pol.eviction_failure_events = events;
       pol.max_total = row.total;
       pol.max_per_node = row.per_node;
@@ -130,7 +130,7 @@ TEST(Evictor, NodeFitCountsTheCyclesMoves) {
   objs.push_back(pod("huge", "a", {.cpu = "8"}));
   Cluster c = build(objs);
   Policy pol = seed_policy();
-  pol.evictor.node_fit = true;
+  pol.profiles[0].evictor.node_fit = true;
   Plan plan;
   auto ev = evictor(c, pol, plan);
   EXPECT_EQ(ev->pre_eviction_filter(index_of(c, "default/huge")), "node-fit");
@@ -163,7 +163,7 @@ TEST(Evictor, NodeFitRefusesWhatTheSchedulersFiltersRefuse) {
                             with_host_port(pod("proxy", "c"), 8080)};
   Cluster c = build(objs);
   Policy pol = seed_policy();
-  pol.evictor.node_fit = true;
+  pol.profiles[0].evictor.node_fit = true;
   Plan plan;
   auto ev = evictor(c, pol, plan);
   const int a = node_index(c, "a"), b = node_index(c, "b"), n_c = node_index(c, "c");
@@ -177,7 +177,7 @@ TEST(Evictor, NodeFitRefusesWhatTheSchedulersFiltersRefuse) {
   EXPECT_EQ(ev->target_blocker(index_of(c, "default/proxy"), b), "node-fit");
   EXPECT_EQ(ev->target_blocker(index_of(c, "default/proxy"), a), "");
   // Without nodeFit neither rule is the evictor's.
-  pol.evictor.node_fit = false;
+  pol.profiles[0].evictor.node_fit = false;
   Plan plain;
   EXPECT_EQ(evictor(c, pol, plain)->target_blocker(index_of(c, "default/web"), b), "");
 }

@@ -99,8 +99,8 @@ inline LoadReport load(const std::map<std::string, std::pair<double, double>>& n
 // ignorePvcPods) with a one-minute window and no namespace exclusions.
 inline Policy seed_policy() {
   Policy p = default_policy();
-  p.load_aware.exclude_namespaces.clear();
-  p.load_aware.metrics.window = Seconds(60);
+  p.profiles[0].load_aware.exclude_namespaces.clear();
+  p.profiles[0].load_aware.metrics.window = Seconds(60);
   return p;
 }
 

@@ -56,14 +56,14 @@ TEST(KubernetesMetrics, NodeUsageIsOverAllocatableAndDatedByItsTimestamp) {
 TEST(KubernetesMetrics, PolicyAcceptsWhatUpstreamValidates) {
   Policy p = metrics_policy();
   EXPECT_TRUE(p.kubernetes_metrics);
-  EXPECT_FALSE(p.load_aware.requests_only);
-  EXPECT_EQ(p.load_aware.metrics.type, MetricsType::KubernetesMetrics);
+  EXPECT_FALSE(p.profiles[0].load_aware.requests_only);
+  EXPECT_EQ(p.profiles[0].load_aware.metrics.type, MetricsType::KubernetesMetrics);
   auto server = parse_policy_text(lnu_with_metrics("metricsCollector:\n  enabled: true\n", "{metricsServer: true}"), "x");
   ASSERT_TRUE(server.ok()) << server.message();
-  EXPECT_EQ(server->load_aware.metrics.type, MetricsType::KubernetesMetrics);
+  EXPECT_EQ(server->profiles[0].load_aware.metrics.type, MetricsType::KubernetesMetrics);
   auto lone = parse_policy_text(lnu_with_metrics(kProvider, "null"), "x");   // the provider alone changes nothing
   ASSERT_TRUE(lone.ok()) << lone.message();
-  EXPECT_TRUE(lone->load_aware.requests_only);
+  EXPECT_TRUE(lone->profiles[0].load_aware.requests_only);
 }
 
 TEST(KubernetesMetrics, PolicyRefusalsNameTheField) {
@@ -157,16 +157,16 @@ TEST(KubernetesMetrics, PlanReadsTheScenarioFile) {
   testing::write_file(dir.file("s.json"), list.dump());
   Cluster c = build({node("n1", {}, "4", "8Gi")});
   Policy pol = metrics_policy();
-  auto spec = load_spec_from_policy(pol);
+  auto spec = load_spec_of(pol.profiles[0]);
   ASSERT_TRUE(spec.ok()) << spec.message();
   ASSERT_EQ(spec->kind, LoadSpec::Kind::KubernetesMetrics);
   spec->value = dir.file("s.json");
-  auto r = fetch_load(*spec, pol, c, t0());
+  auto r = fetch_load(*spec, pol.profiles[0].load_aware.metrics, c, t0());
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_DOUBLE_EQ(r->nodes.at("n1").cpu, 0.25);
   EXPECT_DOUBLE_EQ(*r->pods.at("default/p1").cpu_cores, 0.3);
   spec->value.clear();   // the API, without a client: an error, never requests in disguise
-  EXPECT_FALSE(fetch_load(*spec, pol, c, t0()).ok());
+  EXPECT_FALSE(fetch_load(*spec, pol.profiles[0].load_aware.metrics, c, t0()).ok());
 }
 
 }  // namespace

@@ -166,14 +166,39 @@ TEST(Load, SpecsAndAnUnreachablePrometheus) {
   EXPECT_FALSE(parse_load_spec("prometheus=p:9090").ok());
   EXPECT_FALSE(parse_load_spec("graphite=x").ok());
   Policy pol = test::seed_policy();
-  pol.load_aware.metrics.address = "http://127.0.0.1:1";   // nothing listens on port 1
-  auto spec = load_spec_from_policy(pol);
+  pol.profiles[0].load_aware.metrics.address = "http://127.0.0.1:1";   // nothing listens on port 1
+  auto spec = load_spec_of(pol.profiles[0]);
   ASSERT_TRUE(spec.ok());
-  auto r = fetch_load(*spec, pol, Cluster{}, test::t0());
+  auto r = fetch_load(*spec, pol.profiles[0].load_aware.metrics, Cluster{}, test::t0());
   ASSERT_TRUE(r.ok());
   EXPECT_NE(r->source_error, "");
   EXPECT_NE(r->source_error.find("127.0.0.1:1"), std::string::npos) << r->source_error;
-  EXPECT_FALSE(fetch_load(*parse_load_spec("file=/nonexistent.json"), pol, Cluster{}, test::t0()).ok());
+  EXPECT_FALSE(fetch_load(*parse_load_spec("file=/nonexistent.json"), pol.profiles[0].load_aware.metrics, Cluster{}, test::t0()).ok());
+}
+
+// Each profile's LoadAware or LowNodeUtilization reads its own source, one read per
+// distinct source (the same Prometheus asked the same way is read once); --load replaces
+// every profile's; a profile without a balance plugin reads nothing.
+TEST(Load, OneReadPerDistinctSourceOfTheProfiles) {
+  Policy pol;
+  for (int i = 0; i < 4; ++i) pol.profiles.push_back(test::seed_policy().profiles[0]);
+  for (int i : {0, 1}) pol.profiles[static_cast<size_t>(i)].load_aware.metrics.address = "http://prom:9090";
+  pol.profiles[2].load_aware.metrics.address = "http://prom:9090";
+  pol.profiles[2].load_aware.metrics.window = Seconds(900);   // asked another way: read apart
+  pol.profiles[3].load_aware_enabled = false;
+  auto reads = load_reads(pol, std::nullopt);
+  ASSERT_TRUE(reads.ok()) << reads.message();
+  ASSERT_EQ(reads->size(), 2u);
+  EXPECT_EQ((*reads)[0].profiles, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ((*reads)[1].profiles, (std::vector<size_t>{2}));
+  EXPECT_EQ((*reads)[1].metrics.window, Seconds(900));
+  auto flagged = load_reads(pol, *parse_load_spec("file=load.json"));
+  ASSERT_TRUE(flagged.ok());
+  ASSERT_EQ(flagged->size(), 1u);
+  EXPECT_EQ((*flagged)[0].profiles, (std::vector<size_t>{0, 1, 2}));
+  std::vector<LoadReport> loads(2);
+  auto by_profile = loads_by_profile(*reads, loads, pol.profiles.size());
+  EXPECT_EQ(by_profile, (std::vector<const LoadReport*>{&loads[0], &loads[0], &loads[1], nullptr}));
 }
 
 TEST(State, RoundTripAndPrune) {

@@ -198,7 +198,7 @@ TEST(Planner, VictimsLowestPriorityFirstThenLargest) {
   objs.push_back(pod("small", "hot", {.cpu = "1"}));
   objs.push_back(pod("big", "hot", {.cpu = "3"}));
   Policy pol = seed_policy();
-  pol.evictor.priority_threshold.value = 1000;
+  pol.profiles[0].evictor.priority_threshold.value = 1000;
   // 15.2 cores; one 3-core pod takes it to 12.2 (76 %).
   Plan p = plan(build(objs), load({{"hot", {0.95, 0.3}}, {"cool", {0.1, 0.1}}}), pol);
   ASSERT_EQ(p.evictions.size(), 1u);
@@ -217,7 +217,7 @@ TEST(Planner, NodeFitReservesRoomOnTheTarget) {
 
   // Without nodeFit both move (load still allows it).
   Policy no_fit = seed_policy();
-  no_fit.evictor.node_fit = false;
+  no_fit.profiles[0].evictor.node_fit = false;
   Plan q = plan(build(objs), load({{"hot", {0.99, 0.2}}, {"cool", {0.1, 0.1}}}), no_fit);
   EXPECT_EQ(q.evictions.size(), 2u);
 }
@@ -253,7 +253,7 @@ TEST(Planner, ATargetWithRoomTakesThePodEvenPastItsThreshold) {
 // A target already at its targetThresholds takes nothing (target-full); another with room does.
 TEST(Planner, ATargetAtItsThresholdIsFull) {
   Policy pol = seed_policy();
-  pol.load_aware.target_thresholds["cpu"] = 30;
+  pol.profiles[0].load_aware.target_thresholds["cpu"] = 30;
   std::vector<json> objs = {node("hot"), node("at-cap", {{"zone", "a"}}), node("roomy")};
   objs.push_back(pod("picky", "hot", {.cpu = "1", .node_selector = {{"zone", "a"}}}));
   objs.push_back(pod("free", "hot", {.cpu = "1"}));
@@ -352,8 +352,8 @@ TEST(Planner, HardNetworkTopologyStaysWithinItsTier) {
       objs.push_back(pod(std::string(g) + "-" + std::to_string(i), "hot",
                          {.cpu = "1", .owner_kind = "Job", .owner = g, .group = g}));
   Policy pol = seed_policy();
-  pol.load_aware.target_thresholds["cpu"] = 50;   // so every pod is wanted elsewhere
-  pol.evictor.node_fit = false;
+  pol.profiles[0].load_aware.target_thresholds["cpu"] = 50;   // so every pod is wanted elsewhere
+  pol.profiles[0].evictor.node_fit = false;
   Plan p = plan(build(objs),
                 load({{"hot", {1.0, 0.3}}, {"cool-other-leaf", {0.05, 0.1}}, {"cool-other-spine", {0.0, 0.05}}}), pol);
   for (const auto& e : p.evictions) {
@@ -402,12 +402,12 @@ TEST(Planner, EvictableNamespacesIncludeAndExclude) {
   objs.push_back(pod("y", "hot", {.ns = "web", .cpu = "4"}));
   LoadReport l = load({{"hot", {1.0, 0.3}}, {"cool", {0.1, 0.1}}});
   Policy pol = seed_policy();
-  pol.load_aware.include_namespaces = {"batch"};
+  pol.profiles[0].load_aware.include_namespaces = {"batch"};
   Plan p = plan(build(objs), l, pol);
   EXPECT_TRUE(evicted(p, "batch/x"));
   EXPECT_EQ(reason_of(p, "web/y"), "namespace-excluded");
-  pol.load_aware.include_namespaces.clear();
-  pol.load_aware.exclude_namespaces = {"batch"};
+  pol.profiles[0].load_aware.include_namespaces.clear();
+  pol.profiles[0].load_aware.exclude_namespaces = {"batch"};
   Plan q = plan(build(objs), l, pol);
   EXPECT_EQ(reason_of(q, "batch/x"), "namespace-excluded");
   EXPECT_TRUE(evicted(q, "web/y"));
@@ -422,8 +422,8 @@ TEST(Planner, LocalStorageAndSystemCriticalFlags) {
   Plan p = plan(build(objs), l, pol);
   EXPECT_EQ(reason_of(p, "default/scratch"), "local-storage");
   EXPECT_EQ(reason_of(p, "default/crit"), "system-critical");
-  pol.evictor.evict_local_storage_pods = true;
-  pol.evictor.evict_system_critical_pods = true;
+  pol.profiles[0].evictor.evict_local_storage_pods = true;
+  pol.profiles[0].evictor.evict_system_critical_pods = true;
   Plan q = plan(build(objs), l, pol);
   EXPECT_TRUE(evicted(q, "default/scratch"));
   EXPECT_TRUE(evicted(q, "default/crit"));
@@ -438,11 +438,11 @@ TEST(Planner, PriorityThresholdByClassName) {
   objs.push_back(gold);
   objs.push_back(pod("cheap", "hot", {.cpu = "4", .priority = 10}));
   Policy pol = seed_policy();
-  pol.evictor.priority_threshold = PriorityThreshold{std::nullopt, "gold"};
+  pol.profiles[0].evictor.priority_threshold = PriorityThreshold{std::nullopt, "gold"};
   Plan p = plan(build(objs), load({{"hot", {1.0, 0.3}}, {"cool", {0.1, 0.1}}}), pol);
   EXPECT_EQ(reason_of(p, "default/gold-pod"), "priority-threshold");
   EXPECT_TRUE(evicted(p, "default/cheap"));
-  pol.evictor.priority_threshold = PriorityThreshold{std::nullopt, "nonexistent"};
+  pol.profiles[0].evictor.priority_threshold = PriorityThreshold{std::nullopt, "nonexistent"};
   auto r = make_plan(build(objs), load({{"hot", {1.0, 0.3}}}), pol, {}, PlanOptions{t0(), Seconds(300), Seconds(600)});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("nonexistent"), std::string::npos);
@@ -519,7 +519,7 @@ TEST(Planner, AlternatingLoadNeverMovesAWorkloadTwiceWithinCooldown) {
       moves[e.workload].push_back(now);
       ++total;
     }
-    record_evictions(state, r->evictions, now, pol.load_aware.metrics.window);
+    record_evictions(state, r->evictions, now, pol.profiles[0].load_aware.metrics.window);
   }
   EXPECT_GT(total, 0);
   for (const auto& [w, times] : moves)

@@ -22,16 +22,16 @@ const std::string kArgs = "{thresholds: {cpu: 30, memory: 30}, targetThresholds:
 TEST(Policy, SeedPolicyFile) {
   auto p = parse(testing::read_file(WEFT_SOURCE_DIR "/tests/descheduler/testdata/seed-policy.yaml"));
   ASSERT_TRUE(p.ok()) << p.message();
-  EXPECT_EQ(p->load_aware.thresholds.at("cpu"), 30);
-  EXPECT_EQ(p->load_aware.thresholds.at("memory"), 30);
-  EXPECT_EQ(p->load_aware.target_thresholds.at("cpu"), 80);
-  EXPECT_EQ(p->load_aware.target_thresholds.at("memory"), 85);
-  EXPECT_EQ(p->evictor.priority_threshold.value, 10000);
-  EXPECT_TRUE(p->node_fit());
-  EXPECT_TRUE(p->evictor.ignore_pvc_pods);
-  EXPECT_EQ(p->load_aware.metrics.type, MetricsType::Prometheus);
-  EXPECT_EQ(p->load_aware.metrics.address, "http://prometheus.monitoring:9090");
-  EXPECT_EQ(p->load_aware.metrics.window.count(), 60);
+  EXPECT_EQ(p->profiles[0].load_aware.thresholds.at("cpu"), 30);
+  EXPECT_EQ(p->profiles[0].load_aware.thresholds.at("memory"), 30);
+  EXPECT_EQ(p->profiles[0].load_aware.target_thresholds.at("cpu"), 80);
+  EXPECT_EQ(p->profiles[0].load_aware.target_thresholds.at("memory"), 85);
+  EXPECT_EQ(p->profiles[0].evictor.priority_threshold.value, 10000);
+  EXPECT_TRUE(p->profiles[0].node_fit());
+  EXPECT_TRUE(p->profiles[0].evictor.ignore_pvc_pods);
+  EXPECT_EQ(p->profiles[0].load_aware.metrics.type, MetricsType::Prometheus);
+  EXPECT_EQ(p->profiles[0].load_aware.metrics.address, "http://prometheus.monitoring:9090");
+  EXPECT_EQ(p->profiles[0].load_aware.metrics.window.count(), 60);
 }
 
 TEST(Policy, DeployedDefaultPolicyParses) {
@@ -43,7 +43,7 @@ TEST(Policy, DeployedDefaultPolicyParses) {
   for (std::string line; std::getline(lines, line);) body += (line.size() >= 4 ? line.substr(4) : "") + "\n";
   auto p = parse(body);
   ASSERT_TRUE(p.ok()) << p.message();
-  EXPECT_EQ(p->load_aware.target_thresholds.at("cpu"), 80);
+  EXPECT_EQ(p->profiles[0].load_aware.target_thresholds.at("cpu"), 80);
 }
 
 TEST(Policy, VolcanoPolicyCarriesOver) {
@@ -79,11 +79,11 @@ profiles:
       - LoadAware
 )");
   ASSERT_TRUE(p.ok()) << p.message();
-  EXPECT_EQ(p->load_aware.exclude_namespaces, std::vector<std::string>{"kube-system"});
+  EXPECT_EQ(p->profiles[0].load_aware.exclude_namespaces, std::vector<std::string>{"kube-system"});
   auto q = parse(with_args("{thresholds: {cpu: 30}, targetThresholds: {cpu: 80}, duration: 2m, "
                            "metrics: {type: prometheus, address: 'http://p:9090'}}"));
   ASSERT_TRUE(q.ok()) << q.message();
-  EXPECT_EQ(q->load_aware.metrics.window.count(), 120);
+  EXPECT_EQ(q->profiles[0].load_aware.metrics.window.count(), 120);
 }
 
 TEST(Policy, FullShape) {
@@ -95,21 +95,21 @@ TEST(Policy, FullShape) {
       "{priorityThreshold: {name: gold}, evictLocalStoragePods: true, evictSystemCriticalPods: true}",
       "maxNoOfPodsToEvictPerNode: 3\nmaxNoOfPodsToEvictPerNamespace: 4\nmaxNoOfPodsToEvictTotal: 5\n"));
   ASSERT_TRUE(p.ok()) << p.message();
-  EXPECT_EQ(p->load_aware.thresholds.at("pods"), 10);
-  EXPECT_TRUE(p->load_aware.node_selector->matches(kube::Labels{{"pool", "gpu"}}));
-  EXPECT_FALSE(p->load_aware.node_selector->matches(kube::Labels{{"pool", "cpu"}}));
-  EXPECT_EQ(p->load_aware.include_namespaces, (std::vector<std::string>{"batch", "ml"}));
-  EXPECT_EQ(p->load_aware.metrics.type, MetricsType::Annotations);
-  EXPECT_EQ(p->load_aware.metrics.window.count(), 90);
-  EXPECT_EQ(p->load_aware.metrics.node_label, "instance_node");
-  const auto& res = p->load_aware.metrics.resources;
+  EXPECT_EQ(p->profiles[0].load_aware.thresholds.at("pods"), 10);
+  EXPECT_TRUE(p->profiles[0].load_aware.node_selector->matches(kube::Labels{{"pool", "gpu"}}));
+  EXPECT_FALSE(p->profiles[0].load_aware.node_selector->matches(kube::Labels{{"pool", "cpu"}}));
+  EXPECT_EQ(p->profiles[0].load_aware.include_namespaces, (std::vector<std::string>{"batch", "ml"}));
+  EXPECT_EQ(p->profiles[0].load_aware.metrics.type, MetricsType::Annotations);
+  EXPECT_EQ(p->profiles[0].load_aware.metrics.window.count(), 90);
+  EXPECT_EQ(p->profiles[0].load_aware.metrics.node_label, "instance_node");
+  const auto& res = p->profiles[0].load_aware.metrics.resources;
   EXPECT_EQ(res.at("cpu").query, "avg_over_time(x[{window}])");
   EXPECT_EQ(res.at("memory").freshness_query, "max by ({label}) (timestamp(mem))");
   EXPECT_EQ(res.at("cpu").freshness_query, MetricsArgs{}.resources.at("cpu").freshness_query);
   EXPECT_NE(MetricsArgs{}.resources.at("memory").freshness_query.find("weft_node_memory_used_ratio"), std::string::npos);
-  EXPECT_EQ(p->evictor.priority_threshold.name, "gold");
-  EXPECT_TRUE(p->evictor.evict_local_storage_pods);
-  EXPECT_TRUE(p->evictor.evict_system_critical_pods);
+  EXPECT_EQ(p->profiles[0].evictor.priority_threshold.name, "gold");
+  EXPECT_TRUE(p->profiles[0].evictor.evict_local_storage_pods);
+  EXPECT_TRUE(p->profiles[0].evictor.evict_system_critical_pods);
   EXPECT_EQ(p->max_per_node, 3);
   EXPECT_EQ(p->max_per_namespace, 4);
   EXPECT_EQ(p->max_total, 5);
@@ -221,9 +221,9 @@ TEST(Policy, UpstreamThresholdShapes) {
                            "useDeviationThresholds: true}",
                            "{ignorePodsWithoutPDB: true}"));
   ASSERT_TRUE(p.ok()) << p.message();
-  EXPECT_TRUE(p->load_aware.use_deviation_thresholds);
-  EXPECT_EQ(p->load_aware.thresholds.at("nvidia.com/gpu"), 10);
-  EXPECT_TRUE(p->evictor.ignore_pods_without_pdb);
+  EXPECT_TRUE(p->profiles[0].load_aware.use_deviation_thresholds);
+  EXPECT_EQ(p->profiles[0].load_aware.thresholds.at("nvidia.com/gpu"), 10);
+  EXPECT_TRUE(p->profiles[0].evictor.ignore_pods_without_pdb);
   auto q = parse(with_args("{thresholds: {cpu: 20}, targetThresholds: {cpu: 10}}"));
   ASSERT_FALSE(q.ok());
   EXPECT_NE(q.message().find("thresholds.cpu: is above targetThresholds.cpu"), std::string::npos) << q.message();
@@ -237,7 +237,7 @@ TEST(Policy, PerResourceQueriesPodUsageAndAuth) {
       "podUsage: {enabled: false, maxAge: 3m}, "
       "auth: {bearerTokenFile: /var/run/secrets/prom/token, caFile: /etc/prom/ca.crt}}}"));
   ASSERT_TRUE(p.ok()) << p.message();
-  const MetricsArgs& m = p->load_aware.metrics;
+  const MetricsArgs& m = p->profiles[0].load_aware.metrics;
   EXPECT_EQ(m.resources.at("cpu").query, "avg by ({label}) (rate(c[{window}]))");
   EXPECT_EQ(m.window_of(m.resources.at("cpu")).count(), 60);
   EXPECT_EQ(m.resources.at("cpu").max_age->count(), 90);

@@ -37,7 +37,7 @@ Policy policy_of(const std::string& args, const std::string& url = "http://prome
 
 TEST(PrometheusUtilization, PolicyAsUpstream) {
   Policy p = policy_of(kMetric);
-  const LoadAwareArgs& la = p.load_aware;
+  const LoadAwareArgs& la = p.profiles[0].load_aware;
   EXPECT_TRUE(la.metric_resource);
   EXPECT_FALSE(la.requests_only);
   EXPECT_EQ(la.metrics.type, MetricsType::Prometheus);
@@ -47,7 +47,7 @@ TEST(PrometheusUtilization, PolicyAsUpstream) {
   const ResourceQuery& q = la.metrics.resources.at(kMetricResource);
   EXPECT_EQ(q.query, kQuery);
   EXPECT_EQ(q.freshness_query, "max by (instance) (timestamp(instance:node_cpu:rate:sum))");
-  EXPECT_EQ(load_plugin_name(p), std::string("LowNodeUtilization"));
+  EXPECT_EQ(load_plugin_name(p.profiles[0].load_aware), std::string("LowNodeUtilization"));
 
   const std::string at = "x: profiles[0].pluginConfig[1].args.";
   struct Row { std::string args, utilization, error; };
@@ -74,7 +74,7 @@ TEST(PrometheusUtilization, PolicyAsUpstream) {
                            "'max by (instance) (timestamp(x))'}}"),
       "x");
   ASSERT_TRUE(given.ok()) << given.message();
-  EXPECT_EQ(given->load_aware.metrics.resources.at(kMetricResource).freshness_query, "max by (instance) (timestamp(x))");
+  EXPECT_EQ(given->profiles[0].load_aware.metrics.resources.at(kMetricResource).freshness_query, "max by (instance) (timestamp(x))");
 }
 
 TEST(PrometheusUtilization, SeriesSelectors) {
@@ -165,11 +165,11 @@ TEST(PrometheusUtilization, QueriesALocalPrometheus) {
     res.set_content(prom_vector(series), "application/json");
   });
   Policy pol = policy_of(kMetric, prom.url());
-  auto spec = load_spec_from_policy(pol);
+  auto spec = load_spec_of(pol.profiles[0]);
   ASSERT_TRUE(spec.ok()) << spec.message();
   Cluster c = build(prometheus_cluster());
   const TimePoint now = TimePoint(std::chrono::seconds(1700000030));
-  auto load = fetch_load(*spec, pol, c, now);
+  auto load = fetch_load(*spec, pol.profiles[0].load_aware.metrics, c, now);
   ASSERT_TRUE(load.ok()) << load.message();
   EXPECT_EQ(asked, (std::vector<std::string>{kQuery, "max by (instance) (timestamp(" + kQuery + "))"}));
   ASSERT_EQ(load->nodes.count("n1"), 1u) << load->source_error;
@@ -179,7 +179,7 @@ TEST(PrometheusUtilization, QueriesALocalPrometheus) {
   EXPECT_EQ(p->evictions.size(), 1u) << plan_to_json(*p).dump();
   // The recording rule stopped ten minutes ago: every node is unknown.
   sampled_at = 1700000030 - 600;
-  auto stale = fetch_load(*spec, pol, c, now);
+  auto stale = fetch_load(*spec, pol.profiles[0].load_aware.metrics, c, now);
   ASSERT_TRUE(stale.ok());
   auto q = make_plan(c, *stale, pol, {}, PlanOptions{now, Seconds(300), Seconds(600)});
   ASSERT_TRUE(q.ok());

@@ -96,9 +96,9 @@ TEST(UpstreamSemantics, QosFromStatusOrContainers) {
 
 TEST(UpstreamSemantics, DeviationThresholdsAroundTheMean) {
   Policy pol = seed_policy();
-  pol.load_aware.thresholds = {{"cpu", 10}};
-  pol.load_aware.target_thresholds = {{"cpu", 10}};
-  pol.load_aware.use_deviation_thresholds = true;
+  pol.profiles[0].load_aware.thresholds = {{"cpu", 10}};
+  pol.profiles[0].load_aware.target_thresholds = {{"cpu", 10}};
+  pol.profiles[0].load_aware.use_deviation_thresholds = true;
   std::vector<json> objs = {node("a"), node("b"), node("c"), node("d")};
   for (int i = 0; i < 4; ++i) objs.push_back(pod("w" + std::to_string(i), "d", {.cpu = "2"}));
   // Mean cpu 52.5 %: low at or below 42.5 %, high above 62.5 %.
@@ -123,8 +123,8 @@ TEST(UpstreamSemantics, ExtendedResourceThresholds) {
     objs.push_back(pod("train-" + std::to_string(i), "busy", {.cpu = "1", .extra_requests = {{"nvidia.com/gpu", "2"}}}));
   objs.push_back(pod("web", "busy", {.cpu = "1"}));
   Policy pol = seed_policy();
-  pol.load_aware.thresholds = {{"nvidia.com/gpu", 30}};
-  pol.load_aware.target_thresholds = {{"nvidia.com/gpu", 60}};
+  pol.profiles[0].load_aware.thresholds = {{"nvidia.com/gpu", 30}};
+  pol.profiles[0].load_aware.target_thresholds = {{"nvidia.com/gpu", 60}};
   Plan p = plan(build(objs), load({{"busy", {0.3, 0.3}}, {"idle", {0.3, 0.3}}}), pol);
   EXPECT_EQ(class_of(p, "busy"), NodeClass::High);   // 6 of 8 GPUs requested
   EXPECT_EQ(class_of(p, "idle"), NodeClass::Low);
@@ -147,19 +147,19 @@ TEST(UpstreamSemantics, EvictAnnotationLiftsWhatUpstreamLifts) {
   for (auto& o : objs)
     if (o["kind"] == "Pod") o = annotate(o, kEvictAnnotation, "true");
   Policy pol = seed_policy();
-  pol.load_aware.exclude_namespaces = {"kube-system"};
-  pol.evictor.ignore_pods_without_pdb = true;
-  pol.evictor.min_pod_age = Seconds(3600);
+  pol.profiles[0].load_aware.exclude_namespaces = {"kube-system"};
+  pol.profiles[0].evictor.ignore_pods_without_pdb = true;
+  pol.profiles[0].evictor.min_pod_age = Seconds(3600);
   Cluster c = build(objs);
   Plan scratch;
-  auto ev = framework::DefaultEvictor::create(pol.evictor, c, {}, framework::evictor_options(pol, t0(), Seconds(600)),
+  auto ev = framework::DefaultEvictor::create(pol.profiles[0].evictor, c, {}, framework::evictor_options(pol, pol.profiles[0], t0(), Seconds(600)),
                                               scratch);
   ASSERT_TRUE(ev.ok());
   std::map<std::string, std::string> why;
   for (size_t i = 0; i < c.pods.size(); ++i) {
     const PodInfo& p = c.pods[i];
     // evictableNamespaces is the balance plugin's filter, applied before the evictor's.
-    why[p.key()] = framework::namespace_allowed(pol.load_aware.include_namespaces, pol.load_aware.exclude_namespaces, p.ns)
+    why[p.key()] = framework::namespace_allowed(pol.profiles[0].load_aware.include_namespaces, pol.profiles[0].load_aware.exclude_namespaces, p.ns)
                        ? (*ev)->filter(static_cast<int>(i))
                        : "namespace-excluded";
   }
@@ -172,8 +172,8 @@ TEST(UpstreamSemantics, EvictAnnotationLiftsWhatUpstreamLifts) {
   plain.push_back(pod("ds", "hot", {.owner_kind = "DaemonSet", .owner = "ds"}));
   plain.push_back(pod("critical", "hot", {.priority = 2000000000}));
   plain.push_back(pod("important", "hot", {.priority = 20000}));
-  pol.evictor.ignore_pods_without_pdb = false;
-  pol.evictor.min_pod_age.reset();
+  pol.profiles[0].evictor.ignore_pods_without_pdb = false;
+  pol.profiles[0].evictor.min_pod_age.reset();
   Plan q = plan(build(plain), load({{"hot", {0.99, 0.2}}, {"cool", {0.05, 0.05}}}), pol);
   EXPECT_EQ(reason_of(q, "default/ds"), "daemonset");
   EXPECT_EQ(reason_of(q, "default/critical"), "system-critical");
@@ -192,7 +192,7 @@ TEST(UpstreamSemantics, MinPodAgeCountsFromStartTime) {
   objs.push_back(aged("never-started", "2026-11-20T00:00:00Z", nullptr));
   objs.push_back(aged("started-long-ago", "2026-11-20T00:00:00Z", "2026-11-20T00:01:00Z"));
   Policy pol = seed_policy();
-  pol.evictor.min_pod_age = Seconds(3600);
+  pol.profiles[0].evictor.min_pod_age = Seconds(3600);
   Plan p = plan(build(objs), load({{"hot", {0.99, 0.2}}, {"cool", {0.05, 0.05}}}), pol);
   EXPECT_EQ(reason_of(p, "default/old-started-recently"), "min-pod-age");
   EXPECT_EQ(reason_of(p, "default/never-started"), "min-pod-age");
@@ -219,7 +219,7 @@ TEST(UpstreamSemantics, IgnorePodsWithoutPdb) {
   objs.push_back(labelled(pod("other-namespace", "hot", {.ns = "team"}), "app", "web"));
   objs.push_back(pdb("web", {{"matchLabels", {{"app", "web"}}}}, json::object(), {{"disruptionsAllowed", 5}}));
   Policy pol = seed_policy();
-  pol.evictor.ignore_pods_without_pdb = true;
+  pol.profiles[0].evictor.ignore_pods_without_pdb = true;
   Plan p = plan(build(objs), load({{"hot", {0.99, 0.2}}, {"cool", {0.05, 0.05}}}), pol);
   EXPECT_EQ(reason_of(p, "default/covered"), "evicted");
   EXPECT_EQ(reason_of(p, "default/uncovered"), "no-pdb");
@@ -306,8 +306,8 @@ TEST(UpstreamSemantics, LowNodeUtilizationCountsRequests) {
                  "evictionLimits: {node: 2}}"),
       "lnu.yaml");
   ASSERT_TRUE(pol.ok()) << pol.message();
-  EXPECT_TRUE(pol->load_aware.requests_only);
-  EXPECT_EQ(pol->load_aware.eviction_limit_node, 2);
+  EXPECT_TRUE(pol->profiles[0].load_aware.requests_only);
+  EXPECT_EQ(pol->profiles[0].load_aware.eviction_limit_node, 2);
   std::vector<json> objs = {node("full"), node("empty")};
   for (int i = 0; i < 6; ++i) objs.push_back(pod("w" + std::to_string(i), "full", {.cpu = "2", .memory = "1Gi"}));
   LoadReport none;   // no measurement at all: requests decide

@@ -34,7 +34,7 @@ TEST(PodUsage, VictimIsThePodThatBurnsNotThePodThatAsks) {
   EXPECT_DOUBLE_EQ(j["evictions"][0]["cpu"].get<double>(), 7.0);
   // The policy switch turns it off: requests decide, and the pod that asks goes.
   Policy off = seed_policy();
-  off.load_aware.metrics.pod_usage.enabled = false;
+  off.profiles[0].load_aware.metrics.pod_usage.enabled = false;
   Plan q = plan(burner_cluster(), l, off);
   ASSERT_FALSE(q.evictions.empty());
   EXPECT_EQ(q.evictions[0].pod(), "default/asks");
@@ -52,7 +52,7 @@ TEST(PodUsage, StaleOrMissingReadingsFallBackToRequests) {
   EXPECT_EQ(p.evictions[0].sized_by, "requests");
   // policy podUsage.maxAge widens it.
   Policy pol = seed_policy();
-  pol.load_aware.metrics.pod_usage.max_age = Seconds(900);
+  pol.profiles[0].load_aware.metrics.pod_usage.max_age = Seconds(900);
   Plan q = plan(burner_cluster(), l, pol);
   ASSERT_FALSE(q.evictions.empty());
   EXPECT_EQ(q.evictions[0].pod(), "default/burns");
@@ -123,7 +123,7 @@ TEST(PerResourceQueries, EachResourceHasItsOwnMaxAge) {
   LoadReport l = load({{"hot", {0.95, 0.3}}, {"cool", {0.05, 0.05}}}, t0() - std::chrono::seconds(90));
   Policy pol = seed_policy();
   EXPECT_FALSE(plan(c, l, pol).evictions.empty());
-  pol.load_aware.metrics.resources["cpu"].max_age = Seconds(60);
+  pol.profiles[0].load_aware.metrics.resources["cpu"].max_age = Seconds(60);
   Plan p = plan(c, l, pol);
   EXPECT_TRUE(p.evictions.empty());
   for (const auto& n : p.nodes) {
@@ -142,9 +142,9 @@ TEST(PerResourceQueries, MeasuredExtendedResource) {
   Cluster c = build({gpu_node("busy"), gpu_node("idle"),
                      pod("train", "busy", {.cpu = "1", .extra_requests = {{"nvidia.com/gpu", "2"}}})});
   Policy pol = seed_policy();
-  pol.load_aware.thresholds["nvidia.com/gpu"] = 30;
-  pol.load_aware.target_thresholds["nvidia.com/gpu"] = 60;
-  pol.load_aware.metrics.resources["nvidia.com/gpu"] = {"avg by ({label}) (gpu_util)", "max by ({label}) (timestamp(gpu_util))",
+  pol.profiles[0].load_aware.thresholds["nvidia.com/gpu"] = 30;
+  pol.profiles[0].load_aware.target_thresholds["nvidia.com/gpu"] = 60;
+  pol.profiles[0].load_aware.metrics.resources["nvidia.com/gpu"] = {"avg by ({label}) (gpu_util)", "max by ({label}) (timestamp(gpu_util))",
                                                        std::nullopt, std::nullopt};
   LoadReport l = load({{"busy", {0.3, 0.3}}, {"idle", {0.1, 0.1}}});
   // Requests say 25 % (normal); the measurement says 90 % (high).

@@ -567,8 +567,13 @@ class Defragmenter {
 Result<Outcome> plan_defragment(const World& world, const Policy& policy, const Args& args,
                                 const DeschedulerState& state, const Options& options) {
   Plan plan;
-  auto ev = framework::DefaultEvictor::create(
-      policy.evictor, world.cluster, state, framework::evictor_options(policy, options.now, options.cooldown), plan);
+  // Under the DefaultEvictor of the profile enabling GangDefragment (else the first).
+  const PolicyProfile* profile = policy.gang_profile();
+  if (!profile && policy.profiles.empty()) return make_error("the policy has no profile");
+  if (!profile) profile = &policy.profiles.front();
+  auto ev = framework::DefaultEvictor::create(profile->evictor, world.cluster, state,
+                                              framework::evictor_options(policy, *profile, options.now, options.cooldown),
+                                              plan);
   if (!ev) return ev.error();
   return plan_defragment(world, args, **ev, plan, options);
 }

@@ -47,6 +47,7 @@ struct Outcome {
   std::vector<Unhelped> unhelped;
 };
 
+// Under the evictor of the policy's profile that enables GangDefragment (else its first).
 // Errors only for a policy that cannot be applied (an unknown PriorityClass).
 Result<Outcome> plan_defragment(const World& world, const Policy& policy, const Args& args,
                                 const DeschedulerState& state, const Options& options);

@@ -6,11 +6,11 @@
 #include "kube/priority.h"
 namespace weft::descheduler::framework {
 
-EvictorOptions evictor_options(const Policy& policy, TimePoint now, Seconds cooldown) {
+EvictorOptions evictor_options(const Policy& policy, const PolicyProfile& profile, TimePoint now, Seconds cooldown) {
   EvictorOptions o;
   o.now = now;
   o.cooldown = cooldown;
-  o.node_fit = policy.node_fit();
+  o.node_fit = profile.node_fit();
   o.max_per_node = policy.max_per_node;
   o.max_per_namespace = policy.max_per_namespace;
   o.max_total = policy.max_total;
@@ -23,33 +23,50 @@ bool namespace_allowed(const std::vector<std::string>& include, const std::vecto
   return std::find(exclude.begin(), exclude.end(), ns) == exclude.end();
 }
 
-DefaultEvictor::DefaultEvictor(const EvictorArgs& args, const Cluster& cluster, const DeschedulerState& state,
-                               const EvictorOptions& options, Plan& plan)
-    : args_(args), cluster_(cluster), state_(state), options_(options), plan_(plan) {
-  evicted_from_.assign(cluster.nodes.size(), 0);
-  evicted_pod_.assign(cluster.pods.size(), 0);
-  running_in_group_ = cluster.running_in_group;
-  for (const auto& pdb : cluster.pdbs) budget_left_.push_back(pdb.disruptions_allowed);
+DefaultEvictor::DefaultEvictor(const EvictorArgs& args, bool node_fit, std::unique_ptr<CycleLedger> own,
+                               CycleLedger& ledger)
+    : args_(args), node_fit_(node_fit), own_ledger_(std::move(own)), ledger_(ledger), cluster_(ledger.cluster()) {}
+
+namespace {
+
+// priorityThreshold as a priority: its value, or its PriorityClass's (default:
+// system-cluster-critical's).
+Result<int32_t> resolve_threshold(const PriorityThreshold& pt, const Cluster& cluster) {
+  if (pt.value) return *pt.value;
+  if (pt.name.empty()) return kSystemCriticalPriority;
+  int32_t threshold = 0;
+  auto it = cluster.priority_classes.find(pt.name);
+  if (it != cluster.priority_classes.end()) threshold = it->second;
+  else if (auto builtin = kube::builtin_priority(pt.name)) threshold = *builtin;
+  else return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' not found");
+  // As upstream: a class above system-cluster-critical (system-node-critical) is refused.
+  if (threshold > kSystemCriticalPriority)
+    return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' has priority " +
+                      std::to_string(threshold) + "; the threshold can't be greater than " +
+                      std::to_string(kSystemCriticalPriority));
+  return threshold;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DefaultEvictor>> DefaultEvictor::create(const EvictorArgs& args, bool node_fit,
+                                                               CycleLedger& ledger) {
+  auto threshold = resolve_threshold(args.priority_threshold, ledger.cluster());
+  if (!threshold) return threshold.error();
+  std::unique_ptr<DefaultEvictor> e(new DefaultEvictor(args, node_fit, nullptr, ledger));
+  e->threshold_ = *threshold;
+  return e;
 }
 
 Result<std::unique_ptr<DefaultEvictor>> DefaultEvictor::create(const EvictorArgs& args, const Cluster& cluster,
                                                                const DeschedulerState& state,
                                                                const EvictorOptions& options, Plan& plan) {
-  std::unique_ptr<DefaultEvictor> e(new DefaultEvictor(args, cluster, state, options, plan));
-  const PriorityThreshold& pt = args.priority_threshold;
-  if (pt.value) {
-    e->threshold_ = *pt.value;
-  } else if (!pt.name.empty()) {
-    auto it = cluster.priority_classes.find(pt.name);
-    if (it != cluster.priority_classes.end()) e->threshold_ = it->second;
-    else if (auto builtin = kube::builtin_priority(pt.name)) e->threshold_ = *builtin;
-    else return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' not found");
-    // As upstream: a class above system-cluster-critical (system-node-critical) is refused.
-    if (e->threshold_ > kSystemCriticalPriority)
-      return make_error("policy DefaultEvictor priorityThreshold.name: PriorityClass '" + pt.name + "' has priority " +
-                        std::to_string(e->threshold_) + "; the threshold can't be greater than " +
-                        std::to_string(kSystemCriticalPriority));
-  }
+  auto threshold = resolve_threshold(args.priority_threshold, cluster);
+  if (!threshold) return threshold.error();
+  auto ledger = std::make_unique<CycleLedger>(cluster, state, options, plan);
+  CycleLedger& own = *ledger;
+  std::unique_ptr<DefaultEvictor> e(new DefaultEvictor(args, options.node_fit, std::move(ledger), own));
+  e->threshold_ = *threshold;
   return e;
 }
 
@@ -99,45 +116,8 @@ std::string DefaultEvictor::rule_blocker(const PodInfo& pod) const {
     if (it == cluster_.pods_of_owner.end() || it->second < a.min_replicas) return "min-replicas";
   }
   if (a.min_pod_age &&
-      (!pod.started || options_.now - *pod.started < std::chrono::duration_cast<TimePoint::duration>(*a.min_pod_age)))
+      (!pod.started || ledger_.now() - *pod.started < std::chrono::duration_cast<TimePoint::duration>(*a.min_pod_age)))
     return "min-pod-age";
-  return "";
-}
-
-std::string DefaultEvictor::limit_blocker(const PodInfo& pod) const {
-  if (total_limit_reached()) return "limit-total";
-  if (node_limit_reached(pod.node)) return "limit-per-node";
-  if (options_.max_per_namespace) {
-    auto it = evicted_in_namespace_.find(pod.ns);
-    const int evicted_here = it == evicted_in_namespace_.end() ? 0 : it->second;
-    if (evicted_here >= *options_.max_per_namespace) return "limit-per-namespace";   // a limit of 0 too
-  }
-  return "";
-}
-
-bool DefaultEvictor::cooling_down(const PodInfo& pod) const {
-  auto it = state_.workload_moved_at.find(pod.workload());
-  return it != state_.workload_moved_at.end() &&
-         options_.now - it->second < std::chrono::duration_cast<TimePoint::duration>(options_.cooldown);
-}
-
-// The gang keeps minMember running pods after this eviction and every earlier one.
-std::string DefaultEvictor::gang_blocker(const PodInfo& pod) const {
-  if (pod.group.empty()) return "";
-  std::string key = pod.ns + "/" + pod.group;
-  auto g = cluster_.groups.find(key);
-  if (g == cluster_.groups.end()) return "gang-podgroup-missing";
-  auto r = running_in_group_.find(key);
-  int running = r == running_in_group_.end() ? 0 : r->second;
-  return running - 1 >= g->second.min_member ? "" : "gang-min-member";
-}
-
-// The Eviction API refuses a pod covered by more than one budget, and any eviction past a
-// budget's disruptionsAllowed: the plan counts on neither.
-std::string DefaultEvictor::budget_blocker(const PodInfo& pod) const {
-  if (pod.pdbs.size() > 1) return "pdb-multiple";
-  for (int b : pod.pdbs)
-    if (budget_left_[static_cast<size_t>(b)] <= 0) return "pdb";
   return "";
 }
 
@@ -149,10 +129,7 @@ std::string DefaultEvictor::pre_eviction_filter(int index, int target) const {
     if (ns == cluster_.snapshot.namespaces.end() || !args_.namespace_label_selector->matches(ns->second))
       return "namespace-label-selector";
   }
-  if (std::string b = limit_blocker(pod); !b.empty()) return b;
-  if (cooling_down(pod)) return "cooldown";
-  if (std::string b = gang_blocker(pod); !b.empty()) return b;
-  if (std::string b = budget_blocker(pod); !b.empty()) return b;
+  if (std::string b = ledger_.blocker(pod); !b.empty()) return b;
   if (target == kTargetChosenLater) return "";
   if (target >= 0) return target_blocker(index, target);
   return any_target(index);
@@ -167,19 +144,11 @@ const DomainRule& DefaultEvictor::domain_of(int index) const {
   return domain_;
 }
 
-scheduler::query::Fit& DefaultEvictor::fit() const {
-  if (!fit_) {
-    fit_ = std::make_unique<scheduler::query::Fit>(cluster_.snapshot);
-    for (const auto& [pod, node] : moves_) fit_->place(pod, node);
-  }
-  return *fit_;
-}
-
 std::string DefaultEvictor::fit_reason(int pod, int node, bool room) const {
   const int core = cluster_.pods[static_cast<size_t>(pod)].core;
   const int target = cluster_.topology_node[static_cast<size_t>(node)];
   if (core < 0 || target < 0) return "not in the scheduler's snapshot";
-  return room ? fit().reject(core, target) : fit().reject_placement(core, target);
+  return room ? ledger_.fit().reject(core, target) : ledger_.fit().reject_placement(core, target);
 }
 
 std::string DefaultEvictor::placement_blocker(int pod, int node) const { return fit_reason(pod, node, false); }
@@ -190,16 +159,16 @@ std::vector<std::string> DefaultEvictor::other_pod_blockers(int pod, int node) c
   const int core = cluster_.pods[static_cast<size_t>(pod)].core;
   const int target = cluster_.topology_node[static_cast<size_t>(node)];
   if (core < 0 || target < 0) return {};
-  return fit().other_pod_rejects(core, target);
+  return ledger_.fit().other_pod_rejects(core, target);
 }
 
 std::string DefaultEvictor::target_blocker(int pod, int node) const {
   if (!domain_of(pod).allows(node, cluster_)) return "topology";
   // nodeFit: among the nodes the evictor's nodeSelector selects (upstream's ReadyNodes),
   // the scheduler's fit, the pod off its own node, this cycle's moves counted.
-  if (options_.node_fit && args_.node_selector && !args_.node_selector->matches(cluster_.nodes[static_cast<size_t>(node)].labels))
+  if (node_fit_ && args_.node_selector && !args_.node_selector->matches(cluster_.nodes[static_cast<size_t>(node)].labels))
     return "node-fit";
-  if (options_.node_fit && !fit_blocker(pod, node).empty()) return "node-fit";
+  if (node_fit_ && !fit_blocker(pod, node).empty()) return "node-fit";
   return "";
 }
 
@@ -209,7 +178,7 @@ std::string DefaultEvictor::target_blocker(int pod, int node) const {
 // must be able to come back inside it).
 std::string DefaultEvictor::any_target(int pod) const {
   const DomainRule& domain = domain_of(pod);
-  if (!options_.node_fit && domain.required.empty() && !domain.confined) return "";
+  if (!node_fit_ && domain.required.empty() && !domain.confined) return "";
   const int source = cluster_.pods[static_cast<size_t>(pod)].node;
   std::string furthest = "no-target";
   for (size_t n = 0; n < cluster_.nodes.size(); ++n) {
@@ -223,81 +192,20 @@ std::string DefaultEvictor::any_target(int pod) const {
 }
 
 std::string DefaultEvictor::evict(const EvictionRequest& r) {
-  const PodInfo& pod = cluster_.pods[static_cast<size_t>(r.pod)];
   std::string why = filter(r.pod);
   if (why.empty()) why = pre_eviction_filter(r.pod, r.target);
   if (!why.empty()) {
-    plan_.skipped.push_back({pod.ns, pod.name, cluster_.nodes[static_cast<size_t>(pod.node)].name, why});
+    ledger_.skip(r.pod, why);
     return why;
   }
-  count(r.pod, r.target);
-  plan_.evictions.push_back({pod.ns, pod.name, cluster_.nodes[static_cast<size_t>(pod.node)].name,
-                             r.target >= 0 ? cluster_.nodes[static_cast<size_t>(r.target)].name : "", r.reason,
-                             pod.workload(), r.cpu, r.memory, r.sized_by, r.plugin});
+  ledger_.record(r);
   return "";
 }
 
-// Counts an allowed eviction: limits, budgets, the gang, and the pod's requests moved from
-// its node to the target (so two moves never count the same free room).
-void DefaultEvictor::count(int index, int target) {
-  const PodInfo& pod = cluster_.pods[static_cast<size_t>(index)];
-  ++evicted_;
-  evicted_pod_[static_cast<size_t>(index)] = 1;
-  ++evicted_from_[static_cast<size_t>(pod.node)];
-  ++evicted_in_namespace_[pod.ns];
-  for (int b : pod.pdbs) --budget_left_[static_cast<size_t>(b)];
-  if (!pod.group.empty()) --running_in_group_[pod.ns + "/" + pod.group];
-  if (pod.core < 0) return;
-  const int to = target < 0 ? -1 : cluster_.topology_node[static_cast<size_t>(target)];
-  moves_.emplace_back(pod.core, to);
-  if (fit_) fit_->place(pod.core, to);
-}
-
-bool DefaultEvictor::evicted(int pod) const { return evicted_pod_[static_cast<size_t>(pod)] != 0; }
-
-bool DefaultEvictor::node_limit_reached(int node) const {
-  return options_.max_per_node && evicted_from_[static_cast<size_t>(node)] >= *options_.max_per_node;
-}
-
-bool DefaultEvictor::total_limit_reached() const { return options_.max_total && evicted_ >= *options_.max_total; }
-
-std::optional<int> DefaultEvictor::total_left() const {
-  if (!options_.max_total) return std::nullopt;
-  return std::max(0, *options_.max_total - evicted_);
-}
-
-std::vector<int> DefaultEvictor::overdrawn(const std::vector<int>& pods) const {
-  // Budget keys: "p<index>" a PodDisruptionBudget, "g<ns/group>" a gang, "n<node>", "s<namespace>".
-  std::map<std::string, int> use, left;
-  auto draws = [&](int index, auto&& each) {
-    const PodInfo& pod = cluster_.pods[static_cast<size_t>(index)];
-    for (int b : pod.pdbs) each("p" + std::to_string(b), budget_left_[static_cast<size_t>(b)]);
-    if (!pod.group.empty()) {
-      std::string key = pod.ns + "/" + pod.group;
-      auto g = cluster_.groups.find(key);
-      auto r = running_in_group_.find(key);
-      int spare = g == cluster_.groups.end() || r == running_in_group_.end() ? 0 : r->second - g->second.min_member;
-      each("g" + key, spare);
-    }
-    if (options_.max_per_node)
-      each("n" + std::to_string(pod.node), *options_.max_per_node - evicted_from_[static_cast<size_t>(pod.node)]);
-    if (options_.max_per_namespace) {
-      auto it = evicted_in_namespace_.find(pod.ns);
-      each("s" + std::string(pod.ns), *options_.max_per_namespace - (it == evicted_in_namespace_.end() ? 0 : it->second));
-    }
-  };
-  for (int p : pods)
-    draws(p, [&](const std::string& key, int available) {
-      ++use[key];
-      left.try_emplace(key, available);
-    });
-  std::vector<int> out;
-  for (int p : pods) {
-    bool over = false;
-    draws(p, [&](const std::string& key, int) { over |= use[key] > left[key]; });
-    if (over) out.push_back(p);
-  }
-  return out;
-}
+bool DefaultEvictor::evicted(int pod) const { return ledger_.evicted(pod); }
+bool DefaultEvictor::node_limit_reached(int node) const { return ledger_.node_limit_reached(node); }
+bool DefaultEvictor::total_limit_reached() const { return ledger_.total_limit_reached(); }
+std::optional<int> DefaultEvictor::total_left() const { return ledger_.total_left(); }
+std::vector<int> DefaultEvictor::overdrawn(const std::vector<int>& pods) const { return ledger_.overdrawn(pods); }
 
 }  // namespace weft::descheduler::framework

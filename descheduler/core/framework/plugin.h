@@ -1,7 +1,7 @@
-// The descheduler's plugin interface, in the Kubernetes descheduler's shape: a profile
-// runs its Deschedule plugins (each evicts what breaks one rule on a set of nodes), then
-// its Balance plugins (each moves pods across nodes). Plugins never evict by themselves:
-// they ask the Evictor, which owns every eviction rule (the DefaultEvictor's filters,
+// The descheduler's plugin interface, in the Kubernetes descheduler's shape: every
+// profile's Deschedule plugins run (each evicts what breaks one rule on a set of nodes),
+// then every profile's Balance plugins (each moves pods across nodes). Plugins never evict
+// by themselves: they ask their profile's Evictor, which owns every eviction rule (the DefaultEvictor's filters,
 // PodDisruptionBudgets, a gang's minMember, the fabric or tier domain, cooldown, nodeFit
 // and the maxNoOfPodsToEvict* limits) and records what it allowed in the cycle's plan.
 //
@@ -42,7 +42,7 @@ struct EvictionRequest {
 // (with target_blocker); evict() then checks the target it names.
 inline constexpr int kTargetChosenLater = -2;
 
-// The one evictor of a cycle (the DefaultEvictor). Reasons are the plan's skip reasons
+// A profile's evictor (its DefaultEvictor), sharing the cycle's ledger. Reasons are the plan's skip reasons
 // (docs/descheduler.md): "" means yes.
 class Evictor {
  public:
@@ -85,7 +85,7 @@ class Evictor {
   // evicted, else the reason, which is recorded as the pod's skip.
   virtual std::string evict(const EvictionRequest& request) = 0;
 
-  // Already evicted this cycle (by any plugin): not a candidate again.
+  // Already evicted this cycle (by any plugin of any profile): not a candidate again.
   virtual bool evicted(int pod) const = 0;
 
   // Upstream's limit errors: a plugin stops on a node (or the whole cycle) when reached.
@@ -139,11 +139,13 @@ class BalancePlugin : public virtual Plugin {
   virtual Status balance(const std::vector<int>& nodes, Handle& handle) = 0;
 };
 
-// One profile: its Deschedule plugins run first, then its Balance plugins, in the order
-// the policy enables them, under one evictor made from the profile's DefaultEvictor args.
+// One profile: its plugins, in the order the policy enables them, under its own evictor
+// made from the profile's DefaultEvictor args (the runner runs every profile's Deschedule
+// plugins before any profile's Balance plugins, as upstream).
 struct Profile {
   std::string name;
   EvictorArgs evictor;
+  std::optional<bool> node_fit;   // LoadAware's nodeFit, over evictor.node_fit
   std::vector<std::unique_ptr<DeschedulePlugin>> deschedule;
   std::vector<std::unique_ptr<BalancePlugin>> balance;
 };

@@ -7,12 +7,13 @@ namespace {
 
 class CycleHandle final : public Handle {
  public:
-  CycleHandle(const CycleInputs& in, Evictor& evictor, Plan& plan) : in_(in), evictor_(evictor), plan_(plan) {}
+  CycleHandle(const CycleInputs& in, const LoadReport& load, Evictor& evictor, Plan& plan)
+      : in_(in), load_(load), evictor_(evictor), plan_(plan) {}
 
   const Cluster& cluster() const override { return in_.cluster; }
   Evictor& evictor() override { return evictor_; }
   TimePoint now() const override { return in_.now; }
-  const LoadReport& load() const override { return in_.load; }
+  const LoadReport& load() const override { return load_; }
   const DeschedulerState& state() const override { return in_.state; }
   void skip(int pod, const std::string& reason) override {
     const PodInfo& p = in_.cluster.pods[static_cast<size_t>(pod)];
@@ -23,6 +24,7 @@ class CycleHandle final : public Handle {
 
  private:
   const CycleInputs& in_;
+  const LoadReport& load_;
   Evictor& evictor_;
   Plan& plan_;
 };
@@ -40,12 +42,22 @@ std::vector<int> profile_nodes(const Cluster& cluster, const Policy& policy) {
   return out;
 }
 
-Result<Plan> run_profile(const Profile& profile, const Policy& policy, const CycleInputs& in) {
+Result<Plan> run_profiles(std::span<const Profile> profiles, const Policy& policy, const CycleInputs& in) {
   Plan plan;
-  EvictorOptions options = evictor_options(policy, in.now, in.cooldown);
-  auto evictor = DefaultEvictor::create(profile.evictor, in.cluster, in.state, options, plan);
-  if (!evictor) return evictor.error();
-  CycleHandle handle(in, **evictor, plan);
+  CycleLedger ledger(in.cluster, in.state,
+                     LedgerOptions{in.now, in.cooldown, policy.max_per_node, policy.max_per_namespace, policy.max_total},
+                     plan);
+  std::vector<std::unique_ptr<DefaultEvictor>> evictors;
+  std::vector<CycleHandle> handles;
+  handles.reserve(profiles.size());
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    const Profile& p = profiles[i];
+    auto evictor = DefaultEvictor::create(p.evictor, p.node_fit.value_or(p.evictor.node_fit), ledger);
+    if (!evictor) return profiles.size() > 1 ? wrap(evictor.error(), "profile " + p.name) : evictor.error();
+    evictors.push_back(std::move(*evictor));
+    const LoadReport* load = i < in.profile_loads.size() && in.profile_loads[i] ? in.profile_loads[i] : &in.load;
+    handles.emplace_back(in, *load, *evictors.back(), plan);
+  }
   const std::vector<int> nodes = profile_nodes(in.cluster, policy);
   if (nodes.size() < 2) {
     plan.notes.push_back("skipping the cycle: it needs at least 2 ready nodes, " + std::to_string(nodes.size()) +
@@ -56,8 +68,14 @@ Result<Plan> run_profile(const Profile& profile, const Policy& policy, const Cyc
   auto report = [&](const Plugin& p, const Status& s) {
     if (!s) plan.notes.push_back("plugin " + p.name() + " finished with error: " + s.message());
   };
-  for (const auto& p : profile.deschedule) report(*p, p->deschedule(nodes, handle));
-  for (const auto& p : profile.balance) report(*p, p->balance(nodes, handle));
+  for (size_t i = 0; i < profiles.size(); ++i)
+    for (const auto& p : profiles[i].deschedule) report(*p, p->deschedule(nodes, handles[i]));
+  for (size_t i = 0; i < profiles.size(); ++i)
+    for (const auto& p : profiles[i].balance) {
+      const size_t classified = plan.nodes.size();
+      report(*p, p->balance(nodes, handles[i]));
+      for (size_t k = classified; k < plan.nodes.size(); ++k) plan.nodes[k].by = profiles[i].name + "/" + p->name();
+    }
   return plan;
 }
 

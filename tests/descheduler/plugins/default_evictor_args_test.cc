@@ -29,7 +29,7 @@ std::set<std::string> protections(const EvictorArgs& a) {
 TEST(DefaultEvictorArgsUpstream, Defaults) {
   auto empty = parse_args("{}");
   ASSERT_TRUE(empty.ok()) << empty.message();
-  const EvictorArgs& e = empty->evictor;
+  const EvictorArgs& e = empty->profiles[0].evictor;
   EXPECT_EQ(protections(e), (std::set<std::string>{"PodsWithLocalStorage", "DaemonSetPods", "SystemCriticalPods",
                                                    "FailedBarePods"}));
   EXPECT_FALSE(e.node_fit);
@@ -41,10 +41,10 @@ TEST(DefaultEvictorArgsUpstream, Defaults) {
                         "evictSystemCriticalPods: true, ignorePvcPods: true, evictFailedBarePods: true, "
                         "priorityThreshold: {value: 800}, nodeFit: true, ignorePodsWithoutPDB: true}");
   ASSERT_TRUE(set.ok()) << set.message();
-  EXPECT_EQ(protections(set->evictor), (std::set<std::string>{"PodsWithPVC", "PodsWithoutPDB"}));
-  EXPECT_EQ(set->evictor.priority_threshold.value, std::optional<int32_t>(800));
-  EXPECT_TRUE(set->evictor.node_fit);
-  EXPECT_TRUE(set->evictor.node_selector);
+  EXPECT_EQ(protections(set->profiles[0].evictor), (std::set<std::string>{"PodsWithPVC", "PodsWithoutPDB"}));
+  EXPECT_EQ(set->profiles[0].evictor.priority_threshold.value, std::optional<int32_t>(800));
+  EXPECT_TRUE(set->profiles[0].evictor.node_fit);
+  EXPECT_TRUE(set->profiles[0].evictor.node_selector);
 }
 
 TEST(DefaultEvictorArgsUpstream, Validation) {
@@ -152,7 +152,7 @@ TEST(DefaultEvictorArgsUpstream, EffectivePodProtections) {
   for (const Row& row : rows) {
     auto p = parse_args(row.args);
     ASSERT_TRUE(p.ok()) << row.intent << ": " << p.message();
-    EXPECT_EQ(protections(p->evictor), row.want) << row.intent;
+    EXPECT_EQ(protections(p->profiles[0].evictor), row.want) << row.intent;
   }
 }
 
@@ -160,13 +160,13 @@ TEST(DefaultEvictorArgsUpstream, EffectivePodProtections) {
 TEST(DefaultEvictorArgsUpstream, ProtectedStorageClasses) {
   auto none = parse_args("{}");
   ASSERT_TRUE(none.ok()) << none.message();
-  EXPECT_TRUE(none->evictor.protected_storage_classes.empty());
+  EXPECT_TRUE(none->profiles[0].evictor.protected_storage_classes.empty());
   auto no_pvc_config = parse_args("{podProtections: {config: {}}}");
   ASSERT_TRUE(no_pvc_config.ok()) << no_pvc_config.message();
-  EXPECT_TRUE(no_pvc_config->evictor.protected_storage_classes.empty());
+  EXPECT_TRUE(no_pvc_config->profiles[0].evictor.protected_storage_classes.empty());
   auto listed = parse_args("{podProtections: {config: {PodsWithPVC: {protectedStorageClasses: [{name: sc1}, {name: sc2}]}}}}");
   ASSERT_TRUE(listed.ok()) << listed.message();
-  EXPECT_EQ(listed->evictor.protected_storage_classes, (std::vector<std::string>{"sc1", "sc2"}));
+  EXPECT_EQ(listed->profiles[0].evictor.protected_storage_classes, (std::vector<std::string>{"sc1", "sc2"}));
 }
 
 }  // namespace

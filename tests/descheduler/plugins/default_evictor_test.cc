@@ -153,8 +153,8 @@ std::string answer(Point point, const Row& row) {
   Policy policy = evictor_policy(row.args);
   DeschedulerState state;
   Plan plan;
-  auto e = framework::DefaultEvictor::create(policy.evictor, c, state,
-                                             framework::evictor_options(policy, t0(), Seconds(600)), plan);
+  auto e = framework::DefaultEvictor::create(policy.profiles[0].evictor, c, state,
+                                             framework::evictor_options(policy, policy.profiles[0], t0(), Seconds(600)), plan);
   if (!e) return "create: " + e.message();
   return point == Point::Filter ? (*e)->filter(pod) : (*e)->pre_eviction_filter(pod);
 }

@@ -85,16 +85,16 @@ TEST(PolicyUpstream, ReadmeExamplePolicyIsAccepted) {
   ASSERT_TRUE(p->prometheus->auth_token_secret);
   EXPECT_EQ(p->prometheus->auth_token_secret->ns, "kube-system");
   EXPECT_EQ(p->prometheus->auth_token_secret->name, "authtoken");
-  ASSERT_EQ(p->strategies.size(), 2u);
-  EXPECT_EQ(p->strategies[0].name, "RemovePodsHavingTooManyRestarts");
-  EXPECT_FALSE(p->strategies[0].balance);
-  EXPECT_NE(dynamic_cast<framework::DeschedulePlugin*>(p->strategies[0].plugin.get()), nullptr);
-  EXPECT_EQ(p->strategies[1].name, "RemoveDuplicates");
-  EXPECT_TRUE(p->strategies[1].balance);
-  EXPECT_NE(dynamic_cast<framework::BalancePlugin*>(p->strategies[1].plugin.get()), nullptr);
-  EXPECT_FALSE(p->load_aware_enabled);
-  EXPECT_TRUE(p->evictor.node_fit);
-  EXPECT_EQ(p->evictor.min_replicas, 2);
+  ASSERT_EQ(p->profiles[0].strategies.size(), 2u);
+  EXPECT_EQ(p->profiles[0].strategies[0].name, "RemovePodsHavingTooManyRestarts");
+  EXPECT_FALSE(p->profiles[0].strategies[0].balance);
+  EXPECT_NE(dynamic_cast<framework::DeschedulePlugin*>(p->profiles[0].strategies[0].plugin.get()), nullptr);
+  EXPECT_EQ(p->profiles[0].strategies[1].name, "RemoveDuplicates");
+  EXPECT_TRUE(p->profiles[0].strategies[1].balance);
+  EXPECT_NE(dynamic_cast<framework::BalancePlugin*>(p->profiles[0].strategies[1].plugin.get()), nullptr);
+  EXPECT_FALSE(p->profiles[0].load_aware_enabled);
+  EXPECT_TRUE(p->profiles[0].evictor.node_fit);
+  EXPECT_EQ(p->profiles[0].evictor.min_replicas, 2);
   ASSERT_TRUE(p->node_selector);
 }
 
@@ -116,13 +116,13 @@ profiles:
       enabled: [RemovePodsViolatingNodeTaints]
 )");
   ASSERT_TRUE(p.ok()) << p.message();
-  EXPECT_TRUE(p->evictor.evict_local_storage_pods);
-  EXPECT_TRUE(p->evictor.evict_daemonset_pods);
-  EXPECT_FALSE(p->evictor.evict_system_critical_pods);
-  EXPECT_TRUE(p->evictor.ignore_pvc_pods);
-  EXPECT_TRUE(p->evictor.ignore_pods_without_pdb);
-  EXPECT_TRUE(p->evictor.node_fit);
-  EXPECT_EQ(p->evictor.min_replicas, 2);
+  EXPECT_TRUE(p->profiles[0].evictor.evict_local_storage_pods);
+  EXPECT_TRUE(p->profiles[0].evictor.evict_daemonset_pods);
+  EXPECT_FALSE(p->profiles[0].evictor.evict_system_critical_pods);
+  EXPECT_TRUE(p->profiles[0].evictor.ignore_pvc_pods);
+  EXPECT_TRUE(p->profiles[0].evictor.ignore_pods_without_pdb);
+  EXPECT_TRUE(p->profiles[0].evictor.node_fit);
+  EXPECT_EQ(p->profiles[0].evictor.min_replicas, 2);
 }
 
 std::string evictor_policy(const std::string& evictor_args) { return test::evictor_policy_text(evictor_args); }
@@ -130,20 +130,20 @@ std::string evictor_policy(const std::string& evictor_args) { return test::evict
 TEST(PolicyUpstream, PodProtectionsAndTheirRefusals) {
   auto claims = parse(evictor_policy("{podProtections: {extraEnabled: [PodsWithResourceClaims]}}"));
   ASSERT_TRUE(claims.ok()) << claims.message();
-  EXPECT_TRUE(claims->evictor.protect_resource_claims);
+  EXPECT_TRUE(claims->profiles[0].evictor.protect_resource_claims);
   auto classes = parse(evictor_policy("{podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: "
                                       "{protectedStorageClasses: [{name: fast}, {name: local}]}}}}"));
   ASSERT_TRUE(classes.ok()) << classes.message();
-  EXPECT_EQ(classes->evictor.protected_storage_classes, (std::vector<std::string>{"fast", "local"}));
+  EXPECT_EQ(classes->profiles[0].evictor.protected_storage_classes, (std::vector<std::string>{"fast", "local"}));
   expect_refused(evictor_policy("{podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: "
                                 "{protectedStorageClasses: [{}]}}}}"),
                  "protectedStorageClasses[0].name: is required");
   auto mandatory = parse(evictor_policy("{noEvictionPolicy: Mandatory}"));
   ASSERT_TRUE(mandatory.ok()) << mandatory.message();
-  EXPECT_TRUE(mandatory->evictor.no_eviction_mandatory);
+  EXPECT_TRUE(mandatory->profiles[0].evictor.no_eviction_mandatory);
   auto ns = parse(evictor_policy("{namespaceLabelSelector: {matchLabels: {team: a}}}"));
   ASSERT_TRUE(ns.ok()) << ns.message();
-  EXPECT_TRUE(ns->evictor.namespace_label_selector.has_value());
+  EXPECT_TRUE(ns->profiles[0].evictor.namespace_label_selector.has_value());
   expect_refused(evictor_policy("{ignorePvcPods: true, podProtections: {extraEnabled: [PodsWithPVC]}}"),
                  "podProtections: cannot be used with the deprecated fields");
   expect_refused(evictor_policy("{podProtections: {defaultDisabled: [DaemonSetPods, DaemonSetPods]}}"),
@@ -221,9 +221,9 @@ profiles:
       enabled: [LoadAware]
 )");
   ASSERT_TRUE(p.ok()) << p.message();
-  EXPECT_EQ(p->load_aware.metrics.address, "http://prom.monitoring:9090");
-  ASSERT_TRUE(p->load_aware.metrics.auth.token_secret);
-  EXPECT_EQ(p->load_aware.metrics.auth.token_secret->name, "prom-token");
+  EXPECT_EQ(p->profiles[0].load_aware.metrics.address, "http://prom.monitoring:9090");
+  ASSERT_TRUE(p->profiles[0].load_aware.metrics.auth.token_secret);
+  EXPECT_EQ(p->profiles[0].load_aware.metrics.auth.token_secret->name, "prom-token");
 }
 
 std::string lnu(const std::string& metrics_utilization) {
@@ -377,15 +377,15 @@ TEST(PolicyUpstream, PolicyConfigDecode) {
   // v1alpha2 to internal: the evictor's flags and the enabled plugin with its args.
   auto v1alpha2 = parse(with_evictor("", flags));
   ASSERT_TRUE(v1alpha2.ok()) << v1alpha2.message();
-  EXPECT_TRUE(v1alpha2->evictor.evict_system_critical_pods && v1alpha2->evictor.evict_failed_bare_pods &&
-              v1alpha2->evictor.evict_local_storage_pods && v1alpha2->evictor.evict_daemonset_pods &&
-              v1alpha2->evictor.node_fit);
-  ASSERT_EQ(v1alpha2->strategies.size(), 1u);
-  EXPECT_EQ(v1alpha2->strategies[0].name, "RemovePodsHavingTooManyRestarts");
+  EXPECT_TRUE(v1alpha2->profiles[0].evictor.evict_system_critical_pods && v1alpha2->profiles[0].evictor.evict_failed_bare_pods &&
+              v1alpha2->profiles[0].evictor.evict_local_storage_pods && v1alpha2->profiles[0].evictor.evict_daemonset_pods &&
+              v1alpha2->profiles[0].evictor.node_fit);
+  ASSERT_EQ(v1alpha2->profiles[0].strategies.size(), 1u);
+  EXPECT_EQ(v1alpha2->profiles[0].strategies[0].name, "RemovePodsHavingTooManyRestarts");
   // A plugin configured but not enabled is accepted (its args checked) and runs nowhere.
   auto configured = parse(with_evictor("", flags + "    - name: RemoveFailedPods\n"));
   ASSERT_TRUE(configured.ok()) << configured.message();
-  EXPECT_EQ(configured->strategies.size(), 1u);
+  EXPECT_EQ(configured->profiles[0].strategies.size(), 1u);
   // Profiles that enable only the evictor are valid: their args are read and checked.
   auto disabled = parse(evictor_only("        podProtections:\n          defaultDisabled: [PodsWithLocalStorage, "
                                      "DaemonSetPods]\n        priorityThreshold:\n          value: 2000000000\n"
@@ -430,21 +430,36 @@ profiles:
     balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}
 )",
                  "profiles[0].pluginConfig[0].args.namespaces: set include or exclude, not both");
-  // weft runs one DefaultEvictor: acting profiles must agree on its args.
-  expect_refused(R"(apiVersion: descheduler/v1alpha2
+}
+
+// As upstream, each profile has its own DefaultEvictor: profiles whose args differ (or one
+// without args beside one with) are accepted, each keeping its own.
+TEST(PolicyUpstream, EachProfileKeepsItsOwnEvictorArgs) {
+  auto p = parse(R"(apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
 profiles:
 - name: a
   pluginConfig:
-  - {name: DefaultEvictor, args: {nodeFit: true}}
+  - {name: DefaultEvictor, args: {nodeFit: true, priorityThreshold: {value: 100}}}
   - {name: LowNodeUtilization, args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}}
   plugins:
     balance: {enabled: [LowNodeUtilization]}
 - name: b
   plugins:
     deschedule: {enabled: [RemovePodsViolatingNodeTaints]}
-)",
-                 "profiles[1].pluginConfig: DefaultEvictor args differ from profiles[0]'s");
+)");
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->profiles.size(), 2u);
+  EXPECT_EQ(p->profiles[0].name, "a");
+  EXPECT_TRUE(p->profiles[0].evictor.node_fit);
+  EXPECT_EQ(p->profiles[0].evictor.priority_threshold.value, std::optional<int32_t>(100));
+  EXPECT_TRUE(p->profiles[0].load_aware_enabled);
+  EXPECT_EQ(p->profiles[1].name, "b");
+  EXPECT_FALSE(p->profiles[1].evictor.node_fit);   // upstream's default
+  EXPECT_FALSE(p->profiles[1].evictor.priority_threshold.value);
+  EXPECT_FALSE(p->profiles[1].load_aware_enabled);
+  ASSERT_EQ(p->profiles[1].strategies.size(), 1u);
+  EXPECT_EQ(p->profiles[1].strategies[0].profile, "b");
 }
 
 TEST(PolicyUpstream, StrategyPluginsAtTheirExtensionPoints) {
@@ -463,8 +478,8 @@ profiles:
           - "RemoveDuplicates"
 )");
   ASSERT_TRUE(p.ok()) << p.message();
-  ASSERT_EQ(p->strategies.size(), 1u);
-  EXPECT_EQ(p->strategies[0].profile, "ProfileName");
+  ASSERT_EQ(p->profiles[0].strategies.size(), 1u);
+  EXPECT_EQ(p->profiles[0].strategies[0].profile, "ProfileName");
   // A Balance plugin under deschedule (and the reverse) is refused.
   expect_refused(with_top("").replace(with_top("").find("RemovePodsViolatingNodeTaints"), 29, "RemoveDuplicates"),
                  "plugin RemoveDuplicates is a Balance plugin, not a Deschedule one");

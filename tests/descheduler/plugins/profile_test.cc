@@ -105,7 +105,7 @@ profiles:
                                   "policy.yaml");
   EXPECT_TRUE(policy.ok()) << policy.message();
   if (!policy.ok()) return {};
-  auto profile = profile_from_policy(*policy, {});
+  auto profile = profile_from_policy(policy->profiles[0], {});
   EXPECT_TRUE(profile.ok()) << profile.message();
   std::vector<std::string> out;
   for (const auto& b : profile->balance) out.push_back(b->name());

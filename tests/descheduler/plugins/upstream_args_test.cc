@@ -121,11 +121,11 @@ TEST(UpstreamArgs, LowNodeUtilizationCounts) {
   // numberOfNodes is a Go int with no validation: a negative one acts as 0.
   auto negative = low_node_utilization(R"({thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, numberOfNodes: -1})");
   ASSERT_TRUE(negative.ok()) << negative.message();
-  EXPECT_EQ(negative->load_aware.number_of_nodes, 0);
+  EXPECT_EQ(negative->profiles[0].load_aware.number_of_nodes, 0);
   // evictionLimits.node is a *uint: 0 is a limit (no eviction per node), a negative one does not decode.
   auto zero = low_node_utilization(R"({thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, evictionLimits: {node: 0}})");
   ASSERT_TRUE(zero.ok()) << zero.message();
-  EXPECT_EQ(zero->load_aware.eviction_limit_node, std::optional<int>(0));
+  EXPECT_EQ(zero->profiles[0].load_aware.eviction_limit_node, std::optional<int>(0));
   EXPECT_FALSE(zero->max_per_node);   // the plugin's own count, not the policy's
   expect_refused(low_node_utilization(R"({thresholds: {cpu: 20}, targetThresholds: {cpu: 80}, evictionLimits: {node: -1}})"),
                  at + ".evictionLimits.node");

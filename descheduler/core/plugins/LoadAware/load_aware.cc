@@ -3,7 +3,7 @@
 namespace weft::descheduler::plugins {
 
 Status LoadAware::balance(const std::vector<int>& nodes, framework::Handle& handle) {
-  return balance_load(handle.cluster(), nodes, handle.load(), policy_, handle.state(), options_, handle.evictor(),
+  return balance_load(handle.cluster(), nodes, handle.load(), args_, handle.state(), options_, handle.evictor(),
                       handle.plan());
 }
 

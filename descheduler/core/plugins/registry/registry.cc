@@ -63,7 +63,7 @@ class SharedBalance final : public framework::BalancePlugin {
 
 }  // namespace
 
-void add_to_profile(const Policy& policy, framework::Profile& profile) {
+void add_to_profile(const PolicyProfile& policy, framework::Profile& profile) {
   for (const auto& s : policy.strategies) {
     if (s.balance) profile.balance.push_back(std::make_unique<SharedBalance>(s.plugin));
     else profile.deschedule.push_back(std::make_unique<SharedDeschedule>(s.plugin));

@@ -30,9 +30,9 @@ struct Registration {
 const Registration* find(const std::string& name);
 std::vector<std::string> names();
 
-// Adds the policy's enabled strategies (Policy::strategies) to the profile the runner runs:
-// Deschedule plugins to its deschedule list, Balance plugins to its balance list, in the
-// policy's order. The profile shares the plugin objects with the policy.
-void add_to_profile(const Policy& policy, framework::Profile& profile);
+// Adds a policy profile's enabled strategies (PolicyProfile::strategies) to the profile the
+// runner runs: Deschedule plugins to its deschedule list, Balance plugins to its balance
+// list, in the policy's order. The profile shares the plugin objects with the policy.
+void add_to_profile(const PolicyProfile& policy, framework::Profile& profile);
 
 }  // namespace weft::descheduler::plugins
