@@ -66,6 +66,11 @@ TEST(PolicyCorpus, EachPolicyIsAcceptedAndEvictsWhatItSelects) {
       // by the duplicate that left.
       {"defaults-only.yaml",
        {"apps/intruder", "apps/db-1", "apps/web-2", "apps/filler-2", "apps/filler-3", "apps/spread-2"}},
+      // Each profile under its own evictor: crashy (2 h old) leaves by the balance
+      // profile's restarts plugin, which has no minPodAge; the clean-up profile's 48 h
+      // minPodAge lets only ancient go of the pods over its one-hour lifetime. Deschedule
+      // plugins of both profiles run before the balance profile's LowNodeUtilization.
+      {"two-profiles.yaml", {"apps/crashy", "apps/ancient", "apps/filler-0", "apps/filler-1"}},
   };
   for (const Row& row : rows) {
     auto evicted = plan(row.policy);
