@@ -54,7 +54,7 @@ Result<std::vector<LoadRead>> load_reads(const Policy& policy, const std::option
   std::vector<LoadRead> out;
   for (size_t i = 0; i < policy.profiles.size(); ++i) {
     const PolicyProfile& profile = policy.profiles[i];
-    if (!profile.load_aware_enabled) continue;
+    if (!profile.reads_load()) continue;   // LowNodeUtilization on requests reads nothing
     auto spec = flag ? Result<LoadSpec>(*flag) : load_spec_of(profile);
     if (!spec) return spec.error();
     const MetricsArgs& metrics = profile.load_aware.metrics;

@@ -37,8 +37,9 @@ struct LoadRead {
   std::vector<size_t> profiles;
 };
 
-// What the policy's LoadAware and LowNodeUtilization profiles read, one read per distinct
-// source: each profile's own (load_spec_of), or `flag` (--load) for every one of them.
+// What the policy's LoadAware and LowNodeUtilization (on metrics) profiles read, one read
+// per distinct source: each profile's own (load_spec_of), or `flag` (--load) for every one
+// of them. LowNodeUtilization on requests reads nothing.
 Result<std::vector<LoadRead>> load_reads(const Policy& policy, const std::optional<LoadSpec>& flag);
 
 // Reads the load. A Prometheus that cannot be reached is not an error: the report comes

@@ -19,21 +19,21 @@ framework::Profile runner_profile(const PolicyProfile& profile) {
 
 }  // namespace
 
-Result<framework::Profile> profile_from_policy(const PolicyProfile& policy, const ProfileContext& context) {
-  framework::Profile p = runner_profile(policy);
-  plugins::add_to_profile(policy, p);   // the upstream strategies the profile enables
+Result<framework::Profile> profile_from_policy(const PolicyProfile& enabled, const ProfileContext& context) {
+  framework::Profile p = runner_profile(enabled);
+  plugins::add_to_profile(enabled, p);   // the upstream strategies the profile enables
   std::vector<std::unique_ptr<framework::BalancePlugin>> strategies = std::move(p.balance);
   p.balance.clear();
   std::unique_ptr<framework::BalancePlugin> load, gang;
-  if (policy.load_aware_enabled) load = std::make_unique<plugins::LoadAware>(policy.load_aware, context.options);
-  if (policy.gang_defragment) {
+  if (enabled.load_aware_enabled) load = std::make_unique<plugins::LoadAware>(enabled.load_aware, context.options);
+  if (enabled.gang_defragment) {
     if (!context.world) return make_error("GangDefragment needs the cluster's pending pods, Queues and HyperNodes");
     gang = std::make_unique<defragment::GangDefragment>(
-        *context.world, *policy.gang_defragment, defragment::Options{context.options.now, context.options.cooldown});
+        *context.world, *enabled.gang_defragment, defragment::Options{context.options.now, context.options.cooldown});
   }
   // Balance plugins run in the order the profile enables them, as upstream.
   size_t next = 0;
-  for (const auto& name : policy.balance_order) {
+  for (const auto& name : enabled.balance_order) {
     if (load && name == load->name()) p.balance.push_back(std::move(load));
     else if (gang && name == gang->name()) p.balance.push_back(std::move(gang));
     else if (next < strategies.size() && strategies[next]->name() == name) p.balance.push_back(std::move(strategies[next++]));

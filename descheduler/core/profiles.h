@@ -18,7 +18,7 @@ struct ProfileContext {
   const defragment::World* world = nullptr;
 };
 
-Result<framework::Profile> profile_from_policy(const PolicyProfile& profile, const ProfileContext& context);
+Result<framework::Profile> profile_from_policy(const PolicyProfile& enabled, const ProfileContext& context);
 Result<std::vector<framework::Profile>> profiles_from_policy(const Policy& policy, const ProfileContext& context);
 
 // One cycle of every profile's LoadAware (or LowNodeUtilization) alone, each under its

@@ -178,14 +178,14 @@ TEST(Load, SpecsAndAnUnreachablePrometheus) {
 
 // Each profile's LoadAware or LowNodeUtilization reads its own source, one read per
 // distinct source (the same Prometheus asked the same way is read once); --load replaces
-// every profile's; a profile without a balance plugin reads nothing.
+// every profile's; LowNodeUtilization on requests reads nothing.
 TEST(Load, OneReadPerDistinctSourceOfTheProfiles) {
   Policy pol;
   for (int i = 0; i < 4; ++i) pol.profiles.push_back(test::seed_policy().profiles[0]);
   for (int i : {0, 1}) pol.profiles[static_cast<size_t>(i)].load_aware.metrics.address = "http://prom:9090";
   pol.profiles[2].load_aware.metrics.address = "http://prom:9090";
   pol.profiles[2].load_aware.metrics.window = Seconds(900);   // asked another way: read apart
-  pol.profiles[3].load_aware_enabled = false;
+  pol.profiles[3].load_aware.requests_only = true;   // LowNodeUtilization on requests: nothing to read
   auto reads = load_reads(pol, std::nullopt);
   ASSERT_TRUE(reads.ok()) << reads.message();
   ASSERT_EQ(reads->size(), 2u);

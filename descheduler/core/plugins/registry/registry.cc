@@ -63,8 +63,8 @@ class SharedBalance final : public framework::BalancePlugin {
 
 }  // namespace
 
-void add_to_profile(const PolicyProfile& policy, framework::Profile& profile) {
-  for (const auto& s : policy.strategies) {
+void add_to_profile(const PolicyProfile& enabled, framework::Profile& profile) {
+  for (const auto& s : enabled.strategies) {
     if (s.balance) profile.balance.push_back(std::make_unique<SharedBalance>(s.plugin));
     else profile.deschedule.push_back(std::make_unique<SharedDeschedule>(s.plugin));
   }

@@ -33,6 +33,6 @@ std::vector<std::string> names();
 // Adds a policy profile's enabled strategies (PolicyProfile::strategies) to the profile the
 // runner runs: Deschedule plugins to its deschedule list, Balance plugins to its balance
 // list, in the policy's order. The profile shares the plugin objects with the policy.
-void add_to_profile(const PolicyProfile& policy, framework::Profile& profile);
+void add_to_profile(const PolicyProfile& enabled, framework::Profile& profile);
 
 }  // namespace weft::descheduler::plugins
