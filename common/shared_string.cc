@@ -48,15 +48,17 @@ SharedString StringPool::intern(std::string_view text) {
   if (text.empty()) return {};
   std::lock_guard lock(mu_);
   auto it = texts_.find(text);
-  if (it != texts_.end()) return *it;
-  return *texts_.insert(SharedString(text)).first;
+  if (it != texts_.end()) return it->second;
+  SharedString kept(text);
+  const std::string_view key = kept.view();
+  return texts_.emplace(key, std::move(kept)).first->second;
 }
 
 size_t StringPool::sweep() {
   std::lock_guard lock(mu_);
   // A count of 1 is the pool's own reference; a holder that copies concurrently needs a
   // reference it got from the pool (under this lock) or from a record, so none is lost.
-  return std::erase_if(texts_, [](const SharedString& s) { return s.use_count() == 1; });
+  return std::erase_if(texts_, [](const auto& entry) { return entry.second.use_count() == 1; });
 }
 
 size_t StringPool::size() const {

@@ -19,7 +19,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <unordered_map>
 
 namespace weft {
 
@@ -100,19 +100,11 @@ class StringPool {
   size_t size() const;
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>()(s); }
-    size_t operator()(const SharedString& s) const noexcept { return (*this)(s.view()); }
-  };
-  struct Equal {
-    using is_transparent = void;
-    bool operator()(const SharedString& a, const SharedString& b) const noexcept { return a == b; }
-    bool operator()(const SharedString& a, std::string_view b) const noexcept { return a == b; }
-    bool operator()(std::string_view a, const SharedString& b) const noexcept { return b == a; }
-  };
+  // Keyed by a view of the value's own text (a Rep never moves). The standard hash of a
+  // string_view makes the table keep each hash beside its key, so a lookup compares
+  // hashes before texts and never rehashes a stored text while it walks a bucket.
   mutable std::mutex mu_;
-  std::unordered_set<SharedString, Hash, Equal> texts_;
+  std::unordered_map<std::string_view, SharedString> texts_;
 };
 
 // Interns through the pool when there is one, else makes an unshared copy (decoders take

@@ -203,9 +203,8 @@ std::string controller_kind(const nlohmann::json& pod) {
   return "";
 }
 
-bool pod_is_mirror(const nlohmann::json& pod) {   // the annotation present, whatever its value
-  const auto& annotations = field(field(pod, "metadata"), "annotations");
-  return annotations.is_object() && annotations.contains("kubernetes.io/config.mirror");
+bool pod_is_mirror_or_static(const std::string* config_mirror, const std::string* config_source) {
+  return config_mirror != nullptr || (config_source != nullptr && *config_source != "api");
 }
 
 }  // namespace weft::kube

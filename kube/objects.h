@@ -70,6 +70,11 @@ int32_t pod_priority(const nlohmann::json& pod);
 bool pod_terminal(const nlohmann::json& pod);          // phase Succeeded or Failed
 // ownerReferences[controller=true].kind, or "" for a bare pod.
 std::string controller_kind(const nlohmann::json& pod);
-bool pod_is_mirror(const nlohmann::json& pod);          // kubernetes.io/config.mirror annotation
+// A mirror or static pod, as upstream's descheduler tells them: the config.mirror annotation
+// present (whatever its value), or a config.source other than "api". Each argument is that
+// annotation's value, null when absent (callers read annotations their own way).
+inline constexpr const char* kConfigMirrorAnnotation = "kubernetes.io/config.mirror";
+inline constexpr const char* kConfigSourceAnnotation = "kubernetes.io/config.source";
+bool pod_is_mirror_or_static(const std::string* config_mirror, const std::string* config_source);
 
 }  // namespace weft::kube

@@ -7,6 +7,7 @@
 #include "common/keys.h"
 #include "descheduler/core/cluster.h"
 #include "kube/client/json_cursor.h"
+#include "kube/objects.h"
 #include "scheduler/core/query/group_name.h"
 
 namespace weft::descheduler {
@@ -14,9 +15,6 @@ namespace {
 
 using kube::JsonCursor;
 using Section = scheduler::PodTextExtension::Section;
-
-constexpr const char* kConfigSource = "kubernetes.io/config.source";
-constexpr const char* kConfigMirror = "kubernetes.io/config.mirror";
 
 // A string member as text (another type: empty, as the tree readers take it).
 Status text_of(JsonCursor& c, SharedString& into, StringPool& pool) {
@@ -101,8 +99,8 @@ void PodFactsReader::restart(Section section) {
 }
 
 bool PodFactsReader::keeps_annotation(const std::string& key) const {
-  return key == kConfigSource || key == kConfigMirror || key == kEvictAnnotation || key == kPreferNoEvictionAnnotation ||
-         key == keys::kArrivalAnnotation;
+  return key == kube::kConfigSourceAnnotation || key == kube::kConfigMirrorAnnotation || key == kEvictAnnotation ||
+         key == kPreferNoEvictionAnnotation || key == keys::kArrivalAnnotation;
 }
 
 Status PodFactsReader::member(Section section, const std::string& key, JsonCursor& c) {
@@ -286,10 +284,8 @@ Result<PodInfo> PodFactsReader::facts(const scheduler::PodFields& f, const sched
   auto started = time_of(f.start_time, "status.startTime");
   if (!started) return started.error();
   p.started = *started;
-  const std::string* source = value_of(f.annotations, kConfigSource);
-  const std::string* mirror = value_of(f.annotations, kConfigMirror);
-  // As upstream: the mirror annotation present at all, or a config source other than "api".
-  p.mirror = mirror != nullptr || (source != nullptr && *source != "api");
+  p.mirror = kube::pod_is_mirror_or_static(value_of(f.annotations, kube::kConfigMirrorAnnotation),
+                                          value_of(f.annotations, kube::kConfigSourceAnnotation));
   p.terminating = f.deleting;
   p.evict_annotation = value_of(f.annotations, kEvictAnnotation) != nullptr;
   p.prefer_no_eviction = value_of(f.annotations, kPreferNoEvictionAnnotation) != nullptr;

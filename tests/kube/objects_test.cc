@@ -74,11 +74,22 @@ TEST(Objects, PodFields) {
   EXPECT_EQ(pod_priority(pod), 1000);
   EXPECT_TRUE(pod_terminal(pod));
   EXPECT_EQ(controller_kind(pod), "DaemonSet");
-  EXPECT_TRUE(pod_is_mirror(pod));
-  EXPECT_TRUE(pod_is_mirror(json::parse(R"({"metadata":{"annotations":{"kubernetes.io/config.mirror":""}}})")));
-  EXPECT_FALSE(pod_is_mirror(json::parse(R"({"metadata":{"annotations":{"other":""}}})")));
   EXPECT_EQ(controller_kind(json::object()), "");
   EXPECT_EQ(pod_priority(json::object()), 0);
+}
+
+// Upstream's IsMirrorPod (the annotation present, whatever its value) or IsStaticPod (a
+// config source other than "api").
+TEST(Objects, MirrorOrStaticPodAsUpstreamTellsThem) {
+  const std::string empty, hash = "abc", api = "api", file = "file", http = "http";
+  EXPECT_TRUE(pod_is_mirror_or_static(&hash, nullptr));
+  EXPECT_TRUE(pod_is_mirror_or_static(&empty, nullptr));
+  EXPECT_TRUE(pod_is_mirror_or_static(&hash, &api));
+  EXPECT_TRUE(pod_is_mirror_or_static(nullptr, &file));
+  EXPECT_TRUE(pod_is_mirror_or_static(nullptr, &http));
+  EXPECT_TRUE(pod_is_mirror_or_static(nullptr, &empty));   // a source, and not "api"
+  EXPECT_FALSE(pod_is_mirror_or_static(nullptr, &api));
+  EXPECT_FALSE(pod_is_mirror_or_static(nullptr, nullptr));
 }
 
 }  // namespace
