@@ -510,7 +510,7 @@ Status add_strategies(const Ctx& c, const std::vector<std::pair<const plugins::R
     std::string at = cfg == configured.end() ? path + ".pluginConfig(" + reg->name + ")" : cfg->second.second;
     auto plugin = reg->make(c, a, at);
     if (!plugin) return plugin.error();
-    profile.strategies.push_back({profile.name, reg->name, balance, std::move(*plugin)});
+    profile.strategies.push_back({reg->name, balance, std::move(*plugin)});
   }
   for (const auto& [name, cfg] : configured) {
     bool used = std::any_of(enabled.begin(), enabled.end(), [&](const auto& e) { return name == e.first->name; });

@@ -459,7 +459,7 @@ profiles:
   EXPECT_FALSE(p->profiles[1].evictor.priority_threshold.value);
   EXPECT_FALSE(p->profiles[1].load_aware_enabled);
   ASSERT_EQ(p->profiles[1].strategies.size(), 1u);
-  EXPECT_EQ(p->profiles[1].strategies[0].profile, "b");
+  EXPECT_EQ(p->profiles[1].strategies[0].name, "RemovePodsViolatingNodeTaints");
 }
 
 TEST(PolicyUpstream, StrategyPluginsAtTheirExtensionPoints) {
@@ -479,7 +479,8 @@ profiles:
 )");
   ASSERT_TRUE(p.ok()) << p.message();
   ASSERT_EQ(p->profiles[0].strategies.size(), 1u);
-  EXPECT_EQ(p->profiles[0].strategies[0].profile, "ProfileName");
+  EXPECT_EQ(p->profiles[0].name, "ProfileName");
+  EXPECT_EQ(p->profiles[0].strategies[0].name, "RemoveDuplicates");
   // A Balance plugin under deschedule (and the reverse) is refused.
   expect_refused(with_top("").replace(with_top("").find("RemovePodsViolatingNodeTaints"), 29, "RemoveDuplicates"),
                  "plugin RemoveDuplicates is a Balance plugin, not a Deschedule one");
