@@ -3,13 +3,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iterator>
 #include <optional>
 #include <regex>
 #include <sstream>
 
 #include "kube/client/list_decoder.h"
+#include "kube/file_text.h"
 #include "kube/objects.h"
 
 namespace weft::kube {
@@ -269,23 +269,9 @@ Result<std::vector<SourcedObject>> load_objects_text(const std::string& text, co
 }
 
 Result<std::vector<SourcedObject>> load_objects_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path + ": cannot open file");
-  // Read in one go: a stringstream would hold the (possibly hundreds of MB) text twice.
-  std::string text;
-  in.seekg(0, std::ios::end);
-  auto size = in.tellg();
-  if (size > 0) {
-    text.resize(static_cast<size_t>(size));
-    in.seekg(0);
-    in.read(text.data(), size);
-    text.resize(static_cast<size_t>(in.gcount()));
-  } else {
-    in.clear();
-    in.seekg(0);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  return load_objects_text(text, path);
+  auto file = FileText::open(path);
+  if (!file) return file.error();
+  return load_objects_text(std::string(file->view()), path);
 }
 
 }  // namespace weft::kube

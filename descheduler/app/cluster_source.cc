@@ -1,11 +1,14 @@
 #include "descheduler/app/cluster_source.h"
 
-#include <fstream>
 #include <memory>
+#include <variant>
+
+#include "descheduler/app/read_on_two_threads.h"
 
 #include "kube/client/json_reader.h"
 #include "kube/client/list_ahead.h"
 #include "kube/client/list_decoder.h"
+#include "kube/file_text.h"
 #include "kube/objects.h"
 #include "kube/scenario.h"
 
@@ -13,33 +16,40 @@ namespace weft::descheduler {
 
 namespace {
 
-Result<std::string> read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return make_error(path + ": cannot open file");
-  std::string text(static_cast<size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) return make_error(path + ": cannot read file");
-  return text;
-}
-
 // Adds every object of a scenario file to `builder` (a ClusterBuilder or WorldBuilder).
 template <class Builder>
 Status fill_from_file(Builder& builder, const std::string& path) {
-  auto text = read_whole_file(path);
-  if (!text) return text.error();
+  auto file = kube::FileText::open(path);
+  if (!file) return file.error();
+  const std::string_view text = file->view();
   // A pod object takes some hundreds of bytes of JSON: room reserved but never filled
   // costs address space, not memory.
-  builder.reserve_pods(text->size() / 256);
-  size_t first = text->find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && (*text)[first] == '{') {
+  builder.reserve_pods(text.size() / 256);
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
     // A JSON List is decoded item by item, so a big scenario never exists as one tree;
-    // pods (most of it) are read in one pass over their text, without a tree.
+    // pods (most of it) are read in one pass over their text, without a tree. Items are
+    // read on two threads (other kinds into trees) and added in the file's order.
+    std::vector<std::string_view> items;
+    auto listed = kube::decode_list_texts(text, [&](std::string_view item) { items.push_back(item); });
+    // The second thread pools on its own: sharing the builder's pools would have both
+    // threads wait on one lock and count references on the same texts for every pod.
+    scheduler::DecodePools beside_pools;
+    ClusterBuilder::PodReader beside(beside_pools);
+    using ReadItem = std::variant<ClusterBuilder::ReadPod, Result<nlohmann::json>>;
+    auto read = [&path](ClusterBuilder::PodReader& reader, std::string_view item) -> ReadItem {
+      if (auto pod = reader.read_if_pod(item, path, false)) return std::move(*pod);
+      return kube::read_json(item);
+    };
     Status failed;
-    size_t index = 0;
-    auto listed = kube::decode_list_texts(*text, [&](std::string_view text) {
-      ++index;
-      if (!failed || builder.added_as_pod(text, path, false)) return;
-      auto tree = kube::read_json(text);
+    read_on_two_threads(items, builder.pod_reader(), beside, read, [&](size_t i, ReadItem&& read_item) {
+      if (!failed) return;
+      if (auto* pod = std::get_if<ClusterBuilder::ReadPod>(&read_item)) {
+        builder.add_read(std::move(*pod));
+        return;
+      }
+      const size_t index = i + 1;
+      const auto& tree = std::get<Result<nlohmann::json>>(read_item);
       if (!tree) {
         failed = make_error(path + ": item " + std::to_string(index) + ": " + tree.message());
         return;
@@ -55,10 +65,10 @@ Status fill_from_file(Builder& builder, const std::string& path) {
     });
     if (!failed) return failed.error();
     if (listed) return {};
-    if (index > 0) return make_error(path + ": " + listed.message());
+    if (!items.empty()) return make_error(path + ": " + listed.message());
     // Not a List: a single object, read the general way below.
   }
-  auto objects = kube::load_objects_text(*text, path);
+  auto objects = kube::load_objects_text(std::string(text), path);
   if (!objects) return objects.error();
   for (const auto& o : *objects)
     if (auto s = builder.add(o.object, o.where()); !s) return s.error();

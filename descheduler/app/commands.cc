@@ -176,6 +176,18 @@ int run_interval(const RunFlags& f, Prepared& p) {
   if (!rooms_ref) return fail(rooms_ref.message());
   StateStore rooms_store(*p.client, *rooms_ref);
   p.config.rooms = rooms_store.journal();
+  // metrics-server's node usage averaged every 5 s between cycles, as upstream's metrics
+  // collector, on a client of its own.
+  std::unique_ptr<kube::Client> collector_client;
+  std::unique_ptr<NodeMetricsCollector> node_usage;
+  if (reads_metrics_server(p.config.loads)) {
+    auto client = connect_client(f.kubeconfig);
+    if (!client) return fail(client.message());
+    collector_client = std::move(*client);
+    node_usage = std::make_unique<NodeMetricsCollector>([c = collector_client.get()] { return list_node_metrics(*c); });
+    node_usage->start();
+    p.config.node_usage = node_usage.get();
+  }
   Cycle cycle(*p.client, p.config, metrics);
   auto loop = [&](const std::function<bool()>& still_leader) {
     while (!stop.stopped() && still_leader()) {

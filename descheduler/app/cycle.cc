@@ -22,10 +22,11 @@ namespace {
 constexpr std::chrono::seconds kReservationLead{2};
 
 // One load a cycle plans on, its Prometheus token read from its Secret first.
-Result<LoadReport> read_load(kube::Client& client, const LoadRead& read, const Cluster& cluster, TimePoint now) {
+Result<LoadReport> read_load(kube::Client& client, const LoadRead& read, const Cluster& cluster, TimePoint now,
+                             const NodeMetricsCollector* node_usage) {
   MetricsArgs metrics = read.metrics;   // with the Prometheus token of this cycle
   if (auto s = resolve_prometheus_token(client, metrics.auth); !s) return s.error();
-  return fetch_load(read.spec, metrics, cluster, now, &client);
+  return fetch_load(read.spec, metrics, cluster, now, &client, node_usage);
 }
 }  // namespace
 
@@ -73,8 +74,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
     return {};
   };
   EvictFn evict = [&](const std::string& ns, const std::string& name) {
-    return evict_and_report(client_, ns, name, config_.policy.grace_period_seconds.value_or(-1),
-                            config_.policy.eviction_failure_events);
+    return client_.evict(ns, name, config_.policy.grace_period_seconds.value_or(-1));
   };
   Plan resumed;   // what an interrupted run left, finished before anything is listed
   if (config_.policy.gang_profile() && !config_.dry_run) {
@@ -90,7 +90,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   // listed: on another core, or while this one waits for the API.
   const Cluster not_listed;
   LoadReader loads(
-      config_.loads, [&](const LoadRead& read, const Cluster& c) { return read_load(client_, read, c, now); },
+      config_.loads, [&](const LoadRead& read, const Cluster& c) { return read_load(client_, read, c, now, config_.node_usage); },
       not_listed);
   // GangDefragment needs pending pods, Queues and HyperNodes too: its world holds the cluster.
   std::optional<defragment::World> world;
@@ -156,6 +156,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   plan->notes.insert(plan->notes.end(), resumed.notes.begin(), resumed.notes.end());
   if (rooms) metrics_.observe_defragment(*rooms);
   if (!config_.dry_run) {
+    record_eviction_events(client_, *plan, config_.policy);
     record_evictions(state, plan->evictions, now, config_.policy.largest_window());
     state.prune(now, std::max(config_.cooldown, config_.policy.largest_window()));
   }

@@ -30,6 +30,7 @@ struct CycleConfig {
   Seconds cooldown{600};
   bool dry_run = false;
   RoomJournal rooms;   // GangDefragment rooms in progress (defragment_step.h); unset: not kept
+  const NodeMetricsCollector* node_usage = nullptr;   // run --interval on metrics.k8s.io: the averaged node usage
 };
 
 class Cycle {

@@ -1,17 +1,31 @@
-// The top-level evictionFailureEventNotification: a Warning Event "EvictionFailed" on a pod
-// whose eviction the API refused or failed, as the Kubernetes descheduler records it.
+// The Events the Kubernetes descheduler records about the pods it evicts: a Normal Event
+// per eviction (reason: the plugin that asked), and, with the top-level
+// evictionFailureEventNotification, a Warning "EvictionFailed" per eviction that a limit,
+// a budget or the API refused.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/result.h"
+#include "descheduler/core/planner.h"
+#include "descheduler/core/policy.h"
 #include "kube/client/client.h"
 
 namespace weft::descheduler {
 
-// Evicts through `client` with the policy's gracePeriodSeconds (-1: the pod's own) and,
-// when `events` is set, records the failure (an error, or a refusal by a budget) on the pod.
-Result<kube::EvictionResult> evict_and_report(kube::Client& client, const std::string& ns, const std::string& pod,
-                                              int64_t grace_seconds, bool events);
+struct EvictionEvent {
+  std::string ns, pod;
+  std::string type;      // Normal or Warning
+  std::string reason;    // the plugin, or EvictionFailed
+  std::string message;
+};
+
+// The Events a carried-out plan gives rise to: one per eviction, and with
+// policy.eviction_failure_events one per skip that was a refused eviction.
+std::vector<EvictionEvent> eviction_events(const Plan& plan, const Policy& policy);
+
+// Posts them; an Event that cannot be posted is logged, never fails the cycle.
+void record_eviction_events(kube::Client& client, const Plan& plan, const Policy& policy);
 
 }  // namespace weft::descheduler

@@ -71,20 +71,29 @@ Result<std::vector<LoadRead>> load_reads(const Policy& policy, const std::option
 
 namespace {
 
-// metrics-server's objects, listed through the API. Nodes not listed: every node is
-// unknown; pods not listed: victims are sized by their requests (as with Prometheus).
-LoadReport kubernetes_metrics_from_api(kube::Client& client, const Cluster& cluster) {
+// metrics-server's objects, listed through the API, the nodes' usage averaged by the
+// collector once it has read them. Nodes not listed: every node is unknown; pods not
+// listed: victims are sized by their requests (as with Prometheus).
+LoadReport kubernetes_metrics_from_api(kube::Client& client, const Cluster& cluster,
+                                       const NodeMetricsCollector* node_usage) {
   const std::string source = "metrics.k8s.io/v1beta1";
-  auto nodes = client.list({"metrics.k8s.io", "v1beta1", "nodes", false}, "");
-  if (!nodes) {
-    LoadReport down;
-    down.source_name = source;
-    down.source_error = nodes.message();
-    return down;
+  std::optional<nlohmann::json> averaged = node_usage ? node_usage->node_metrics() : std::nullopt;
+  nlohmann::json node_items;
+  if (averaged) {
+    node_items = std::move(*averaged);
+  } else {
+    auto nodes = list_node_metrics(client);
+    if (!nodes) {
+      LoadReport down;
+      down.source_name = source;
+      down.source_error = nodes.message();
+      return down;
+    }
+    node_items = std::move(*nodes);
   }
   auto pods = client.list({"metrics.k8s.io", "v1beta1", "pods", true}, "");
   nlohmann::json pod_items = pods ? nlohmann::json(std::move(pods->items)) : nlohmann::json::array();
-  LoadReport report = load_from_kubernetes_metrics(nlohmann::json(std::move(nodes->items)), pod_items, cluster, source);
+  LoadReport report = load_from_kubernetes_metrics(node_items, pod_items, cluster, source);
   if (!pods) report.pods_error = pods.message();
   return report;
 }
@@ -104,12 +113,12 @@ Result<LoadReport> kubernetes_metrics_from_file(const std::string& path, const C
 }  // namespace
 
 Result<LoadReport> fetch_load(const LoadSpec& spec, const MetricsArgs& metrics, const Cluster& cluster, TimePoint now,
-                              kube::Client* client) {
+                              kube::Client* client, const NodeMetricsCollector* node_usage) {
   switch (spec.kind) {
     case LoadSpec::Kind::KubernetesMetrics:
       if (!spec.value.empty()) return kubernetes_metrics_from_file(spec.value, cluster);
       if (!client) return make_error("metrics.k8s.io: no API client (plan reads NodeMetrics from the scenario)");
-      return kubernetes_metrics_from_api(*client, cluster);
+      return kubernetes_metrics_from_api(*client, cluster, node_usage);
     case LoadSpec::Kind::Annotations: return load_from_annotations(cluster);
     case LoadSpec::Kind::Prometheus: return PrometheusLoad(spec.value, metrics).fetch(now);
     case LoadSpec::Kind::File: {
@@ -121,6 +130,18 @@ Result<LoadReport> fetch_load(const LoadSpec& spec, const MetricsArgs& metrics, 
     }
   }
   return make_error("unknown load source");
+}
+
+Result<nlohmann::json> list_node_metrics(kube::Client& client) {
+  auto nodes = client.list({"metrics.k8s.io", "v1beta1", "nodes", false}, "");
+  if (!nodes) return nodes.error();
+  return nlohmann::json(std::move(nodes->items));
+}
+
+bool reads_metrics_server(const std::vector<LoadRead>& reads) {
+  return std::any_of(reads.begin(), reads.end(), [](const LoadRead& r) {
+    return r.spec.kind == LoadSpec::Kind::KubernetesMetrics && r.spec.value.empty();
+  });
 }
 
 bool load_reads_cluster(const LoadSpec& spec) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "descheduler/app/node_metrics_collector.h"
 #include "descheduler/core/cluster.h"
 #include "descheduler/core/load.h"
 #include "descheduler/core/policy.h"
@@ -45,8 +46,14 @@ Result<std::vector<LoadRead>> load_reads(const Policy& policy, const std::option
 // back with source_error (every node unknown). An unreadable or malformed file is.
 // KubernetesMetrics lists metrics.k8s.io/v1beta1 nodes and pods through `client` (a
 // failed list: source_error), or reads NodeMetrics and PodMetrics from the scenario file.
+// With `node_usage` (run --interval), node usage is its average rather than one listing.
 Result<LoadReport> fetch_load(const LoadSpec& spec, const MetricsArgs& metrics, const Cluster& cluster, TimePoint now,
-                              kube::Client* client = nullptr);
+                              kube::Client* client = nullptr, const NodeMetricsCollector* node_usage = nullptr);
+// metrics-server's NodeMetrics, listed through `client`.
+Result<nlohmann::json> list_node_metrics(kube::Client& client);
+// Whether a read is metrics-server's through the API (what NodeMetricsCollector averages).
+bool reads_metrics_server(const std::vector<LoadRead>& reads);
+
 // Whether fetch_load reads `cluster` (annotations, metrics.k8s.io); a file or Prometheus
 // does not, so a cycle may read it while the cluster is being listed.
 bool load_reads_cluster(const LoadSpec& spec);

@@ -28,6 +28,9 @@ void prefer_large_pages() {
 #if WEFT_MIMALLOC
   mi_option_enable(mi_option_large_os_pages);
   mi_option_set(mi_option_eager_commit_delay, 0);   // else each thread's first segments stay on small pages
+  // Memory freed while the model is built (the decode's scratch) is kept for what comes
+  // next: returned to the OS, it would be zeroed again by the kernel when reused.
+  mi_option_disable(mi_option_allow_decommit);
 #endif
 }
 

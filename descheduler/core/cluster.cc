@@ -187,40 +187,69 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
 Status ClusterBuilder::add_pod(const json& obj, const std::string& where) { return add_pod_text(obj.dump(), where); }
 
 Status ClusterBuilder::add_pod_text(std::string_view text, const std::string& where) {
-  auto fields = scheduler::pod_fields_of_text(text, false, &facts_);
-  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
-  return add_pod_read(std::move(*fields), facts_, where);
+  auto pod = reader_.read_text(text, where);
+  if (!pod) return pod.error();
+  add_read(std::move(*pod));
+  return {};
 }
 
 bool ClusterBuilder::added_as_pod(std::string_view text, const std::string& where, bool kind_implied) {
+  auto pod = reader_.read_if_pod(text, where, kind_implied);
+  if (pod) add_read(std::move(*pod));
+  return pod.has_value();
+}
+
+Result<ClusterBuilder::ReadPod> ClusterBuilder::PodReader::read_text(std::string_view text, const std::string& where) {
+  auto fields = scheduler::pod_fields_of_text(text, false, &facts_);
+  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
+  return read_fields(std::move(*fields), where);
+}
+
+std::optional<ClusterBuilder::ReadPod> ClusterBuilder::PodReader::read_if_pod(std::string_view text,
+                                                                            const std::string& where,
+                                                                            bool kind_implied) {
   auto fields = scheduler::pod_fields_of_text(text, false, &facts_);
   const bool pod = facts_.kind() == "Pod" || (kind_implied && facts_.kind().empty());
   // Anything else (or a pod it would refuse) goes the general way, whose errors name more.
-  return fields && pod && facts_.has_metadata() && add_pod_read(std::move(*fields), facts_, where).ok();
+  if (!fields || !pod || !facts_.has_metadata()) return std::nullopt;
+  auto read = read_fields(std::move(*fields), where);
+  if (!read) return std::nullopt;
+  return std::move(*read);
 }
 
 // Every pod goes to the snapshot (GangDefragment places the pending ones); bound pods are
 // kept here too, with their eviction facts (read in the same pass).
-Status ClusterBuilder::add_pod_read(scheduler::PodFields&& fields, const PodFactsReader& facts, const std::string& where) {
+Result<ClusterBuilder::ReadPod> ClusterBuilder::PodReader::read_fields(scheduler::PodFields&& fields,
+                                                                     const std::string& where) {
   const std::string* arrival = nullptr;
   for (const auto& [key, value] : fields.annotations)
     if (key == keys::kArrivalAnnotation) arrival = &value;
   auto later = arrives_later(arrival ? *arrival : "", where);
   if (!later) return later.error();
-  if (*later) return {};
-  std::string node = fields.node_name;
-  auto spec = scheduler::pod_info_from(std::move(fields), where, &decode_pools_);
+  ReadPod read;
+  if (*later) {
+    read.later = true;
+    return read;
+  }
+  read.node = fields.node_name;
+  auto spec = scheduler::pod_info_from(std::move(fields), where, &pools_);
   if (!spec) return spec.error();
   // pod_info_from took the texts it keeps (the name); the rest of `fields` is still there.
-  auto pod = facts.facts(fields, *spec);
-  if (!node.empty() && !pod) return wrap(pod.error(), where);
+  auto pod = facts_.facts(fields, *spec);
+  if (!read.node.empty() && !pod) return wrap(pod.error(), where);
+  read.spec = std::move(*spec);
+  if (!read.node.empty()) read.bound = std::move(*pod);
+  return read;
+}
+
+void ClusterBuilder::add_read(ReadPod&& pod) {
+  if (pod.later) return;
   const size_t twin = scheduling_.pods_added();
-  scheduling_.add(std::move(*spec));
-  if (node.empty()) return {};
-  cluster_.pods.push_back(std::move(*pod));
-  pod_nodes_.push_back(std::move(node));
+  scheduling_.add(std::move(pod.spec));
+  if (!pod.bound) return;
+  cluster_.pods.push_back(std::move(*pod.bound));
+  pod_nodes_.push_back(std::move(pod.node));
   pod_twins_.push_back(twin);
-  return {};
 }
 
 void ClusterBuilder::reserve_pods(size_t pods) {

@@ -150,6 +150,35 @@ class ClusterBuilder {
   // nothing: a pod list's items) and adds cleanly; else false, nothing changed, and the
   // caller adds its tree (whose errors name more).
   bool added_as_pod(std::string_view text, const std::string& where, bool kind_implied);
+  // A Pod as read from its text, before it is added (add_read). `later`: it arrives in a
+  // later cycle, so adding it adds nothing.
+  struct ReadPod {
+    scheduler::PodInfo spec;
+    std::optional<PodInfo> bound;   // a bound pod's eviction record, kept here too
+    std::string node;
+    bool later = false;
+  };
+  // Reads pods as add_pod_text and added_as_pod do, touching nothing of a builder, so pods
+  // can be read on several threads, one reader each. Each reader pools through the pools
+  // it is given: readers on different threads given different pools share no lock and no
+  // text's count (a text read by two such readers is two equal texts, not one object).
+  class PodReader {
+   public:
+    explicit PodReader(scheduler::DecodePools& pools) : pools_(pools), facts_(pools.strings) {}
+    Result<ReadPod> read_text(std::string_view text, const std::string& where);
+    // Null when not a pod it takes (see added_as_pod).
+    std::optional<ReadPod> read_if_pod(std::string_view text, const std::string& where, bool kind_implied);
+
+   private:
+    Result<ReadPod> read_fields(scheduler::PodFields&& fields, const std::string& where);
+    scheduler::DecodePools& pools_;
+    PodFactsReader facts_;   // reused: its lists keep their room from pod to pod
+  };
+  // The builder's own reader (pooling with the nodes), for the thread that adds.
+  PodReader& pod_reader() { return reader_; }
+  // Adds what a PodReader read. Pods added in the order of their texts make the same
+  // cluster as add_pod_text / added_as_pod over the same texts.
+  void add_read(ReadPod&& pod);
   // Room for about this many pods, so a big list does not regrow (and move) the pods.
   void reserve_pods(size_t pods);
   // How many pods the nodes added so far can hold (allocatable pods, 110 when not given):
@@ -163,13 +192,12 @@ class ClusterBuilder {
  private:
   Status add_checked(const nlohmann::json& object, const std::string& where);   // add() without the type net
   Status add_pod(const nlohmann::json& object, const std::string& where);
-  Status add_pod_read(scheduler::PodFields&& fields, const PodFactsReader& facts, const std::string& where);
 
   Cluster cluster_;
   std::vector<std::string> pod_nodes_;
   std::vector<size_t> pod_twins_;          // per pod, its order of add to scheduling_ (SnapshotBuilder::pod_slots)
   scheduler::DecodePools decode_pools_;   // texts and constraints, shared by both records of a pod
-  PodFactsReader facts_{decode_pools_.strings};   // reused: its lists keep their room from pod to pod
+  PodReader reader_{decode_pools_};
   scheduler::SnapshotBuilder scheduling_;
 };
 

@@ -13,7 +13,7 @@ bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; 
 
 
 // The List's walk; `read_item` reads one item at `pos` (whitespace skipped) and hands it over.
-Result<ListMeta> walk_list(const std::string& body, const std::function<Status(size_t& pos)>& read_item) {
+Result<ListMeta> walk_list(std::string_view body, const std::function<Status(size_t& pos)>& read_item) {
   ListMeta meta;
   size_t pos = 0;
   auto skip_ws = [&] {
@@ -123,7 +123,7 @@ std::string continue_of(const std::string& body) {
   return token;
 }
 
-Result<ListMeta> decode_list_texts(const std::string& body, const std::function<void(std::string_view)>& on_item) {
+Result<ListMeta> decode_list_texts(std::string_view body, const std::function<void(std::string_view)>& on_item) {
   return walk_list(body, [&](size_t& pos) -> Status {
     const size_t start = pos;
     pos = json_value_end(body, pos);

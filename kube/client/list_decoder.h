@@ -35,6 +35,6 @@ std::string continue_of(const std::string& body);
 
 // Each item's JSON text, found by its brackets and NOT checked: `on_item` reads it with a
 // checking reader (json_cursor.h, read_json), so the text is walked once, not twice.
-Result<ListMeta> decode_list_texts(const std::string& body, const std::function<void(std::string_view)>& on_item);
+Result<ListMeta> decode_list_texts(std::string_view body, const std::function<void(std::string_view)>& on_item);
 
 }  // namespace weft::kube

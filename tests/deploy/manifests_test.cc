@@ -132,7 +132,8 @@ TEST_F(Deploy, AgentRoleHoldsOnlyTheVerbsTheAgentUses) {
   EXPECT_EQ(api.find("watch"), std::string::npos) << "the agent watches nodes now: update deploy/agent/rbac.yaml";
 }
 
-// The descheduler lists (no watch, no get) what the scheduler's snapshot reads and evicts; the scheduler only creates Events.
+// The descheduler lists (no watch, no get) what the scheduler's snapshot reads, evicts and
+// records an Event per eviction; the scheduler only creates Events.
 TEST_F(Deploy, DeschedulerAndSchedulerRolesHoldNoUnusedVerb) {
   Rendered r = render_source("deploy");
   std::map<std::string, std::set<std::string>> verbs;
@@ -142,6 +143,7 @@ TEST_F(Deploy, DeschedulerAndSchedulerRolesHoldNoUnusedVerb) {
   EXPECT_EQ(verbs, (std::map<std::string, std::set<std::string>>{{"pods", {"list"}},
                                                                  {"nodes", {"list"}},
                                                                  {"pods/eviction", {"create"}},
+                                                                 {"events", {"create"}},
                                                                  {"podgroups", {"list"}},
                                                                  {"priorityclasses", {"list"}},
                                                                  {"poddisruptionbudgets", {"list"}},

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/defragment/fixtures.h"
 #include "tests/deploy/render.h"
 #include "tests/support/kube_lite.h"
 #include "tests/support/process.h"
@@ -139,6 +140,55 @@ TEST(DeployRbac, TheDeschedulerWorksWithItsRolesInBothForms) {
   EXPECT_TRUE(held) << p.output();
   std::string which;
   EXPECT_EQ(refused(api, user, &which), 0) << "deploy/descheduler RBAC lacks a permission:\n" << which;
+}
+
+// GangDefragment with the optional component: the run reserves a room on the gang's
+// PodGroup and evicts its victims, and nothing it asks is refused. Without the component
+// the reservation is refused (the base role only lists).
+TEST(DeployRbac, GangDefragmentWorksWithItsComponentOnly) {
+  WEFT_SKIP_UNLESS(need());
+  TempDir dir("deploy-rbac-defrag");
+  const std::string user = "system:serviceaccount:kube-system:weft-descheduler";
+  write_overlay(dir.file("with"), {"deploy/descheduler/interval"},
+                "components:\n  - " +
+                    std::filesystem::relative(source_path("deploy/components/descheduler-gang-defragment"),
+                                              dir.file("with"))
+                        .string() +
+                    "\n");
+  auto objects = defrag_test::fragmented_fabric();
+  defrag_test::add_gang(objects, "train", 4, 8, 1);
+  write_file(dir.file("cluster.json"), json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", objects}}.dump());
+  write_file(dir.file("policy.yaml"),
+             "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n  - name: gangs\n"
+             "    pluginConfig:\n      - {name: GangDefragment, args: {reservationTTL: 10m}}\n"
+             "    plugins:\n      balance: {enabled: [GangDefragment]}\n");
+  auto reservations = [&](bool with_component) {
+    Rendered r = with_component ? kustomize(dir.file("with")) : kustomize(source_path("deploy/descheduler/interval"));
+    EXPECT_EQ(r.error, "");
+    write_file(dir.file("tokens.json"), tokens(rules_for(r, "kube-system", "weft-descheduler"), user).dump());
+    KubeLite api({.state = dir.file("cluster.json"), .tokens = dir.file("tokens.json")});
+    EXPECT_EQ(api.error(), "");
+    apply_owned_objects(*api.client_for_token("admin"), r);
+    auto [code, out] = run_command({binary("descheduler/weft-descheduler"), "run", "--policy", dir.file("policy.yaml"),
+                                    "--kubeconfig", api.kubeconfig_for_token("component", "descheduler"), "--once",
+                                    "--state-configmap", "kube-system/weft-descheduler-state"},
+                                   60s, {{"POD_NAMESPACE", "kube-system"}});
+    EXPECT_EQ(code, 0) << out;
+    std::string which;
+    const int refusals = refused(api, user, &which);
+    if (with_component) {
+      EXPECT_EQ(refusals, 0) << "the component lacks a permission:\n" << which;
+    }
+    int written = 0;
+    for (const auto& q : api.requests())
+      written += q.value("verb", "") == "PATCH" && q.value("path", "").find("/podgroups/") != std::string::npos &&
+                         q.value("status", 0) == 200
+                     ? 1
+                     : 0;
+    return written;
+  };
+  EXPECT_GE(reservations(true), 1);
+  EXPECT_EQ(reservations(false), 0);
 }
 
 TEST(DeployRbac, TheAgentPublishesWithItsRole) {

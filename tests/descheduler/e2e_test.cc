@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
+#include <thread>
 
 #include "tests/support/kube_lite.h"
 #include "tests/support/process.h"
@@ -204,6 +206,50 @@ TEST_F(DeschedulerE2E, RunOnceEvictsThroughTheApiAndRespectsTheBudget) {
   EXPECT_EQ(reason_of(again, "default/" + name(refused)), "source-resting") << again.dump(2);
 }
 
+// As upstream, every eviction is a Normal Event (reason: the plugin, action Descheduled);
+// with evictionFailureEventNotification a limit's refusal is a Warning "EvictionFailed"
+// naming the limit, and the API's refusal (the budget's 429) one with its message.
+TEST_F(DeschedulerE2E, RunOnceRecordsAnEventPerEvictionAndPerRefusal) {
+  std::string text = policy(prom_->url());
+  text.insert(text.find("profiles:"), "evictionFailureEventNotification: true\nmaxNoOfPodsToEvictPerNode: 1\n");
+  write_file(dir_.file("policy.yaml"), text);
+  auto [code, out] = run({});
+  ASSERT_EQ(code, 0) << out;
+  json done = plan_of(out);
+  ASSERT_EQ(done["evictions"].size(), 1u) << done.dump(2);
+  auto events = api_->client().list(kube::resources::events(), "default");
+  ASSERT_TRUE(events) << events.message();
+  std::vector<json> normal, warning;
+  std::string all;
+  for (const auto& e : events->items) {
+    (e["type"] == "Normal" ? normal : warning).push_back(e);
+    all += e.dump() + "\n";
+  }
+  ASSERT_EQ(normal.size(), 1u) << all;
+  EXPECT_EQ(normal[0]["reason"], "LoadAware");
+  EXPECT_EQ(normal[0]["action"], "Descheduled");
+  EXPECT_EQ(normal[0]["message"], "pod eviction from hot node by weft-descheduler");
+  EXPECT_EQ("default/" + normal[0]["involvedObject"]["name"].get<std::string>(), done["evictions"][0]["pod"]);
+  std::set<std::string> refusals;
+  for (const auto& e : warning) {
+    EXPECT_EQ(e["reason"], "EvictionFailed");
+    refusals.insert(e["message"].get<std::string>());
+  }
+  EXPECT_TRUE(refusals.count("pod eviction from hot node by weft-descheduler failed: node eviction limit exceeded (1)"))
+      << all;
+  // Without the notification only the eviction is recorded.
+  text.replace(text.find("evictionFailureEventNotification: true"), 38, "evictionFailureEventNotification: false");
+  write_file(dir_.file("policy.yaml"), text);
+  api_ = std::make_unique<KubeLite>(KubeLiteOptions{.state = dir_.file("scenario.json")});
+  ASSERT_EQ(api_->error(), "");
+  auto [code2, out2] = run({});
+  ASSERT_EQ(code2, 0) << out2;
+  auto quiet = api_->client().list(kube::resources::events(), "default");
+  ASSERT_TRUE(quiet) << quiet.message();
+  ASSERT_EQ(quiet->items.size(), 1u);
+  EXPECT_EQ(quiet->items[0]["type"], "Normal");
+}
+
 // run reads the budgets from the API: one that allows no disruption plans no eviction.
 TEST_F(DeschedulerE2E, RunPlansWithinTheApisBudgets) {
   write_file(dir_.file("exhausted.json"), scenario(0).dump());
@@ -387,6 +433,47 @@ TEST(DeschedulerKubernetesMetrics, RunListsMetricsServerUsageAndNeverActsOnStale
   json stale = run(kube::format_rfc3339(std::chrono::system_clock::now() - 10min));
   EXPECT_TRUE(stale["evictions"].empty()) << stale.dump(2);
   for (const auto& n : stale["nodes"]) EXPECT_EQ(n["class"], "unknown") << stale.dump(2);   // why: stale (debug log)
+}
+
+// run --interval averages metrics-server's node usage between cycles, as upstream's
+// metrics collector: NodeMetrics are read every 5 s on the collector's own client (not once
+// per cycle), PodMetrics once per cycle, and the cycles still act on hot.
+TEST(DeschedulerKubernetesMetrics, IntervalCyclesPlanOnTheCollectorsAverage) {
+  WEFT_SKIP_UNLESS(KubeLite::need());
+  TempDir dir("descheduler-kmetrics-interval");
+  write_file(dir.file("policy.yaml"),
+             "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nmetricsCollector: {enabled: true}\n"
+             "profiles:\n- name: p\n  pluginConfig:\n  - name: LowNodeUtilization\n    args:\n"
+             "      thresholds: {cpu: 20, memory: 20}\n      targetThresholds: {cpu: 60, memory: 60}\n"
+             "      metricsUtilization: {metricsServer: true}\n"
+             "  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n");
+  write_file(dir.file("s.json"), kubernetes_metrics_scenario(kube::format_rfc3339(std::chrono::system_clock::now())).dump());
+  KubeLite api(KubeLiteOptions{.state = dir.file("s.json")});
+  ASSERT_EQ(api.error(), "");
+  Process p({.argv = {descheduler(), "run", "--policy", dir.file("policy.yaml"), "--kubeconfig", api.kubeconfig(),
+                      "--interval", "1s", "--dry-run", "--no-leader-elect", "--metrics-listen", ""},
+             .keep_stdin_open = false});
+  // Seven cycles (a plan line each, --dry-run) over about seven seconds.
+  std::vector<json> plans;
+  for (int i = 0; i < 150 && plans.size() < 7; ++i) {
+    std::this_thread::sleep_for(100ms);
+    plans.clear();
+    std::istringstream lines(p.output());
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("{\"evictions\"", 0) == 0) plans.push_back(json::parse(line));
+  }
+  ASSERT_GE(plans.size(), 7u) << p.output();
+  for (const auto& plan : plans) EXPECT_FALSE(plan["evictions"].empty()) << plan.dump();
+  p.stop(5s);
+  int node_lists = 0, pod_lists = 0;
+  for (const auto& r : api.requests()) {
+    const std::string path = r.value("path", "");
+    node_lists += path == "/apis/metrics.k8s.io/v1beta1/nodes" ? 1 : 0;
+    pod_lists += path == "/apis/metrics.k8s.io/v1beta1/pods" ? 1 : 0;
+  }
+  EXPECT_GE(pod_lists, 7);
+  EXPECT_GE(node_lists, 1);
+  EXPECT_LE(node_lists, 3) << "node usage is read every 5 s by the collector, not by each cycle";
 }
 
 }  // namespace
