@@ -783,7 +783,8 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
   if (auto s = parse_metrics_sources(c, doc, policy); !s) return s.error();
 
   const json& profiles = field(doc, "profiles");
-  if (!profiles.is_array() || profiles.empty()) return c.at("profiles", "must be a non-empty list");
+  // Absent or empty, as upstream: a valid policy that runs nothing (the warning below says so).
+  if (!profiles.is_null() && !profiles.is_array()) return c.at("profiles", "must be a list");
   for (size_t i = 0; i < profiles.size(); ++i) {
     auto profile = parse_profile(c, profiles[i], "profiles[" + std::to_string(i) + "]", policy);
     if (!profile) return profile.error();
