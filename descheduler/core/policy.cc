@@ -510,7 +510,7 @@ Status add_strategies(const Ctx& c, const std::vector<std::pair<const plugins::R
     std::string at = cfg == configured.end() ? path + ".pluginConfig(" + reg->name + ")" : cfg->second.second;
     auto plugin = reg->make(c, a, at);
     if (!plugin) return plugin.error();
-    profile.strategies.push_back({profile.name, reg->name, balance, std::move(*plugin)});
+    profile.strategies.push_back({reg->name, balance, std::move(*plugin)});
   }
   for (const auto& [name, cfg] : configured) {
     bool used = std::any_of(enabled.begin(), enabled.end(), [&](const auto& e) { return name == e.first->name; });
@@ -783,7 +783,8 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
   if (auto s = parse_metrics_sources(c, doc, policy); !s) return s.error();
 
   const json& profiles = field(doc, "profiles");
-  if (!profiles.is_array() || profiles.empty()) return c.at("profiles", "must be a non-empty list");
+  // Absent or empty, as upstream: a valid policy that runs nothing (the warning below says so).
+  if (!profiles.is_null() && !profiles.is_array()) return c.at("profiles", "must be a list");
   for (size_t i = 0; i < profiles.size(); ++i) {
     auto profile = parse_profile(c, profiles[i], "profiles[" + std::to_string(i) + "]", policy);
     if (!profile) return profile.error();

@@ -148,7 +148,6 @@ class Plugin;
 // An upstream strategy plugin a profile enables (descheduler/core/plugins/<Name>/), its
 // args read, defaulted and validated.
 struct EnabledPlugin {
-  std::string profile;                           // the profile's name
   std::string name;
   bool balance = false;                          // the extension point: balance, else deschedule
   std::shared_ptr<framework::Plugin> plugin;     // a DeschedulePlugin or a BalancePlugin

@@ -127,6 +127,33 @@ TEST(Policy, NullApiVersionOrKindIsAnError) {
 
 // Found by fuzz/descheduler_policy_fuzz.cc: a balance plugin's pluginConfig without args
 // was read with a const operator[] on the missing key (an assertion, undefined otherwise).
+// Policies with several profiles that upstream accepts (each profile its own DefaultEvictor
+// and plugins) are accepted: different DefaultEvictor args, a profile without args beside
+// one with, two profiles each with a balance plugin, GangDefragment beside another
+// profile's balance plugin.
+TEST(Policy, SeveralProfilesAreAcceptedAsUpstream) {
+  const std::string head = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n";
+  const std::string lnu = "- name: balance\n  pluginConfig:\n"
+                          "  - {name: DefaultEvictor, args: {nodeFit: true, priorityThreshold: {value: 1000}}}\n"
+                          "  - {name: LowNodeUtilization, args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}}\n"
+                          "  plugins: {balance: {enabled: [LowNodeUtilization]}}\n";
+  for (const char* other : {
+           "- name: restarts\n  pluginConfig:\n  - {name: DefaultEvictor, args: {evictLocalStoragePods: true}}\n"
+           "  - {name: RemovePodsHavingTooManyRestarts, args: {podRestartThreshold: 5}}\n"
+           "  plugins: {deschedule: {enabled: [RemovePodsHavingTooManyRestarts]}}\n",
+           "- name: lifetime\n  pluginConfig:\n  - {name: PodLifeTime, args: {maxPodLifeTimeSeconds: 3600}}\n"
+           "  plugins: {deschedule: {enabled: [PodLifeTime]}}\n",
+           "- name: high\n  pluginConfig:\n  - {name: HighNodeUtilization, args: {thresholds: {cpu: 20}}}\n"
+           "  plugins: {balance: {enabled: [HighNodeUtilization]}}\n",
+           "- name: memory\n  pluginConfig:\n"
+           "  - {name: LowNodeUtilization, args: {thresholds: {memory: 20}, targetThresholds: {memory: 50}}}\n"
+           "  plugins: {balance: {enabled: [LowNodeUtilization]}}\n",
+           "- name: gangs\n  plugins: {balance: {enabled: [GangDefragment]}}\n"}) {
+    auto p = parse_policy_text(head + lnu + other, "policy.yaml");
+    EXPECT_TRUE(p.ok()) << other << p.message();
+  }
+}
+
 TEST(Policy, BalancePluginConfigWithoutArgsIsAnError) {
   auto r = parse(
       "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n"

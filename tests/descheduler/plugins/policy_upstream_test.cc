@@ -410,6 +410,21 @@ TEST(PolicyUpstream, PolicyConfigDecode) {
                  at + ".extraEnabled[0]: 'DaemonSetPods' is not one of");
 }
 
+// Upstream runs a policy without profiles (absent or empty): nothing is evicted. A
+// `profiles` that is not a list is refused.
+TEST(PolicyUpstream, NoProfilesIsAValidPolicyThatEvictsNothing) {
+  for (const std::string& profiles : {std::string(""), std::string("profiles: []\n"), std::string("profiles: null\n")}) {
+    auto p = parse("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nmaxNoOfPodsToEvictTotal: 5\n" + profiles);
+    ASSERT_TRUE(p.ok()) << profiles << p.message();
+    EXPECT_TRUE(p->profiles.empty());
+    EXPECT_EQ(p->max_total, 5);
+    ASSERT_EQ(p->warnings.size(), 1u);
+    EXPECT_NE(p->warnings[0].find("nothing is evicted"), std::string::npos) << p->warnings[0];
+  }
+  expect_refused("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles: {name: p}\n",
+                 "profiles: must be a list");
+}
+
 // TestValidateDeschedulerConfiguration "multiple errors": each profile's args are checked
 // (weft reports the first).
 TEST(PolicyUpstream, EveryProfilesArgsAreValidated) {
@@ -459,7 +474,7 @@ profiles:
   EXPECT_FALSE(p->profiles[1].evictor.priority_threshold.value);
   EXPECT_FALSE(p->profiles[1].load_aware_enabled);
   ASSERT_EQ(p->profiles[1].strategies.size(), 1u);
-  EXPECT_EQ(p->profiles[1].strategies[0].profile, "b");
+  EXPECT_EQ(p->profiles[1].strategies[0].name, "RemovePodsViolatingNodeTaints");
 }
 
 TEST(PolicyUpstream, StrategyPluginsAtTheirExtensionPoints) {
@@ -479,7 +494,8 @@ profiles:
 )");
   ASSERT_TRUE(p.ok()) << p.message();
   ASSERT_EQ(p->profiles[0].strategies.size(), 1u);
-  EXPECT_EQ(p->profiles[0].strategies[0].profile, "ProfileName");
+  EXPECT_EQ(p->profiles[0].name, "ProfileName");
+  EXPECT_EQ(p->profiles[0].strategies[0].name, "RemoveDuplicates");
   // A Balance plugin under deschedule (and the reverse) is refused.
   expect_refused(with_top("").replace(with_top("").find("RemovePodsViolatingNodeTaints"), 29, "RemoveDuplicates"),
                  "plugin RemoveDuplicates is a Balance plugin, not a Deschedule one");
