@@ -9,28 +9,12 @@ namespace {
 using nlohmann::json;
 using kube::json_at;
 
-const json& items_of(const json& list) {
-  static const json empty = json::array();
-  if (list.is_array()) return list;
-  const json& items = json_at(list, "items");
-  return items.is_array() ? items : empty;
-}
-
 Result<TimePoint> timestamp_of(const json& obj) {
   const json& ts = json_at(obj, "timestamp");
   if (!ts.is_string()) return make_error("no timestamp");
   auto at = parse_rfc3339(ts.get<std::string>());
   if (!at) return make_error("timestamp: " + at.message());
   return *at;
-}
-
-// One usage reading in thousandths (millicores, millibytes).
-Result<int64_t> usage_milli(const json& usage, const char* resource) {
-  const json& q = json_at(usage, resource);
-  if (q.is_null()) return make_error(std::string("no usage.") + resource);
-  auto v = kube::parse_quantity_milli(q);
-  if (!v) return make_error(std::string("usage.") + resource + ": " + v.message());
-  return *v;
 }
 
 Result<LoadSample> node_sample(const json& obj, const NodeInfo& node) {
@@ -55,7 +39,7 @@ Result<LoadSample> node_sample(const json& obj, const NodeInfo& node) {
 }
 
 void read_nodes(const json& list, const Cluster& cluster, LoadReport& report) {
-  for (const json& obj : items_of(list)) {
+  for (const json& obj : metrics_items(list)) {
     std::string name = kube::json_text(json_at(json_at(obj, "metadata"), "name"));
     auto idx = cluster.node_index.find(name);
     if (idx == cluster.node_index.end()) continue;   // not a node of this cluster (or nameless)
@@ -82,7 +66,7 @@ std::optional<double> pod_total(const json& containers, const char* resource) {
 }
 
 void read_pods(const json& list, LoadReport& report) {
-  for (const json& obj : items_of(list)) {
+  for (const json& obj : metrics_items(list)) {
     const json& meta = json_at(obj, "metadata");
     std::string ns = kube::json_text(json_at(meta, "namespace")), name = kube::json_text(json_at(meta, "name"));
     auto at = timestamp_of(obj);
@@ -98,6 +82,21 @@ void read_pods(const json& list, LoadReport& report) {
 }
 
 }  // namespace
+
+const json& metrics_items(const json& list) {
+  static const json empty = json::array();
+  if (list.is_array()) return list;
+  const json& items = json_at(list, "items");
+  return items.is_array() ? items : empty;
+}
+
+Result<int64_t> usage_milli(const json& usage, const char* resource) {
+  const json& q = json_at(usage, resource);
+  if (q.is_null()) return make_error(std::string("no usage.") + resource);
+  auto v = kube::parse_quantity_milli(q);
+  if (!v) return make_error(std::string("usage.") + resource + ": " + v.message());
+  return *v;
+}
 
 LoadReport load_from_kubernetes_metrics(const json& node_metrics, const json& pod_metrics, const Cluster& cluster,
                                         const std::string& source_name) {

@@ -11,6 +11,11 @@
 
 namespace weft::descheduler {
 
+// The objects of a metrics.k8s.io list: {"items": [...]} or a bare array; anything else none.
+const nlohmann::json& metrics_items(const nlohmann::json& list);
+// One `usage` reading (usage.cpu, usage.memory) in thousandths: millicores, millibytes.
+Result<int64_t> usage_milli(const nlohmann::json& usage, const char* resource);
+
 // Each NodeMetrics' usage as the upstream descheduler reads it: usage.cpu over the node's
 // allocatable cpu, usage.memory over its allocatable memory (ratios may pass 1: usage is
 // not capped by allocatable). Both readings are dated by the object's `timestamp` (the end

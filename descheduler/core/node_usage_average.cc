@@ -1,10 +1,9 @@
 #include "descheduler/core/node_usage_average.h"
 
 #include <cmath>
-#include <optional>
 
+#include "descheduler/core/kubernetes_metrics.h"
 #include "kube/json_field.h"
-#include "kube/quantity.h"
 
 namespace weft::descheduler {
 namespace {
@@ -17,31 +16,14 @@ int64_t weighted(int64_t average, int64_t reading) {
   return static_cast<int64_t>(std::llround(kBeta * static_cast<double>(average) + (1 - kBeta) * static_cast<double>(reading)));
 }
 
-std::optional<int64_t> milli_of(const json& usage, const char* resource) {
-  if (!usage.is_object() || !usage.contains(resource)) return std::nullopt;
-  auto v = kube::parse_quantity_milli(usage[resource]);
-  if (!v) return std::nullopt;
-  return *v;
-}
-
-const json& items_or_array(const json& list) {
-  static const json empty = json::array();
-  if (list.is_array()) return list;
-  if (list.is_object() && list.contains("items") && list["items"].is_array()) return list["items"];
-  return empty;
-}
-
 }  // namespace
 
 void NodeUsageAverage::add(const json& node_metrics) {
-  for (const json& obj : items_or_array(node_metrics)) {
-    if (!obj.is_object()) continue;
-    const json meta = obj.value("metadata", json::object());
-    const std::string name = meta.is_object() ? kube::json_text(meta.value("name", json())) : "";
-    const json usage = obj.value("usage", json::object());
-    auto cpu = milli_of(usage, "cpu");
-    auto memory = milli_of(usage, "memory");
-    const json timestamp = obj.value("timestamp", json());
+  for (const json& obj : metrics_items(node_metrics)) {
+    const std::string name = kube::json_text(kube::json_at(kube::json_at(obj, "metadata"), "name"));
+    auto cpu = usage_milli(kube::json_at(obj, "usage"), "cpu");
+    auto memory = usage_milli(kube::json_at(obj, "usage"), "memory");
+    const json& timestamp = kube::json_at(obj, "timestamp");
     if (name.empty() || !cpu || !memory || !timestamp.is_string()) continue;
     const int64_t memory_bytes = (*memory + 999) / 1000;   // whole bytes, rounded up as Quantity.Value()
     auto [it, first] = nodes_.try_emplace(name);
@@ -49,7 +31,7 @@ void NodeUsageAverage::add(const json& node_metrics) {
     a.cpu_milli = first ? *cpu : weighted(a.cpu_milli, *cpu);
     a.memory_bytes = first ? memory_bytes : weighted(a.memory_bytes, memory_bytes);
     a.timestamp = timestamp.get<std::string>();
-    a.window = kube::json_text(obj.value("window", json()));
+    a.window = kube::json_text(kube::json_at(obj, "window"));
     synced_ = true;
   }
 }
