@@ -106,6 +106,35 @@ hnu::Args only(const std::map<std::string, double>& t, bool thresholding = false
   return a;
 }
 
+// The first rows of highnodeutilization_test.go with upstream's own pods (kinds as its
+// setters build them), through the DefaultEvictor with nodeFit.
+TEST(HighNodeUtilizationTable, NothingToMove) {
+  struct Row {
+    const char* name;
+    hnu::Args args;
+    std::vector<json> objs;
+    size_t evicted;
+  };
+  std::vector<json> below = {unode("n1", "10"), unode("n2", "10"), unode("n3", "10")};
+  for (int i = 1; i <= 9; ++i) below.push_back(upod("p" + std::to_string(i), "n" + std::to_string((i - 1) / 3 + 1)));
+  // Every node at or below 40 %: all are underutilized, none can take the pods.
+  std::vector<json> protected_pods = {unode("n1", "9"), unode("n2", "10"), unode("n3", "10"), upod("p1", "n1", Kind::Mirror),
+                                      upod("p2", "n1", Kind::Critical), upod("p3", "n2", Kind::DS), upod("p4", "n2", Kind::DS)};
+  for (int i = 5; i <= 8; ++i) protected_pods.push_back(upod("p" + std::to_string(i), "n3"));
+  std::vector<json> nowhere = {unode("n1", "10"), unode("n2", "10"), unode("n3", "10", true), upod("p1", "n1"), upod("p2", "n2")};
+  for (int i = 3; i <= 5; ++i) nowhere.push_back(upod("p" + std::to_string(i), "n3"));
+  // 2-core nodes: n2 has 400m left, one pod's worth.
+  std::vector<json> depleted = {unode("n1", "10", false, 0, {}, "2000m"), unode("n2", "10", false, 0, {}, "2000m"),
+                                unode("n3", "10", true, 0, {}, "2000m"), upod("p1", "n1"), upod("p6", "n3")};
+  for (int i = 2; i <= 5; ++i) depleted.push_back(upod("p" + std::to_string(i), "n2"));
+  for (const Row& row : std::vector<Row>{{"no node below threshold usage", thresholds(20, 20), below, 0},
+                                         {"no evictable pods", thresholds(40, 40), protected_pods, 0},
+                                         {"no node to schedule evicted pods", thresholds(20, 20), nowhere, 0},
+                                         {"without priorities stop when resource capacity is depleted",
+                                          thresholds(30, 30), depleted, 1}})
+    EXPECT_EQ(run_fit(row.args, row.objs).size(), row.evicted) << row.name;
+}
+
 // n1 holds p1 and the critical p2 (20 %), n2 four pods, the unschedulable n3 p7: p1 and p7 go.
 TEST(HighNodeUtilizationTable, WithoutPriorities) {
   std::vector<json> objs = {unode("n1", "10"), unode("n2", "10"), unode("n3", "10", true), upod("p1", "n1"),
