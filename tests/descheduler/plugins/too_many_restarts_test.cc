@@ -42,6 +42,108 @@ tmr::Args args_of(int32_t threshold, bool init, std::vector<std::string> states 
   return a;
 }
 
+// TestRemovePodsHavingTooManyRestarts row by row with upstream's own objects: pod-0 ..
+// pod-9 on node1 (100m, owned by a Pod; pod-6 a DaemonSet's, pod-7 with local storage,
+// pod-8 a mirror pod), their status only the restart counts (no phase) unless the row
+// sets one; CPU-consumer-1/2 (150m, 100 bytes) on node4/node5; nodes of 2000m, 3000
+// bytes and 10 pods; through the DefaultEvictor with the row's limits and nodeFit.
+namespace upstream {
+
+using Apply = std::function<void(json&)>;
+
+std::vector<json> init_pods(const Apply& apply = {}) {
+  std::vector<json> out;
+  for (int i = 0; i <= 9; ++i) {
+    PodSpec spec{.cpu = "100m", .memory = "0", .owner_kind = i == 6 ? "DaemonSet" : i == 8 ? "" : "Pod"};
+    spec.local_storage = i == 7;
+    json p = pod("pod-" + std::to_string(i), "node1", spec);
+    if (i == 8) p["metadata"]["annotations"]["kubernetes.io/config.mirror"] = "mirror";
+    p["status"] = {{"initContainerStatuses", json::array({{{"name", "i"}, {"restartCount", 5 * i}}})},
+                   {"containerStatuses", json::array({{{"name", "a"}, {"restartCount", 10 * i}}, {{"name", "b"}, {"restartCount", 10 * i}}})}};
+    if (apply) apply(p);
+    out.push_back(p);
+  }
+  out.push_back(pod("CPU-consumer-1", "node4", {.cpu = "150m", .memory = "100", .owner_kind = "Pod"}));
+  out.push_back(pod("CPU-consumer-2", "node5", {.cpu = "150m", .memory = "100", .owner_kind = "Pod"}));
+  return out;
+}
+
+json test_node(const std::string& name, const std::string& cpu = "2000m") { return node(name, {}, cpu, "3000", "10"); }
+
+struct Row {
+  std::string description;
+  tmr::Args args;
+  std::vector<json> pods;
+  std::vector<json> nodes;
+  size_t expected;
+  framework::EvictorOptions options = {};
+};
+
+size_t run(const Row& row) {
+  std::vector<json> objs = row.nodes;   // a CPU consumer's node may not exist, as upstream's
+  objs.insert(objs.end(), row.pods.begin(), row.pods.end());
+  Cluster c = build(objs);
+  EvictorHandle h(c, {}, row.options);
+  tmr::Plugin plugin(row.args);
+  return run_plugin(plugin, h).size();
+}
+
+}  // namespace upstream
+
+TEST(RemovePodsHavingTooManyRestarts, UpstreamRowsThroughTheEvictor) {
+  using upstream::init_pods, upstream::test_node;
+  auto a = [](int32_t threshold, bool init, std::vector<std::string> states = {}) { return args_of(threshold, init, std::move(states)); };
+  const std::vector<json> one = {test_node("node1")};
+  json gpu = test_node("node2");
+  gpu["spec"]["taints"] = json::array({{{"key", "hardware"}, {"value", "gpu"}, {"effect", "NoSchedule"}}});
+  json cordoned = test_node("node3");
+  cordoned["spec"]["unschedulable"] = true;
+  const auto three = with_limits(false, 3, std::nullopt, std::nullopt);
+  const auto three_fit = with_limits(true, 3, std::nullopt, std::nullopt);
+  const auto phase = [](const char* p) { return [p](json& pod) { pod["status"]["phase"] = p; }; };
+  const upstream::Apply crash = [](json& pod) { pod["status"]["containerStatuses"][0]["state"] = {{"waiting", {{"reason", "CrashLoopBackOff"}}}}; };
+  const upstream::Apply init_crash = [](json& pod) {
+    pod["status"]["initContainerStatuses"] = json::array({{{"name", "i"}, {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}}}}}}});
+  };
+  const std::vector<upstream::Row> rows = {
+      {"All pods have total restarts under threshold, no pod evictions", a(10000, true), init_pods(), one, 0},
+      {"Some pods have total restarts bigger than threshold", a(1, true), init_pods(), one, 6},
+      {"Nine pods have total restarts equals threshold(includingInitContainers=true), 6 pod evictions", a(25, true), init_pods(), one, 6},
+      {"Nine pods have total restarts equals threshold(includingInitContainers=false), 5 pod evictions", a(25, false), init_pods(), one, 5},
+      {"All pods have total restarts equals threshold(includingInitContainers=true), 6 pod evictions", a(20, true), init_pods(), one, 6},
+      {"Nine pods have total restarts equals threshold(includingInitContainers=false), 6 pod evictions", a(20, false), init_pods(), one, 6},
+      {"Five pods have total restarts bigger than threshold(includingInitContainers=true), but only 1 pod eviction",
+       a(5 * 25 + 1, true), init_pods(), one, 1},
+      {"Five pods have total restarts bigger than threshold(includingInitContainers=false), but only 1 pod eviction",
+       a(5 * 20 + 1, false), init_pods(), one, 1},
+      {"All pods have total restarts equals threshold(maxPodsToEvictPerNode=3), 3 pod evictions", a(1, true), init_pods(), one, 3, three},
+      {"All pods have total restarts equals threshold(maxNoOfPodsToEvictPerNamespace=3), 3 pod evictions", a(1, true), init_pods(),
+       one, 3, with_limits(false, std::nullopt, 3, std::nullopt)},
+      {"All pods have total restarts equals threshold(maxPodsToEvictPerNode=3) but the only other node is tainted, 0 pod evictions",
+       a(1, true), init_pods(), {test_node("node1"), gpu}, 0, three_fit},
+      {"All pods have total restarts equals threshold(maxPodsToEvictPerNode=3) but the only other node is not schedulable, 0 pod "
+       "evictions",
+       a(1, true), init_pods(), {test_node("node1"), cordoned}, 0, three_fit},
+      {"All pods have total restarts equals threshold(maxPodsToEvictPerNode=3) but the only other node does not have enough CPU, 0 "
+       "pod evictions",
+       a(1, true), init_pods(), {test_node("node1"), test_node("node4", "200m")}, 0, three_fit},
+      {"All pods have total restarts equals threshold(maxPodsToEvictPerNode=3) but the only other node has enough CPU, 3 pod "
+       "evictions",
+       a(1, true), init_pods(), {test_node("node1"), test_node("node5")}, 3, three_fit},
+      {"pods are in CrashLoopBackOff with states=CrashLoopBackOff, 3 pod evictions", a(1, false, {"CrashLoopBackOff"}),
+       init_pods(crash), {test_node("node1"), test_node("node5")}, 3, three_fit},
+      {"pods without CrashLoopBackOff with states=CrashLoopBackOff, 0 pod evictions", a(1, false, {"CrashLoopBackOff"}), init_pods(),
+       {test_node("node1"), test_node("node5")}, 0, three_fit},
+      {"pods running with state=Running, 3 pod evictions", a(1, false, {"Running"}), init_pods(phase("Running")), one, 3, three},
+      {"pods pending with state=Running, 0 pod evictions", a(1, false, {"Running"}), init_pods(phase("Pending")), one, 0, three},
+      {"pods pending with initContainer with states=CrashLoopBackOff threshold(includingInitContainers=true), 3 pod evictions",
+       a(1, true, {"CrashLoopBackOff"}), init_pods(init_crash), one, 3, three},
+      {"pods pending with initContainer with states=CrashLoopBackOff threshold(includingInitContainers=false), 0 pod evictions",
+       a(1, false, {"CrashLoopBackOff"}), init_pods(init_crash), one, 0, three},
+  };
+  for (const upstream::Row& row : rows) EXPECT_EQ(upstream::run(row), row.expected) << row.description;
+}
+
 TEST(RemovePodsHavingTooManyRestarts, UpstreamTable) {
   EXPECT_EQ(evictions(args_of(10000, true), init_pods()), 0u);
   EXPECT_EQ(evictions(args_of(1, true), init_pods()), 6u);
