@@ -46,44 +46,45 @@ TEST(RemoveFailedPods, UpstreamTable) {
     int nodes = 1;
   };
   std::vector<Case> cases = {
-      {"0 failures", args_of(false, {}, {}), {}, 0},
-      {"container terminated with reason NodeAffinity", args_of(false, {}, {}),
+      {"0 failures, 0 evictions (and default empty args, 0 failures, 0 evictions)", args_of(false, {}, {}), {}, 0},
+      {"1 container terminated with reason NodeAffinity, 1 eviction", args_of(false, {}, {}),
        {failed("p1", "node1", {terminated("NodeAffinity")})}, 1},
-      {"container exit code 1, codes [1]", args_of(false, {}, {1}), {failed("p1", "node1", {terminated("", 1)})}, 1},
-      {"exit code 1 and reason NodeAffinity, codes [1]", args_of(false, {}, {1}),
+      {"1 container terminated with exitCode 1, 1 eviction", args_of(false, {}, {1}), {failed("p1", "node1", {terminated("", 1)})}, 1},
+      {"1 container terminated with exitCode 1, reason NodeAffinity, 1 eviction", args_of(false, {}, {1}),
        {failed("p1", "node1", {terminated("NodeAffinity", 1)})}, 1},
-      {"exit code 1, codes [2]", args_of(false, {}, {2}), {failed("p1", "node1", {terminated("", 1)})}, 0},
-      {"exit codes 1 and 2, codes [1 2 3]", args_of(false, {}, {1, 2, 3}),
+      {"1 container terminated with exitCode 1, expected exitCode 2, 0 eviction", args_of(false, {}, {2}), {failed("p1", "node1", {terminated("", 1)})}, 0},
+      {"2 containers terminated with exitCode 1 and 2 respectively, 2 evictions", args_of(false, {}, {1, 2, 3}),
        {failed("p1", "node1", {terminated("", 1)}), failed("p2", "node1", {terminated("", 2)})}, 2},
-      {"exit codes 1 and 2, codes [1]", args_of(false, {}, {1}),
+      {"2 containers terminated with exitCode 1 and 2 respectively, expected exitCode 1, 1 eviction", args_of(false, {}, {1}),
        {failed("p1", "node1", {terminated("", 1)}), failed("p2", "node1", {terminated("", 2)})}, 1},
-      {"init container terminated NodeAffinity", args_of(true, {}, {}),
+      {"1 init container terminated with reason NodeAffinity, 1 eviction", args_of(true, {}, {}),
        {failed("p1", "node1", json::array(), {terminated("NodeAffinity")})}, 1},
-      {"init counted, app container exit code 1, codes [1]", args_of(true, {}, {1}),
+      {"1 init container terminated with exitCode 1, 1 eviction", args_of(true, {}, {1}),
        {failed("p1", "node1", {terminated("", 1)})}, 1},
-      {"init counted, exit code 2, codes [1]", args_of(true, {}, {1}), {failed("p1", "node1", {terminated("", 2)})}, 0},
-      {"init container waiting CreateContainerConfigError", args_of(true, {}, {}),
+      {"1 init container terminated with exitCode 2, expected 1, 0 eviction", args_of(true, {}, {1}), {failed("p1", "node1", {terminated("", 2)})}, 0},
+      {"1 init container waiting with reason CreateContainerConfigError, 1 eviction", args_of(true, {}, {}),
        {failed("p1", "node1", json::array(), {waiting("CreateContainerConfigError")})}, 1},
-      {"one failed init container on each of two nodes", args_of(true, {}, {}),
+      {"2 init container waiting with reason CreateContainerConfigError, 2 nodes, 2 evictions", args_of(true, {}, {}),
        {failed("p1", "node1", json::array(), {terminated("CreateContainerConfigError")}),
         failed("p2", "node2", json::array(), {terminated("CreateContainerConfigError")})},
        2, 2},
-      {"reasons [CreateContainerConfigError] matches", args_of(false, {"CreateContainerConfigError"}, {}),
+      {"include reason=CreateContainerConfigError, 1 container terminated with reason CreateContainerConfigError, 1 eviction", args_of(false, {"CreateContainerConfigError"}, {}),
        {failed("p1", "node1", {terminated("CreateContainerConfigError")})}, 1},
-      {"reasons [CreateContainerConfigError NodeAffinity]", args_of(false, {"CreateContainerConfigError", "NodeAffinity"}, {}),
+      {"include reason=CreateContainerConfigError+NodeAffinity, 1 container terminated with reason CreateContainerConfigError, "
+       "1 eviction", args_of(false, {"CreateContainerConfigError", "NodeAffinity"}, {}),
        {failed("p1", "node1", {terminated("CreateContainerConfigError")})}, 1},
-      {"reasons [CreateContainerConfigError], terminated NodeAffinity", args_of(false, {"CreateContainerConfigError"}, {}),
+      {"include reason=CreateContainerConfigError, 1 container terminated with reason NodeAffinity, 0 eviction", args_of(false, {"CreateContainerConfigError"}, {}),
        {failed("p1", "node1", {terminated("NodeAffinity")})}, 0},
-      {"init containers not counted, init waiting CreateContainerConfigError",
+      {"include init container=false, 1 init container waiting with reason CreateContainerConfigError, 0 eviction",
        args_of(false, {"CreateContainerConfigError"}, {}),
        {failed("p1", "node1", json::array(), {waiting("CreateContainerConfigError")})}, 0},
-      {"minPodLifetimeSeconds 3600, pod created now", args_of(false, {}, {}, {}, 3600),
+      {"lifetime 1 hour, 1 container terminated with reason NodeAffinity, 0 eviction", args_of(false, {}, {}, {}, 3600),
        {failed("p1", "node1", {terminated("NodeAffinity")})}, 0},
-      {"excludeOwnerKinds [ReplicaSet]", args_of(true, {}, {}, {"ReplicaSet"}),
+      {"excluded owner kind=ReplicaSet, 1 init container terminated with owner kind=ReplicaSet, 0 eviction", args_of(true, {}, {}, {"ReplicaSet"}),
        {failed("p1", "node1", json::array(), {terminated("NodeAffinity")})}, 0},
-      {"excludeOwnerKinds [DaemonSet], owner ReplicaSet", args_of(true, {}, {}, {"DaemonSet"}),
+      {"excluded owner kind=DaemonSet, 1 init container terminated with owner kind=ReplicaSet, 1 eviction", args_of(true, {}, {}, {"DaemonSet"}),
        {failed("p1", "node1", json::array(), {terminated("NodeAffinity")})}, 1},
-      {"reasons [Shutdown], pod status.reason Shutdown", args_of(false, {"Shutdown"}, {}),
+      {"include reason=Shutdown, 2 containers terminated with reason ShutDown, 2 evictions", args_of(false, {"Shutdown"}, {}),
        {failed("p1", "node1", json::array(), json::array(), "Shutdown"),
         failed("p2", "node1", json::array(), json::array(), "Shutdown")},
        2},
@@ -101,6 +102,10 @@ size_t evictions_with_node_fit(const rfp::Args& a, const std::vector<json>& obje
 }
 
 TEST(RemoveFailedPods, NodeFitKeepsPodsNoOtherNodeTakes) {
+  SCOPED_TRACE("upstream: nodeFit=true, 1 unschedulable node, 1 container terminated with reason NodeAffinity, 0 eviction");
+  SCOPED_TRACE("upstream: nodeFit=true, only available node does not have enough resources, 1 container terminated with "
+               "reason CreateContainerConfigError, 0 eviction");
+  SCOPED_TRACE("upstream: 1 container terminated with reason ShutDown, 0 evictions");
   auto small = [](const std::string& name, const std::string& node_name) {
     return created_at(with_status(pod(name, node_name, {.cpu = "1m", .memory = "1"}), "Failed", {terminated("NodeAffinity")}), t0());
   };
@@ -125,6 +130,8 @@ TEST(RemoveFailedPods, NodeFitKeepsPodsNoOtherNodeTakes) {
 }
 
 TEST(RemoveFailedPods, PodInTerminationStays) {
+  SCOPED_TRACE("upstream: excluded owner kind=DaemonSet, 1 init container terminated with owner kind=ReplicaSet, 1 pod in "
+               "termination; nothing should be moved");
   json p = failed("p1", "node1", json::array(), {terminated("NodeAffinity")});
   p["metadata"]["deletionTimestamp"] = "2026-11-23T09:00:00Z";
   EXPECT_EQ(evictions(args_of(true, {}, {}, {"DaemonSet"}), {p}), 0u);
