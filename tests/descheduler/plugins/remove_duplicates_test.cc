@@ -175,6 +175,123 @@ TEST(RemoveDuplicates, NodeFitKeepsDuplicatesNoOtherNodeTakes) {
   EXPECT_EQ(evictions_with_node_fit(small, {pod("CPU-saver", "n6", {.ns = "test", .cpu = "100m", .memory = "150"})}), 1u);
 }
 
+// TestFindDuplicatePods row by row with upstream's own objects: nodes of 2000m, 3000
+// bytes and 10 pods; pods of 100m on n1 with one container of no image, ReplicaSet pods
+// all owned by "replicaset-1"; through the DefaultEvictor with the row's nodeFit.
+namespace upstream {
+
+json test_node(const std::string& name, const std::string& cpu = "2000m", const std::string& memory = "3000") {
+  return node(name, {}, cpu, memory, "10");
+}
+json test_pod(const std::string& name, const std::string& ns = "default", const std::string& owner_kind = "ReplicaSet",
+              const std::string& node_name = "n1", const std::string& cpu = "100m", const std::string& memory = "0") {
+  json p = pod(name, node_name, {.ns = ns, .cpu = cpu, .memory = memory, .owner_kind = owner_kind, .owner = "replicaset-1"});
+  p["spec"]["containers"][0].erase("image");
+  return p;
+}
+json with_image(json p, const std::string& image) {
+  p["spec"]["containers"][0]["image"] = image;
+  return p;
+}
+json with_container(json p, const std::string& image) {
+  p["spec"]["containers"].push_back({{"name", image}, {"image", image}});
+  return p;
+}
+std::vector<json> rs_pods(const std::string& ns, std::vector<std::string> names) {
+  std::vector<json> out;
+  for (const auto& n : names) out.push_back(test_pod(n, ns));
+  return out;
+}
+std::vector<json> protected_pods() {
+  json local = test_pod("p5", "default", "Pod");
+  local["spec"]["volumes"] = json::array({{{"name", "sample"}, {"emptyDir", json::object()}}});
+  json mirror = test_pod("p6", "default", "");
+  mirror["metadata"]["annotations"]["kubernetes.io/config.mirror"] = "mirror";
+  json critical = test_pod("p7", "kube-system", "");
+  critical["spec"]["priority"] = 2000000000;
+  return {test_pod("p4", "default", "DaemonSet"), local, mirror, critical};
+}
+
+struct Row {
+  std::string description;
+  std::vector<json> pods, nodes;
+  size_t expected;
+  std::vector<std::string> exclude_kinds = {};
+  bool node_fit = false;
+};
+
+size_t run(const Row& row) {
+  std::vector<json> objs = row.nodes;
+  objs.insert(objs.end(), row.pods.begin(), row.pods.end());
+  Cluster c = build(objs);
+  EvictorHandle h(c, {}, with_node_fit(row.node_fit));
+  rd::Args a;
+  a.exclude_owner_kinds = row.exclude_kinds;
+  rd::Plugin plugin(a);
+  return run_plugin(plugin, h).size();
+}
+
+}  // namespace upstream
+
+TEST(RemoveDuplicates, UpstreamFindDuplicatePodsThroughTheEvictor) {
+  using namespace upstream;
+  const std::vector<json> two = {test_node("n1"), test_node("n2")};
+  const auto dev = rs_pods("dev", {"p1", "p2", "p3"});
+  const auto tst = rs_pods("test", {"p8", "p9", "p10"});
+  auto concat = [](std::vector<std::vector<json>> parts) {
+    std::vector<json> out;
+    for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+  };
+  json gpu = test_node("n3");
+  gpu["spec"]["taints"] = json::array({{{"key", "hardware"}, {"value", "gpu"}, {"effect", "NoSchedule"}}});
+  json east = node("n4", {{"datacenter", "east"}}, "2000m", "3000", "10");
+  json cordoned = test_node("n5");
+  cordoned["spec"]["unschedulable"] = true;
+  std::vector<json> west;
+  for (const char* n : {"p15", "NOT1", "NOT2"}) {
+    json p = test_pod(n, "node-fit");
+    p["spec"]["nodeSelector"] = {{"datacenter", "west"}};
+    west.push_back(p);
+  }
+  json p11 = with_image(test_pod("p11", "different-images"), "foo");
+  json p12 = with_image(test_pod("p12", "different-images"), "bar");
+  json p13 = with_container(test_pod("p13", "different-images"), "foo");
+  const std::vector<Row> rows = {
+      {"Three pods in the `dev` Namespace, bound to same ReplicaSet. 1 should be evicted.", dev, two, 1},
+      {"Three pods in the `dev` Namespace, bound to same ReplicaSet, but ReplicaSet kind is excluded. 0 should be evicted.", dev,
+       two, 0, {"ReplicaSet"}},
+      {"Three Pods in the `test` Namespace, bound to same ReplicaSet. 1 should be evicted.", tst, two, 1},
+      {"Three Pods in the `dev` Namespace, three Pods in the `test` Namespace. Bound to ReplicaSet with same name. 4 should be "
+       "evicted.",
+       concat({dev, tst}), two, 2},
+      {"Pods are: part of DaemonSet, with local storage, mirror pod annotation, critical pod annotation - none should be evicted.",
+       protected_pods(), two, 0},
+      {"Test all Pods: 4 should be evicted.", concat({dev, protected_pods(), tst}), two, 2},
+      {"Pods with the same owner but different images should not be evicted", {p11, p12}, two, 0},
+      {"Pods with multiple containers should not match themselves", {p13}, two, 0},
+      {"Pods with matching ownerrefs and at not all matching image should not trigger an eviction", {p11, p13}, two, 0},
+      {"Three pods in the `dev` Namespace, bound to same ReplicaSet. Only node available has a taint, and nodeFit set to true. 0 "
+       "should be evicted.",
+       dev, {test_node("n1"), gpu}, 0, {}, true},
+      {"Three pods in the `node-fit` Namespace, bound to same ReplicaSet, all with a nodeSelector. Only node available has an "
+       "incorrect node label, and nodeFit set to true. 0 should be evicted.",
+       west, {test_node("n1"), east}, 0, {}, true},
+      {"Three pods in the `node-fit` Namespace, bound to same ReplicaSet. Only node available is not schedulable, and nodeFit set "
+       "to true. 0 should be evicted.",
+       dev, {test_node("n1"), cordoned}, 0, {}, true},
+      {"Three pods in the `node-fit` Namespace, bound to same ReplicaSet. Only node available does not have enough CPU, and "
+       "nodeFit set to true. 0 should be evicted.",
+       concat({dev, {test_pod("CPU-eater", "test", "", "n6", "150m", "150")}}), {test_node("n1"), test_node("n6", "200m", "200")},
+       0, {}, true},
+      {"Three pods in the `node-fit` Namespace, bound to same ReplicaSet. Only node available has enough CPU, and nodeFit set to "
+       "true. 1 should be evicted.",
+       concat({dev, {test_pod("CPU-saver", "test", "", "n6", "100m", "150")}}), {test_node("n1"), test_node("n6", "200m", "200")},
+       1, {}, true},
+  };
+  for (const Row& row : rows) EXPECT_EQ(upstream::run(row), row.expected) << row.description;
+}
+
 TEST(RemoveDuplicates, Validation) {
   auto bad = rd::parse_args(ctx(), json::parse(R"({"namespaces": {"include": ["a"], "exclude": ["b"]}})"), "args");
   EXPECT_FALSE(bad.ok());
