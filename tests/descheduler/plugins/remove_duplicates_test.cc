@@ -292,6 +292,120 @@ TEST(RemoveDuplicates, UpstreamFindDuplicatePodsThroughTheEvictor) {
   for (const Row& row : rows) EXPECT_EQ(upstream::run(row), row.expected) << row.description;
 }
 
+// TestRemoveDuplicatesUniformly row by row with upstream's own objects, through the
+// DefaultEvictor with its default args. A pod may name a node the row does not have.
+TEST(RemoveDuplicates, UpstreamUniformlyThroughTheEvictor) {
+  using upstream::test_node;
+  using Setter = std::function<void(json&)>;
+  auto owners = [](std::vector<std::string> names) {
+    return Setter([names](json& p) {
+      p["metadata"]["ownerReferences"] = json::array();
+      for (const auto& n : names)
+        p["metadata"]["ownerReferences"].push_back({{"apiVersion", "v1"}, {"kind", "ReplicaSet"}, {"name", n}});
+    });
+  };
+  const Setter rs1 = owners({"replicaset-1"}), rs2 = owners({"replicaset-2"}), both = owners({"replicaset-1", "replicaset-2"});
+  auto tolerating = [&](const std::string& key, const std::string& value) {
+    return Setter([=](json& p) {
+      rs1(p);
+      p["spec"]["tolerations"] = json::array({{{"key", key}, {"value", value}, {"operator", "Equal"}, {"effect", "NoSchedule"}}});
+    });
+  };
+  auto not_master = [&](const std::string& key) {
+    return Setter([=](json& p) {
+      rs1(p);
+      p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] = json::array(
+          {{{"matchExpressions", json::array({{{"key", "node-role.kubernetes.io/control-plane"}, {"operator", "DoesNotExist"}},
+                                              {{"key", key}, {"operator", "DoesNotExist"}}})}}});
+    });
+  };
+  auto worker_selector = [&](const std::string& value) {
+    return Setter([=](json& p) {
+      rs1(p);
+      p["spec"]["nodeSelector"]["node-role.kubernetes.io/worker"] = value;
+    });
+  };
+  // Pods named `first`.. on the nodes, as many on each as `counts` says, each set by the
+  // setter its index picks.
+  auto pods = [](int first, std::vector<std::pair<std::string, int>> counts, std::function<Setter(int)> setter) {
+    std::vector<json> out;
+    int k = first;
+    for (const auto& [n, count] : counts)
+      for (int i = 0; i < count; ++i, ++k) {
+        json p = upstream::test_pod("p" + std::to_string(k), "default", "ReplicaSet", n);
+        setter(k)(p);
+        out.push_back(p);
+      }
+    return out;
+  };
+  auto same = [](Setter s) { return [s](int) { return s; }; };
+  auto alternating = [](std::function<Setter(const std::string&, const std::string&)> make, const char* a1, const char* a2,
+                        const char* b1 = "", const char* b2 = "") {
+    return [=](int k) { return k % 2 == 1 ? make(a1, b1) : make(a2, b2); };
+  };
+  const std::vector<std::pair<std::string, int>> five_three_one = {{"n1", 5}, {"n2", 3}, {"n3", 1}};
+  const std::vector<std::pair<std::string, int>> workers = {{"worker1", 5}, {"worker2", 3}, {"worker3", 1}};
+  auto nodes = [&](std::vector<std::string> names, Setter set = {}) {
+    std::vector<json> out;
+    for (const auto& n : names) {
+      json x = test_node(n);
+      if (set && n.rfind("master", 0) == 0) set(x);
+      out.push_back(x);
+    }
+    return out;
+  };
+  const std::vector<std::string> six = {"worker1", "worker2", "worker3", "master1", "master2", "master3"};
+  const Setter master_taint = [](json& n) {
+    n["spec"]["taints"] = json::array({{{"key", "node-role.kubernetes.io/control-plane"}, {"effect", "NoSchedule"}}});
+  };
+  const Setter master_label = [](json& n) { n["metadata"]["labels"]["node-role.kubernetes.io/control-plane"] = ""; };
+  std::vector<json> labelled_workers = nodes(six);
+  for (int i = 0; i < 3; ++i) labelled_workers[static_cast<size_t>(i)]["metadata"]["labels"]["node-role.kubernetes.io/worker"] = "k2";
+  std::vector<json> with_images;
+  for (const char* image : {"foo", "bar", "baz", "foo"}) {
+    json p = upstream::test_pod("p" + std::to_string(with_images.size() + 1));
+    rs1(p);
+    with_images.push_back(upstream::with_container(p, image));
+  }
+  std::vector<json> two_owners = pods(11, five_three_one, same(rs1));
+  for (json& p : pods(21, {{"n1", 1}, {"n2", 3}, {"n3", 5}}, same(rs2))) two_owners.push_back(p);
+  struct Row {
+    const char* description;
+    std::vector<json> pods, nodes;
+    size_t expected;
+  };
+  const auto selector = [&](const std::string& v, const std::string&) { return worker_selector(v); };
+  const std::vector<Row> rows = {
+      {"Evict pods uniformly", pods(1, five_three_one, same(rs1)), nodes({"n1", "n2", "n3"}), 2},
+      {"Evict pods uniformly with one node left out", pods(1, five_three_one, same(rs1)), nodes({"n1", "n2"}), 1},
+      // A difference (docs/descheduler.md): upstream's row counts 4, each of the two
+      // surplus pods once per owner; weft evicts a pod once.
+      {"Evict pods uniformly with two replica sets", pods(11, five_three_one, same(both)), nodes({"n1", "n2", "n3"}), 2},
+      {"Evict pods uniformly with two owner references", two_owners, nodes({"n1", "n2", "n3"}), 4},
+      {"Evict pods with number of pods less than nodes", pods(1, {{"n1", 2}}, same(rs1)), nodes({"n1", "n2", "n3"}), 1},
+      {"Evict pods with number of pods less than nodes, but ignore different pods with the same ownerref", with_images,
+       nodes({"n1", "n2", "n3"}), 1},
+      {"Evict pods with a single pod with three nodes", pods(1, {{"n1", 1}}, same(rs1)), nodes({"n1", "n2", "n3"}), 0},
+      {"Evict pods uniformly respecting taints",
+       pods(1, workers, alternating([&](const std::string& k, const std::string& v) { return tolerating(k, v); }, "k1", "k2", "v1", "v2")),
+       nodes(six, master_taint), 2},
+      {"Evict pods uniformly respecting RequiredDuringSchedulingIgnoredDuringExecution node affinity",
+       pods(1, workers, alternating([&](const std::string& k, const std::string&) { return not_master(k); }, "k1", "k2")),
+       nodes(six, master_label), 2},
+      {"Evict pods uniformly respecting node selector", pods(1, workers, alternating(selector, "k1", "k2")), labelled_workers, 2},
+      {"Evict pods uniformly respecting node selector with zero target nodes", pods(1, workers, alternating(selector, "k1", "k2")),
+       nodes(six), 0},
+  };
+  for (const Row& row : rows) {
+    std::vector<json> objs = row.nodes;
+    objs.insert(objs.end(), row.pods.begin(), row.pods.end());
+    Cluster c = build(objs);
+    EvictorHandle h(c, {}, with_node_fit(false));
+    rd::Plugin plugin({});
+    EXPECT_EQ(run_plugin(plugin, h).size(), row.expected) << row.description;
+  }
+}
+
 TEST(RemoveDuplicates, Validation) {
   auto bad = rd::parse_args(ctx(), json::parse(R"({"namespaces": {"include": ["a"], "exclude": ["b"]}})"), "args");
   EXPECT_FALSE(bad.ok());
