@@ -293,6 +293,32 @@ TEST(RemovePodsViolatingNodeTaints, UpstreamRowsThroughTheEvictor) {
   for (const Row& row : rows) EXPECT_EQ(upstream::run(row), row.expected) << row.description;
 }
 
+// TestToleratesTaint: the toleration rule the plugin asks (kube::Toleration::tolerates).
+TEST(RemovePodsViolatingNodeTaints, UpstreamToleratesTaint) {
+  struct Row {
+    const char* description;
+    kube::Toleration toleration;
+    kube::Taint taint;
+    bool tolerated;
+  };
+  const std::vector<Row> rows = {
+      {"toleration and taint have the same key and effect, and operator is Exists, and taint has no value, expect tolerated",
+       {"foo", "Exists", "", "NoSchedule"}, {"foo", "", "NoSchedule"}, true},
+      {"toleration and taint have the same key and effect, and operator is Exists, and taint has some value, expect tolerated",
+       {"foo", "Exists", "", "NoSchedule"}, {"foo", "bar", "NoSchedule"}, true},
+      {"toleration and taint have the same effect, toleration has empty key and operator is Exists, means match all taints, "
+       "expect tolerated",
+       {"", "Exists", "", "NoSchedule"}, {"foo", "bar", "NoSchedule"}, true},
+      {"toleration and taint have the same key, effect and value, and operator is Equal, expect tolerated",
+       {"foo", "Equal", "bar", "NoSchedule"}, {"foo", "bar", "NoSchedule"}, true},
+      {"toleration and taint have the same key and effect, but different values, and operator is Equal, expect not tolerated",
+       {"foo", "Equal", "value1", "NoSchedule"}, {"foo", "value2", "NoSchedule"}, false},
+      {"toleration and taint have the same key and value, but different effects, and operator is Equal, expect not tolerated",
+       {"foo", "Equal", "bar", "NoSchedule"}, {"foo", "bar", "NoExecute"}, false},
+  };
+  for (const Row& row : rows) EXPECT_EQ(row.toleration.tolerates(row.taint), row.tolerated) << row.description;
+}
+
 TEST(RemovePodsViolatingNodeTaints, Validation) {
   auto both = nt::parse_args(ctx(), json::parse(R"({"includedTaints": ["a"], "excludedTaints": ["b"]})"), "args");
   ASSERT_FALSE(both.ok());
