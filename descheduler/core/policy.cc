@@ -800,8 +800,8 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
   // Every other problem is gathered, so the whole policy is told at once (as upstream).
   args::Problems problems;
   if (!field(doc, "prometheus").is_null())
-    problems.add(c.at("prometheus", "unknown field (v1alpha2 has none here, as upstream: write metricsProviders: "
-                                    "[{source: Prometheus, prometheus: {url, authToken}}])"));
+    problems.add(c.at("prometheus", "unknown field (v1alpha2 has no top-level prometheus; upstream drops it unread): write "
+                                    "metricsProviders: [{source: Prometheus, prometheus: {url, authToken}}]"));
   json known = doc;
   known.erase("prometheus");
   problems.add(only_fields(c, known, "",

@@ -168,8 +168,8 @@ TEST(PolicyUpstream, TopLevelFields) {
   EXPECT_FALSE(defaults->eviction_failure_events);
   EXPECT_FALSE(defaults->grace_period_seconds);   // each pod's own grace period
   EXPECT_FALSE(defaults->prometheus);
-  // v1alpha2 has no top-level prometheus (upstream's strict decoding refuses it): the
-  // refusal says where it belongs.
+  // v1alpha2 has no top-level prometheus (upstream's decoder drops it unread, so its
+  // Prometheus is never used): refused as every unknown field, saying where it belongs.
   expect_refused(with_top("prometheus:\n  url: https://prom:9090\n"), "prometheus: unknown field");
   expect_refused(with_top("prometheus:\n  url: https://prom:9090\n"), "metricsProviders");
   // gracePeriodSeconds is a Go *int64 upstream does not check: a negative one is accepted
