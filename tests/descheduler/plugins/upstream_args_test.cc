@@ -83,14 +83,21 @@ TEST(UpstreamArgs, NodeTaintsRows) {
                    "args: set includedTaints or excludedTaints, not both"});
 }
 
-// LabelSelectorAsSelector refuses a key that is not a label key.
-TEST(UpstreamArgs, LabelSelectorKeysAreLabelKeys) {
+// LabelSelectorAsSelector refuses a key that is not a label key or a value that is not a label value.
+TEST(UpstreamArgs, LabelSelectorKeysAndValuesAreLabels) {
   namespace rfp = plugins::remove_failed_pods;
   expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"bad key": "x"}}})"),
                  "args.labelSelector: 'bad key' is not a valid label key");
   expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchExpressions": [{"key": "-x", "operator": "Exists"}]}})"),
                  "args.labelSelector: '-x' is not a valid label key");
   EXPECT_TRUE(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"example.com/app.name": "x"}}})").ok());
+  // ... and a value that is not a label value.
+  expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"app": "web server"}}})"),
+                 "args.labelSelector: 'web server' (of app) is not a valid label value");
+  expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchExpressions": [{"key": "tier", "operator": "In",
+                                                 "values": ["front", "-back"]}]}})"),
+                 "args.labelSelector: '-back' (of tier) is not a valid label value");
+  EXPECT_TRUE(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"app": "", "tier": "a.b_c-d"}}})").ok());
 }
 
 TEST(UpstreamArgs, TopologySpreadDefaults) {

@@ -118,9 +118,13 @@ Result<std::optional<kube::LabelSelector>> get_selector(const Ctx& c, const json
   if (v.is_null()) return std::optional<kube::LabelSelector>();
   auto sel = v.is_string() ? kube::LabelSelector::parse(v.get<std::string>()) : kube::LabelSelector::from_json(v);
   if (!sel) return c.at(path, sel.message());
-  // As upstream's conversion to a selector: every key a valid label key.
-  for (const auto& r : sel->requirements())
+  // As upstream's conversion to a selector: every key a label key, every value a label value.
+  for (const auto& r : sel->requirements()) {
     if (!kube::valid_label_key(r.key)) return c.at(path, "'" + r.key + "' is not a valid label key");
+    for (const auto& value : r.values)
+      if (!kube::valid_label_value(value))
+        return c.at(path, "'" + value + "' (of " + r.key + ") is not a valid label value");
+  }
   return std::optional<kube::LabelSelector>(std::move(*sel));
 }
 
