@@ -179,17 +179,21 @@ int run_interval(const RunFlags& f, Prepared& p) {
   // metrics-server's node usage averaged every 5 s between cycles, as upstream's metrics
   // collector, on a client of its own.
   std::unique_ptr<kube::Client> collector_client;
-  std::unique_ptr<NodeMetricsCollector> node_usage;
   if (reads_metrics_server(p.config.loads)) {
     auto client = connect_client(f.kubeconfig);
     if (!client) return fail(client.message());
     collector_client = std::move(*client);
-    node_usage = std::make_unique<NodeMetricsCollector>([c = collector_client.get()] { return list_node_metrics(*c); });
-    node_usage->start();
-    p.config.node_usage = node_usage.get();
   }
-  Cycle cycle(*p.client, p.config, metrics);
   auto loop = [&](const std::function<bool()>& still_leader) {
+    // As upstream, the collector reads only while this replica runs cycles (leads).
+    CycleConfig config = p.config;
+    std::unique_ptr<NodeMetricsCollector> node_usage;
+    if (collector_client) {
+      node_usage = std::make_unique<NodeMetricsCollector>([c = collector_client.get()] { return list_node_metrics(*c); });
+      node_usage->start();
+      config.node_usage = node_usage.get();
+    }
+    Cycle cycle(*p.client, std::move(config), metrics);
     while (!stop.stopped() && still_leader()) {
       auto plan = cycle.run(state);
       if (!plan) spdlog::error("cycle failed: {}", plan.message());

@@ -28,6 +28,31 @@ Result<LoadReport> read_load(kube::Client& client, const LoadRead& read, const C
   if (auto s = resolve_prometheus_token(client, metrics.auth); !s) return s.error();
   return fetch_load(read.spec, metrics, cluster, now, &client, node_usage);
 }
+
+// "3 high, 10 normal, 2 low, 0 unknown nodes", or with several classifying plugins each's
+// counts after its "profile/plugin".
+std::string class_counts_text(const ClassCounts& counts) {
+  if (counts.empty()) return "0 high, 0 normal, 0 low, 0 unknown nodes";
+  std::string out;
+  for (const auto& [by, of] : counts) {
+    auto count = [&](NodeClass c) { return of.count(c) ? of.at(c) : 0; };
+    if (!out.empty()) out += "; ";
+    if (counts.size() > 1) out += by + ": ";
+    out += fmt::format("{} high, {} normal, {} low, {} unknown nodes", count(NodeClass::High),
+                       count(NodeClass::Normal), count(NodeClass::Low), count(NodeClass::Unknown));
+  }
+  return out;
+}
+
+// GangDefragment's rooms are carried out after the runner (and resumed from an earlier
+// run): their evictions, and the skips of those not done, are the gang profile's.
+void name_gang_profile(Plan& plan, const std::string& profile) {
+  for (auto& e : plan.evictions)
+    if (e.plugin == defragment::kPluginName && e.profile.empty()) e.profile = profile;
+  for (auto& s : plan.skipped)
+    if (s.plugin == defragment::kPluginName && s.profile.empty()) s.profile = profile;
+}
+
 }  // namespace
 
 void execute_evictions(Plan& plan, const EvictFn& evict) {
@@ -35,14 +60,14 @@ void execute_evictions(Plan& plan, const EvictFn& evict) {
   int errors_in_row = 0;
   for (const auto& e : plan.evictions) {
     if (errors_in_row >= 3) {
-      plan.skipped.push_back({e.ns, e.name, e.from, "eviction-aborted: the API failed three times in a row"});
+      plan.skipped.push_back(e.not_done("eviction-aborted: the API failed three times in a row"));
       continue;
     }
     auto r = evict(e.ns, e.name);
     if (!r) {
       ++errors_in_row;
       spdlog::error("evict {} from {}: {}", e.pod(), e.from, r.message());
-      plan.skipped.push_back({e.ns, e.name, e.from, "eviction-error: " + r.message()});
+      plan.skipped.push_back(e.not_done("eviction-error: " + r.message()));
       continue;
     }
     errors_in_row = 0;
@@ -53,10 +78,10 @@ void execute_evictions(Plan& plan, const EvictFn& evict) {
         break;
       case kube::EvictionResult::Outcome::Blocked:
         spdlog::warn("evict {} from {}: refused by a PodDisruptionBudget: {}", e.pod(), e.from, r->message);
-        plan.skipped.push_back({e.ns, e.name, e.from, "pdb: " + r->message});
+        plan.skipped.push_back(e.not_done("pdb: " + r->message));
         break;
       case kube::EvictionResult::Outcome::NotFound:
-        plan.skipped.push_back({e.ns, e.name, e.from, "pod-gone"});
+        plan.skipped.push_back(e.not_done("pod-gone"));
         break;
     }
   }
@@ -153,6 +178,7 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   }
   plan->evictions.insert(plan->evictions.begin(), resumed.evictions.begin(), resumed.evictions.end());
   plan->skipped.insert(plan->skipped.end(), resumed.skipped.begin(), resumed.skipped.end());
+  if (const PolicyProfile* gang = config_.policy.gang_profile()) name_gang_profile(*plan, gang->name);
   plan->notes.insert(plan->notes.end(), resumed.notes.begin(), resumed.notes.end());
   if (rooms) metrics_.observe_defragment(*rooms);
   if (!config_.dry_run) {
@@ -160,11 +186,8 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
     record_evictions(state, plan->evictions, now, config_.policy.largest_window());
     state.prune(now, std::max(config_.cooldown, config_.policy.largest_window()));
   }
-  auto count = [&](NodeClass c) { return plan->class_counts.count(c) ? plan->class_counts.at(c) : 0; };
-  spdlog::info("cycle: {} high, {} normal, {} low, {} unknown nodes; {} evictions{}, {} skipped, {:.3f}s "
-               "(list {:.3f}s, load {:.3f}s, plan {:.3f}s)",
-               count(NodeClass::High), count(NodeClass::Normal), count(NodeClass::Low), count(NodeClass::Unknown),
-               plan->evictions.size(), config_.dry_run ? " (dry-run)" : "", plan->skipped.size(), seconds(), listed_s,
+  spdlog::info("cycle: {}; {} evictions{}, {} skipped, {:.3f}s (list {:.3f}s, load {:.3f}s, plan {:.3f}s)",
+               class_counts_text(class_counts(*plan)), plan->evictions.size(), config_.dry_run ? " (dry-run)" : "", plan->skipped.size(), seconds(), listed_s,
                loaded_s - listed_s, planned_s - loaded_s);
   metrics_.observe(*plan, config_.dry_run, seconds());
   return plan;

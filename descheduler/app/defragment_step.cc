@@ -45,7 +45,7 @@ void carry_out_rooms(const defragment::Outcome& outcome, Plan& plan, const Patch
     if (auto s = journal.save(journal_entries(outcome)); !s) {
       spdlog::error("defragment: rooms journal not written, nothing reserved or evicted: {}", s.message());
       for (const auto& room : outcome.rooms)
-        for (const auto& e : room.evictions) plan.skipped.push_back({e.ns, e.name, e.from, "journal-not-written: " + s.message()});
+        for (const auto& e : room.evictions) plan.skipped.push_back(e.not_done("journal-not-written: " + s.message()));
       return;
     }
   std::vector<const defragment::GangRoom*> held;
@@ -54,7 +54,7 @@ void carry_out_rooms(const defragment::Outcome& outcome, Plan& plan, const Patch
     if (auto s = patch(ns, name, defragment::reservation_patch(room)); !s) {
       spdlog::error("defragment: reservation for gang {} not written, nothing evicted for it: {}", room.gang, s.message());
       for (const auto& e : room.evictions)
-        plan.skipped.push_back({e.ns, e.name, e.from, "reservation-not-written: " + s.message()});
+        plan.skipped.push_back(e.not_done("reservation-not-written: " + s.message()));
       continue;
     }
     spdlog::info("defragment: gang {} holds {} on {} nodes until {}", room.gang, room.reservation.domain,

@@ -14,6 +14,15 @@
 
 namespace weft::descheduler {
 
+// A skip that was a refused eviction, as upstream's PodEvictor tells them apart (its
+// Warning Events and its pods_evicted_total "result" say which).
+struct RefusedEviction {
+  enum class By { None, TotalLimit, NodeLimit, NamespaceLimit, Api } by = By::None;
+  std::string api_message;   // By::Api: what the API (or a budget) said
+};
+// None: the pod was never put to the limits or the API (filtered, not attempted).
+RefusedEviction refused_eviction(const PlannedSkip& skip);
+
 struct EvictionEvent {
   std::string ns, pod;
   std::string type;      // Normal or Warning

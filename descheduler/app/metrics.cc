@@ -4,7 +4,33 @@
 
 #include <prometheus/text_serializer.h>
 
+#include "descheduler/app/eviction_events.h"
+
 namespace weft::descheduler {
+namespace {
+
+const prometheus::Histogram::BucketBoundaries kLoopBuckets{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,  2.5,
+                                                           5,    10,    25,   50,  100, 250, 500};
+const prometheus::Histogram::BucketBoundaries kStrategyBuckets{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                               2.5,  5,     10,   25,  50,   100};
+constexpr const char* kEvictedHelp =
+    "Number of total evicted pods, by the result, by the strategy, by the namespace, by the node name. 'error' "
+    "result means a pod could not be evicted";
+
+// pods_evicted_total's result for a refused eviction: upstream's limit errors, or "error".
+std::string upstream_result(const RefusedEviction& r) {
+  using By = RefusedEviction::By;
+  switch (r.by) {
+    case By::TotalLimit: return "maximum number of evicted pods per a descheduling cycle reached";
+    case By::NodeLimit: return "maximum number of evicted pods per node reached";
+    case By::NamespaceLimit: return "maximum number of evicted pods per namespace reached";
+    case By::Api: return "error";
+    case By::None: break;
+  }
+  return "";
+}
+
+}  // namespace
 
 std::string reason_label(const std::string& reason) {
   size_t colon = reason.find(':');
@@ -37,9 +63,32 @@ DeschedulerMetrics::DeschedulerMetrics()
                     .Name("weft_descheduler_cycle_duration_seconds")
                     .Help("Wall time of one cycle: list, load, plan, evict")
                     .Register(*registry_)
-                    .Add({}, prometheus::Histogram::BucketBoundaries{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60})) {
-  for (NodeClass c : {NodeClass::Low, NodeClass::Normal, NodeClass::High, NodeClass::Unknown})
-    nodes_.Add({{"class", to_string(c)}}).Set(0);
+                    .Add({}, prometheus::Histogram::BucketBoundaries{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60})),
+      pods_evicted_total_(
+          prometheus::BuildCounter().Name("descheduler_pods_evicted_total").Help(kEvictedHelp).Register(*registry_)),
+      pods_evicted_(prometheus::BuildCounter()
+                        .Name("descheduler_pods_evicted")
+                        .Help(std::string("(Deprecated since 0.34.0) ") + kEvictedHelp)
+                        .Register(*registry_)),
+      loop_duration_(prometheus::BuildHistogram()
+                         .Name("descheduler_loop_duration_seconds")
+                         .Help("Time taken to complete a full descheduling cycle")
+                         .Register(*registry_)
+                         .Add({}, kLoopBuckets)),
+      deprecated_loop_duration_(prometheus::BuildHistogram()
+                                    .Name("descheduler_descheduler_loop_duration_seconds")
+                                    .Help("(Deprecated since 0.34.0) Time taken to complete a full descheduling cycle")
+                                    .Register(*registry_)
+                                    .Add({}, kLoopBuckets)),
+      strategy_duration_(prometheus::BuildHistogram()
+                             .Name("descheduler_strategy_duration_seconds")
+                             .Help("Time taken to complete Each strategy of the descheduling operation")
+                             .Register(*registry_)),
+      deprecated_strategy_duration_(
+          prometheus::BuildHistogram()
+              .Name("descheduler_descheduler_strategy_duration_seconds")
+              .Help("(Deprecated since 0.34.0) Time taken to complete Each strategy of the descheduling operation")
+              .Register(*registry_)) {
   cycles_.Add({{"result", "ok"}});
   cycles_.Add({{"result", "error"}});
 }
@@ -48,12 +97,49 @@ void DeschedulerMetrics::observe(const Plan& plan, bool dry_run, double seconds)
   for (const auto& e : plan.evictions)
     evictions_.Add({{"reason", reason_label(e.reason)}, {"dry_run", dry_run ? "true" : "false"}}).Increment();
   for (const auto& s : plan.skipped) skips_.Add({{"reason", reason_label(s.reason)}}).Increment();
-  for (NodeClass c : {NodeClass::Low, NodeClass::Normal, NodeClass::High, NodeClass::Unknown}) {
-    auto it = plan.class_counts.find(c);
-    nodes_.Add({{"class", to_string(c)}}).Set(it == plan.class_counts.end() ? 0 : it->second);
+  // Each classifying plugin's counts under its profile and plugin labels (a node two
+  // classify counts under each); the classes of one that classifies no more read 0.
+  for (auto& entry : node_gauges_) entry.second->Set(0);
+  for (const auto& [by, counts] : class_counts(plan)) {
+    const size_t slash = by.find('/');
+    const std::string profile = slash == std::string::npos ? "" : by.substr(0, slash);
+    const std::string plugin = slash == std::string::npos ? by : by.substr(slash + 1);
+    for (NodeClass c : {NodeClass::Low, NodeClass::Normal, NodeClass::High, NodeClass::Unknown}) {
+      auto it = counts.find(c);
+      node_gauge(c, profile, plugin).Set(it == counts.end() ? 0 : it->second);
+    }
   }
   cycles_.Add({{"result", "ok"}}).Increment();
   duration_.Observe(seconds);
+  // Upstream counts an eviction a success when it is asked for, in a dry run too.
+  for (const auto& e : plan.evictions) count_upstream("success", e.plugin, e.profile, e.ns, e.from);
+  for (const auto& s : plan.skipped)
+    if (std::string result = upstream_result(refused_eviction(s)); !result.empty())
+      count_upstream(result, s.plugin, s.profile, s.ns, s.node);
+  for (const auto& run : plan.plugin_runs)
+    for (auto* family : {&strategy_duration_, &deprecated_strategy_duration_})
+      family->Add({{"strategy", run.plugin}, {"profile", run.profile}}, kStrategyBuckets).Observe(run.seconds);
+  observe_loop(seconds);
+}
+
+prometheus::Gauge& DeschedulerMetrics::node_gauge(NodeClass c, const std::string& profile, const std::string& plugin) {
+  std::map<std::string, std::string> labels{{"class", to_string(c)}, {"profile", profile}, {"plugin", plugin}};
+  auto& gauge = node_gauges_[labels];
+  if (!gauge) gauge = &nodes_.Add(labels);
+  return *gauge;
+}
+
+void DeschedulerMetrics::count_upstream(const std::string& result, const std::string& strategy,
+                                        const std::string& profile, const std::string& ns, const std::string& node) {
+  const std::map<std::string, std::string> labels{
+      {"result", result}, {"strategy", strategy}, {"profile", profile}, {"namespace", ns}, {"node", node}};
+  pods_evicted_total_.Add(labels).Increment();
+  pods_evicted_.Add(labels).Increment();
+}
+
+void DeschedulerMetrics::observe_loop(double seconds) {
+  loop_duration_.Observe(seconds);
+  deprecated_loop_duration_.Observe(seconds);
 }
 
 void DeschedulerMetrics::observe_defragment(const defragment::Outcome& outcome) {
@@ -64,6 +150,7 @@ void DeschedulerMetrics::observe_defragment(const defragment::Outcome& outcome) 
 void DeschedulerMetrics::cycle_failed(double seconds) {
   cycles_.Add({{"result", "error"}}).Increment();
   duration_.Observe(seconds);
+  observe_loop(seconds);
 }
 
 std::string DeschedulerMetrics::text() const {

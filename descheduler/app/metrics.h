@@ -1,8 +1,11 @@
-// The descheduler's own metrics (prometheus-cpp): evictions and skips by reason, nodes by
-// class, cycle duration. Served on --metrics-listen in --interval mode; written to the
-// log after a --once run.
+// The descheduler's metrics (prometheus-cpp), served on --metrics-listen in --interval
+// mode and written to the log after a --once run: weft's own (evictions and skips by
+// reason, nodes by class, cycle duration) and the Kubernetes descheduler's series under
+// their names and labels (pods_evicted_total, loop and strategy durations), so its
+// dashboards and alerts keep working.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -39,6 +42,20 @@ class DeschedulerMetrics {
   prometheus::Family<prometheus::Counter>& cycles_;
   prometheus::Family<prometheus::Counter>& defragment_;
   prometheus::Histogram& duration_;
+  // Upstream's, each beside its name deprecated since 0.34 (still served there).
+  prometheus::Family<prometheus::Counter>& pods_evicted_total_;
+  prometheus::Family<prometheus::Counter>& pods_evicted_;
+  prometheus::Histogram& loop_duration_;
+  prometheus::Histogram& deprecated_loop_duration_;
+  prometheus::Family<prometheus::Histogram>& strategy_duration_;
+  prometheus::Family<prometheus::Histogram>& deprecated_strategy_duration_;
+
+  std::map<std::map<std::string, std::string>, prometheus::Gauge*> node_gauges_;   // every series set so far
+
+  prometheus::Gauge& node_gauge(NodeClass c, const std::string& profile, const std::string& plugin);
+  void count_upstream(const std::string& result, const std::string& strategy, const std::string& profile,
+                      const std::string& ns, const std::string& node);
+  void observe_loop(double seconds);
 };
 
 }  // namespace weft::descheduler

@@ -239,7 +239,6 @@ class Planner {
       NodeState& n = nodes_[i];
       if (n.cls != NodeClass::Unknown) n.cls = class_of(n);
       v.cls = n.cls;
-      plan_.class_counts[n.cls]++;
       plan_.nodes.push_back(std::move(v));
     }
   }
@@ -533,6 +532,12 @@ const char* to_string(NodeClass c) {
     case NodeClass::Unknown: return "unknown";
   }
   return "unknown";
+}
+
+ClassCounts class_counts(const Plan& plan) {
+  ClassCounts out;
+  for (const NodeVerdict& v : plan.nodes) out[v.by][v.cls]++;
+  return out;
 }
 
 const char* load_plugin_name(const LoadAwareArgs& args) {

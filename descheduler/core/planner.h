@@ -32,28 +32,50 @@ struct NodeVerdict {
   std::string by;                      // the classifying "profile/plugin" (the runner sets it)
 };
 
+struct PlannedSkip;
+
 struct PlannedEviction {
   std::string ns, name, from, to, reason, workload;
   double cpu = 0, memory = 0;   // the usage the plan moved (millicores, milli-bytes)
   std::string sized_by;         // "usage" (a fresh per-pod reading) or "requests"
   std::string plugin;           // the plugin that asked for it
+  std::string profile;          // its profile (the runner sets it)
   std::string pod() const { return ns + "/" + name; }
+  // The skip that records this eviction not carried out, and why.
+  PlannedSkip not_done(std::string why) const;
 };
 
 struct PlannedSkip {
   std::string ns, name, node, reason;
+  std::string plugin, profile;  // whose candidate it was (the runner sets them; empty outside plugins)
   std::string pod() const { return ns + "/" + name; }
 };
+
+inline PlannedSkip PlannedEviction::not_done(std::string why) const {
+  return {ns, name, from, std::move(why), plugin, profile};
+}
+
+// How long one plugin of one profile took in a cycle (upstream's strategy duration).
+struct PluginRun {
+  std::string profile, plugin;
+  double seconds = 0;
+};
+
+// Nodes by class as one classifying plugin saw them ("by": NodeVerdict::by).
+using ClassCounts = std::map<std::string, std::map<NodeClass, int>>;
 
 struct Plan {
   std::vector<NodeVerdict> nodes;
   std::vector<PlannedEviction> evictions;
   std::vector<PlannedSkip> skipped;
   std::vector<std::string> notes;        // cycle-level remarks for the log
-  std::map<NodeClass, int> class_counts;
+  std::vector<PluginRun> plugin_runs;    // in the order they ran
   // GangDefragment: PodGroup key -> the weft.dev/reserved-room value written before its evictions.
   std::map<std::string, std::string> reservations;
 };
+
+// Each classifier's node counts: a node two plugins classify counts once under each.
+ClassCounts class_counts(const Plan& plan);
 
 namespace framework {
 class Evictor;

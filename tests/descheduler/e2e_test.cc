@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "tests/support/kube_lite.h"
+#include "tests/descheduler/plan_line.h"
 #include "tests/support/process.h"
 #include "tests/support/prometheus.h"
 #include "kube/time.h"
@@ -85,9 +86,7 @@ std::string exposition(const std::string& node, double cpu, double memory) {
 
 // The plan JSON line of a run's output (logs go to stderr, merged by run_command).
 json plan_of(const std::string& output) {
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind("{\"evictions\"", 0) == 0 || line.rfind("{\"nodes\"", 0) == 0) return json::parse(line);
+  if (auto plan = plan_line(output)) return *plan;
   ADD_FAILURE() << "no plan JSON in:\n" << output;
   return json::object();
 }
@@ -315,11 +314,24 @@ TEST_F(DeschedulerE2E, IntervalModeServesMetricsAndHoldsTheLease) {
   auto deadline = std::chrono::steady_clock::now() + 30s;
   while (std::chrono::steady_clock::now() < deadline) {
     body = http_get(url).second;
-    if (body.find("weft_descheduler_nodes{class=\"high\"} 1") != std::string::npos) break;
+    if (body.find("weft_descheduler_nodes{class=\"high\",plugin=\"LoadAware\",profile=\"p\"} 1") != std::string::npos)
+      break;
     std::this_thread::sleep_for(200ms);
   }
-  EXPECT_NE(body.find("weft_descheduler_nodes{class=\"high\"} 1"), std::string::npos) << body << proc.output();
-  EXPECT_NE(body.find("weft_descheduler_nodes{class=\"unknown\"} 1"), std::string::npos) << body;
+  EXPECT_NE(body.find("weft_descheduler_nodes{class=\"high\",plugin=\"LoadAware\",profile=\"p\"} 1"), std::string::npos)
+      << body << proc.output();
+  EXPECT_NE(body.find("weft_descheduler_nodes{class=\"unknown\",plugin=\"LoadAware\",profile=\"p\"} 1"),
+            std::string::npos)
+      << body;
+  // The Kubernetes descheduler's own series, under its names and labels (a dry run counts
+  // its evictions as successes, as upstream).
+  EXPECT_TRUE(std::regex_search(body, std::regex("descheduler_pods_evicted_total\\{namespace=\"[^\"]+\",node=\"hot\","
+                                                 "profile=\"p\",result=\"success\",strategy=\"LoadAware\"\\} [1-9]")))
+      << body;
+  EXPECT_NE(body.find("descheduler_loop_duration_seconds_count"), std::string::npos) << body;
+  EXPECT_NE(body.find("descheduler_strategy_duration_seconds_count{profile=\"p\",strategy=\"LoadAware\"}"),
+            std::string::npos)
+      << body;
   EXPECT_NE(body.find("weft_descheduler_evictions_total{dry_run=\"true\",reason=\"high-load\"}"), std::string::npos)
       << body;
   EXPECT_NE(body.find("weft_descheduler_skips_total{reason=\"priority-threshold\"}"), std::string::npos) << body;
@@ -435,18 +447,22 @@ TEST(DeschedulerKubernetesMetrics, RunListsMetricsServerUsageAndNeverActsOnStale
   for (const auto& n : stale["nodes"]) EXPECT_EQ(n["class"], "unknown") << stale.dump(2);   // why: stale (debug log)
 }
 
+// LowNodeUtilization on metrics-server's usage, averaged by the metrics collector.
+std::string collector_policy() {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nmetricsCollector: {enabled: true}\n"
+         "profiles:\n- name: p\n  pluginConfig:\n  - name: LowNodeUtilization\n    args:\n"
+         "      thresholds: {cpu: 20, memory: 20}\n      targetThresholds: {cpu: 60, memory: 60}\n"
+         "      metricsUtilization: {metricsServer: true}\n"
+         "  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n";
+}
+
 // run --interval averages metrics-server's node usage between cycles, as upstream's
 // metrics collector: NodeMetrics are read every 5 s on the collector's own client (not once
 // per cycle), PodMetrics once per cycle, and the cycles still act on hot.
 TEST(DeschedulerKubernetesMetrics, IntervalCyclesPlanOnTheCollectorsAverage) {
   WEFT_SKIP_UNLESS(KubeLite::need());
   TempDir dir("descheduler-kmetrics-interval");
-  write_file(dir.file("policy.yaml"),
-             "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nmetricsCollector: {enabled: true}\n"
-             "profiles:\n- name: p\n  pluginConfig:\n  - name: LowNodeUtilization\n    args:\n"
-             "      thresholds: {cpu: 20, memory: 20}\n      targetThresholds: {cpu: 60, memory: 60}\n"
-             "      metricsUtilization: {metricsServer: true}\n"
-             "  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n");
+  write_file(dir.file("policy.yaml"), collector_policy());
   write_file(dir.file("s.json"), kubernetes_metrics_scenario(kube::format_rfc3339(std::chrono::system_clock::now())).dump());
   KubeLite api(KubeLiteOptions{.state = dir.file("s.json")});
   ASSERT_EQ(api.error(), "");
@@ -474,6 +490,40 @@ TEST(DeschedulerKubernetesMetrics, IntervalCyclesPlanOnTheCollectorsAverage) {
   EXPECT_GE(pod_lists, 7);
   EXPECT_GE(node_lists, 1);
   EXPECT_LE(node_lists, 3) << "node usage is read every 5 s by the collector, not by each cycle";
+}
+
+// As upstream, metrics-server's node usage is collected only while the replica leads: one
+// that waits for a Lease another holds lists no NodeMetrics.
+TEST(DeschedulerKubernetesMetrics, TheCollectorReadsOnlyWhileLeading) {
+  WEFT_SKIP_UNLESS(KubeLite::need());
+  TempDir dir("descheduler-kmetrics-follower");
+  write_file(dir.file("policy.yaml"), collector_policy());
+  const std::string now = kube::format_rfc3339(std::chrono::system_clock::now());
+  json scenario = kubernetes_metrics_scenario(now);
+  scenario["items"].push_back({{"apiVersion", "coordination.k8s.io/v1"},
+                               {"kind", "Lease"},
+                               {"metadata", {{"namespace", "default"}, {"name", "ds-lease"}}},
+                               {"spec",
+                                {{"holderIdentity", "another-replica"},
+                                 {"leaseDurationSeconds", 3600},
+                                 {"acquireTime", now},
+                                 {"renewTime", now}}}});
+  write_file(dir.file("s.json"), scenario.dump());
+  KubeLite api(KubeLiteOptions{.state = dir.file("s.json")});
+  ASSERT_EQ(api.error(), "");
+  Process p({.argv = {descheduler(), "run", "--policy", dir.file("policy.yaml"), "--kubeconfig", api.kubeconfig(),
+                      "--interval", "1s", "--lease", "default/ds-lease", "--metrics-listen", ""},
+             .keep_stdin_open = false});
+  // The lease is tried (a get at least) while the collector would have read at once.
+  bool tried = false;
+  for (int i = 0; i < 100 && !tried; ++i) {
+    std::this_thread::sleep_for(100ms);
+    for (const auto& r : api.requests()) tried |= r.value("path", "").find("/leases/ds-lease") != std::string::npos;
+  }
+  std::this_thread::sleep_for(2s);
+  p.stop(5s);
+  ASSERT_TRUE(tried) << p.output();
+  for (const auto& r : api.requests()) EXPECT_NE(r.value("path", ""), "/apis/metrics.k8s.io/v1beta1/nodes") << p.output();
 }
 
 }  // namespace

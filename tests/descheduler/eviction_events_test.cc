@@ -18,7 +18,8 @@ Plan carried_out() {
                   {"ml", "g", "n4", "eviction-error: connection refused"},
                   {"ml", "h", "n4", "priority-threshold"},
                   {"ml", "i", "n4", "pdb"},
-                  {"ml", "j", "n4", "eviction-aborted: the API failed three times in a row"}};
+                  {"ml", "j", "n4", "eviction-aborted: the API failed three times in a row"},
+                  {"ml", "k", "n4", "pod-gone"}};
   return plan;
 }
 
@@ -53,6 +54,7 @@ TEST(EvictionEvents, WithTheNotificationEachRefusedEvictionIsAWarning) {
                           "e: pod eviction from n3" + by + "namespace eviction limit exceeded (unset)",
                           "f: pod eviction from n4" + by + "Cannot evict pod as it would violate the pod's disruption budget.",
                           "g: pod eviction from n4" + by + "connection refused",
+                          "k: pod eviction from n4" + by + "pod not found when evicting \"k\"",
                       }));
 }
 

@@ -53,7 +53,7 @@ TEST(Planner, ClassesFollowThresholds) {
   EXPECT_EQ(class_of(p, "c"), NodeClass::High);     // any resource above targets
   EXPECT_EQ(class_of(p, "d"), NodeClass::High);
   EXPECT_EQ(class_of(p, "e"), NodeClass::Normal);
-  EXPECT_EQ(p.class_counts[NodeClass::High], 2);
+  EXPECT_EQ(class_counts(p).begin()->second[NodeClass::High], 2);
 }
 
 TEST(Planner, StaleOrAbsentNodeIsNeverSourceOrTarget) {
@@ -66,7 +66,7 @@ TEST(Planner, StaleOrAbsentNodeIsNeverSourceOrTarget) {
   EXPECT_EQ(class_of(p, "stale-cool"), NodeClass::Unknown);
   EXPECT_EQ(class_of(p, "absent"), NodeClass::Unknown);
   EXPECT_TRUE(p.evictions.empty()) << "unknown nodes must not look idle";
-  EXPECT_EQ(p.class_counts[NodeClass::Unknown], 2);
+  EXPECT_EQ(class_counts(p).begin()->second[NodeClass::Unknown], 2);
   // The stale node still shows what it last measured, and why it is unknown.
   auto json_plan = plan_to_json(p);
   for (const auto& n : json_plan["nodes"])
@@ -187,7 +187,7 @@ TEST(Planner, SourceDownMeansNothingMoves) {
   l.source_error = "connection refused";
   Plan p = plan(build(objs), l, seed_policy());
   EXPECT_TRUE(p.evictions.empty());
-  EXPECT_EQ(p.class_counts[NodeClass::Unknown], 2);
+  EXPECT_EQ(class_counts(p).begin()->second[NodeClass::Unknown], 2);
   ASSERT_FALSE(p.notes.empty());
   EXPECT_NE(p.notes[0].find("is down"), std::string::npos);
 }

@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "tests/descheduler/plan_line.h"
 #include "tests/support/process.h"
 
 namespace weft::testing {
@@ -30,15 +30,11 @@ Result<std::set<std::string>> plan(const std::string& policy) {
                                   corpus(policy), "--now", "2026-11-27T12:00:00Z"},
                                  60s);
   if (code != 0) return make_error(out);
-  std::istringstream lines(out);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("{\"evictions\"", 0) != 0) continue;
-    std::set<std::string> pods;
-    const json planned = json::parse(line);
-    for (const auto& e : planned["evictions"]) pods.insert(e["pod"].get<std::string>());
-    return pods;
-  }
-  return make_error("no plan in: " + out);
+  const std::optional<json> planned = plan_line(out);
+  if (!planned) return make_error("no plan in: " + out);
+  std::set<std::string> pods;
+  for (const auto& e : planned->value("evictions", json::array())) pods.insert(e["pod"].get<std::string>());
+  return pods;
 }
 
 TEST(PolicyCorpus, EachPolicyIsAcceptedAndEvictsWhatItSelects) {

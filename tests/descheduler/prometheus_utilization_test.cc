@@ -184,7 +184,7 @@ TEST(PrometheusUtilization, QueriesALocalPrometheus) {
   auto q = make_plan(c, *stale, pol, {}, PlanOptions{now, Seconds(300), Seconds(600)});
   ASSERT_TRUE(q.ok());
   EXPECT_TRUE(q->evictions.empty());
-  EXPECT_EQ(q->class_counts[NodeClass::Unknown], 3);
+  EXPECT_EQ(class_counts(*q).begin()->second[NodeClass::Unknown], 3);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "descheduler/core/framework/runner.h"
 
+#include <chrono>
+
 #include "descheduler/core/framework/default_evictor.h"
 
 namespace weft::descheduler::framework {
@@ -64,18 +66,27 @@ Result<Plan> run_profiles(std::span<const Profile> profiles, const Policy& polic
                          " found (as upstream)");
     return plan;
   }
-  // As upstream, a plugin's error is reported and the others still run; what it evicted stands.
-  auto report = [&](const Plugin& p, const Status& s) {
+  // As upstream, a plugin's error is reported and the others still run; what it evicted
+  // stands. What one call added to the plan is its profile's and plugin's, and it is timed.
+  auto run = [&](const std::string& profile, const Plugin& p, auto&& call) {
+    const size_t evicted = plan.evictions.size(), skipped = plan.skipped.size(), classified = plan.nodes.size();
+    const auto start = std::chrono::steady_clock::now();
+    const Status s = call();
+    plan.plugin_runs.push_back(
+        {profile, p.name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
     if (!s) plan.notes.push_back("plugin " + p.name() + " finished with error: " + s.message());
+    for (size_t k = evicted; k < plan.evictions.size(); ++k) plan.evictions[k].profile = profile;
+    for (size_t k = skipped; k < plan.skipped.size(); ++k) {
+      plan.skipped[k].profile = profile;
+      plan.skipped[k].plugin = p.name();
+    }
+    for (size_t k = classified; k < plan.nodes.size(); ++k) plan.nodes[k].by = profile + "/" + p.name();
   };
   for (size_t i = 0; i < profiles.size(); ++i)
-    for (const auto& p : profiles[i].deschedule) report(*p, p->deschedule(nodes, handles[i]));
+    for (const auto& p : profiles[i].deschedule)
+      run(profiles[i].name, *p, [&] { return p->deschedule(nodes, handles[i]); });
   for (size_t i = 0; i < profiles.size(); ++i)
-    for (const auto& p : profiles[i].balance) {
-      const size_t classified = plan.nodes.size();
-      report(*p, p->balance(nodes, handles[i]));
-      for (size_t k = classified; k < plan.nodes.size(); ++k) plan.nodes[k].by = profiles[i].name + "/" + p->name();
-    }
+    for (const auto& p : profiles[i].balance) run(profiles[i].name, *p, [&] { return p->balance(nodes, handles[i]); });
   return plan;
 }
 

@@ -153,6 +153,9 @@ TEST(MultiProfile, EvictionLimitsAreSharedAcrossProfiles) {
   Plan plan = run(two_profiles(log), c, total);
   EXPECT_EQ(log, (std::vector<std::string>{"A", "A p1:", "B", "B p2:limit-total", "B p3:limit-total"}));
   EXPECT_EQ(plan.evictions.size(), 1u);
+  // A refusal is the asking profile's and plugin's (upstream's pods_evicted_total labels).
+  ASSERT_EQ(plan.skipped.size(), 2u);
+  EXPECT_EQ(plan.skipped[0].profile + "/" + plan.skipped[0].plugin, "B/B");
   Policy per_node;
   per_node.max_per_node = 1;
   log.clear();
@@ -212,6 +215,17 @@ TEST(MultiProfile, TwoLowNodeUtilizationProfilesEachAct) {
     EXPECT_EQ(e.plugin, "LowNodeUtilization");
   }
   EXPECT_EQ(from, (std::set<std::string>{"cpu-busy", "memory-busy"})) << plan_to_json(plan).dump(2);
+  // Each eviction and each plugin run is its profile's (upstream's "profile" label).
+  std::set<std::pair<std::string, std::string>> evicted_by;   // (profile, from)
+  for (const auto& e : plan.evictions) evicted_by.insert({e.profile, e.from});
+  EXPECT_EQ(evicted_by, (std::set<std::pair<std::string, std::string>>{{"cpu", "cpu-busy"}, {"memory", "memory-busy"}}));
+  ASSERT_EQ(plan.plugin_runs.size(), 2u);
+  EXPECT_EQ(plan.plugin_runs[1].profile + "/" + plan.plugin_runs[1].plugin, "memory/LowNodeUtilization");
+  // Each classifier's counts apart: three nodes each, never six under one.
+  const ClassCounts counts = class_counts(plan);
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts.at("cpu/LowNodeUtilization").at(NodeClass::High), 1);
+  EXPECT_EQ(counts.at("memory/LowNodeUtilization").at(NodeClass::High), 1);
   std::map<std::string, std::string> high;   // node -> the profile that found it high
   for (const auto& v : plan.nodes)
     if (v.cls == NodeClass::High) high[v.name] = v.by;
