@@ -206,7 +206,7 @@ bool added_clean_pod(std::string_view entry, LoadReport& report, TimeCache& time
 
 }  // namespace
 
-Result<LoadReport> parse_load_file(const std::string& text, const std::string& file) {
+Result<LoadReport> parse_load_file(std::string_view text, const std::string& file) {
   auto bad = [&](const std::string& where, const std::string& what) {
     return make_error("load file " + file + ": " + where + ": " + what);
   };
