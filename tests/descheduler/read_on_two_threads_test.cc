@@ -89,6 +89,36 @@ TEST(ReadOnTwoThreads, ReadsAheadWithinTheWindowWhileTakingInOrder) {
   }
 }
 
+// Items found on the thread beside while those found are read: a slow finder, a list
+// that ends within a run or before the first, every item taken once in order.
+TEST(ReadOnTwoThreads, ItemsFoundWhileReadAreEachTakenOnceInOrder) {
+  std::vector<std::string> texts;
+  for (int i = 0; i < 3001; ++i) texts.push_back(std::to_string(i));
+  for (size_t count : {size_t{0}, size_t{5}, size_t{300}, texts.size()}) {
+    FoundItems items(count);
+    auto find = [&](FoundItems& found) {
+      for (size_t i = 0; i < count; ++i) {
+        if (i % 500 == 499) std::this_thread::sleep_for(std::chrono::milliseconds(2));   // readers wait
+        found.add(texts[i]);
+      }
+    };
+    CountingReader mine, beside;
+    std::vector<size_t> taken;
+    auto read = [](CountingReader& reader, std::string_view item) {
+      ++reader.items;
+      return std::string(item);
+    };
+    find_and_read_on_two_threads(items, find, mine, beside, read, [&](size_t i, std::string&& value) {
+      EXPECT_EQ(value, texts[i]);
+      taken.push_back(i);
+    }, 100, 16);
+    ASSERT_EQ(taken.size(), count);
+    for (size_t i = 0; i < taken.size(); ++i) EXPECT_EQ(taken[i], i);
+    EXPECT_EQ(mine.items + beside.items, count);
+    EXPECT_EQ(items.wait_for(count + 1), count);   // the list ended there
+  }
+}
+
 // Two readers on their own pools share no text object; one reader pools as before.
 TEST(ReadOnTwoThreads, ReadersOnTheirOwnPoolsReadEqualTextsApart) {
   const std::string text = test::pod("p", "n1", {.ns = "team-a"}).dump();
