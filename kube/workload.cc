@@ -254,10 +254,15 @@ bool valid_label_key(const std::string& key) {
     if (!valid_dns_subdomain(key.substr(0, slash))) return false;
     name = key.substr(slash + 1);
   }
-  if (name.empty() || name.size() > 63) return false;
+  return !name.empty() && valid_label_value(name);   // the name part has a value's syntax
+}
+
+bool valid_label_value(const std::string& value) {
+  if (value.empty()) return true;
+  if (value.size() > 63) return false;
   auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-  if (!alnum(name.front()) || !alnum(name.back())) return false;
-  for (char c : name)
+  if (!alnum(value.front()) || !alnum(value.back())) return false;
+  for (char c : value)
     if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
   return true;
 }

@@ -74,6 +74,9 @@ Result<NativeWorkload> parse_workload(const nlohmann::json& obj);
 // A label key as Kubernetes validates one: [prefix/]name, the prefix a DNS subdomain,
 // the name at most 63 of [A-Za-z0-9-_.] starting and ending alphanumeric.
 bool valid_label_key(const std::string& key);
+// A label value as Kubernetes validates one: empty, or at most 63 of [A-Za-z0-9-_.]
+// starting and ending alphanumeric.
+bool valid_label_value(const std::string& value);
 
 // The condition type kube-scheduler writes on a PodGroup of this version
 // (v1alpha2: PodGroupScheduled; later: PodGroupInitiallyScheduled).

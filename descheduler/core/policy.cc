@@ -29,37 +29,44 @@ Result<std::map<std::string, double>> get_thresholds(const Ctx& c, const json& v
   std::map<std::string, double> out;
   if (v.is_null()) return c.at(path, "is required");
   if (!v.is_object()) return c.at(path, "must be a mapping of resource to number");
+  args::Problems problems;
   for (const auto& [res, val] : v.items()) {
     std::string p = path + "." + res;
-    if (res.empty() || res.find_first_of(" \t") != std::string::npos) return c.at(p, "is not a resource name");
-    if (!val.is_number()) return c.at(p, "must be a number");
+    if (res.empty() || res.find_first_of(" \t") != std::string::npos) problems.add(c.at(p, "is not a resource name"));
+    if (!val.is_number()) {
+      problems.add(c.at(p, "must be a number"));
+      continue;
+    }
     double x = val.get<double>();
-    if (x < 0 || x > 100) return c.at(p, "must be a percentage 0..100");
+    if (x < 0 || x > 100) problems.add(c.at(p, "must be a percentage 0..100"));
     out[res] = x;
   }
-  if (out.empty()) return c.at(path, "names no resource");
+  if (v.empty()) problems.add(c.at(path, "names no resource"));
+  if (!problems.empty()) return problems.error();
   return out;
 }
 
+// upstream's PriorityThreshold {value *int32, name string}: an empty name is no name.
 Status parse_priority_threshold(const Ctx& c, const json& v, const std::string& path, PriorityThreshold& out) {
   if (v.is_null()) return {};
-  if (auto s = only_fields(c, v, path, {"value", "name"}); !s) return s;
+  args::Problems problems;
+  if (!problems.add(only_fields(c, v, path, {"value", "name"})) && !v.is_object()) return problems.status();
   const json& value = field(v, "value");
-  const json& name = field(v, "name");
-  if (!value.is_null() && !name.is_null()) return c.at(path, "set value or name, not both");
+  auto name = problems.take(get_string(c, field(v, "name"), path + ".name"));
   if (!value.is_null()) {
     if (!value.is_number_integer() || value.get<int64_t>() > INT32_MAX || value.get<int64_t>() < INT32_MIN)
-      return c.at(path + ".value", "must be a 32-bit integer");
+      problems.add(c.at(path + ".value", "must be a 32-bit integer"));
     // As upstream: no threshold above system-cluster-critical's priority.
-    if (value.get<int64_t>() > kube::kSystemClusterCriticalPriority)
-      return c.at(path + ".value", "can't be greater than " + std::to_string(kube::kSystemClusterCriticalPriority));
-    out.value = value.get<int32_t>();
+    else if (value.get<int64_t>() > kube::kSystemClusterCriticalPriority)
+      problems.add(c.at(path + ".value", "can't be greater than " + std::to_string(kube::kSystemClusterCriticalPriority)));
+    else
+      out.value = value.get<int32_t>();
   }
-  if (!name.is_null()) {
-    if (!name.is_string() || name.get<std::string>().empty()) return c.at(path + ".name", "must be a PriorityClass name");
-    out.name = name.get<std::string>();
+  if (name && !name->empty()) {
+    if (!value.is_null()) problems.add(c.at(path, "set value or name, not both"));
+    out.name = *name;
   }
-  return {};
+  return problems.status();
 }
 
 // args.evictableNamespaces: {include: [...]} or {exclude: [...]}, not both.
@@ -73,24 +80,51 @@ Status parse_evictable_namespaces(const Ctx& c, const json& args, const std::str
   return {};
 }
 
+// podProtections.config: {PodsWithPVC: {protectedStorageClasses: [{name}]}}.
+Status parse_protected_storage_classes(const Ctx& c, const json& config, const std::string& at, bool pvc_enabled,
+                                       EvictorArgs& e) {
+  if (config.is_null()) return {};
+  args::Problems problems;
+  if (!problems.add(only_fields(c, config, at, {"PodsWithPVC"})) && !config.is_object()) return problems.status();
+  const json& pvc = field(config, "PodsWithPVC");
+  if (pvc.is_null()) return problems.status();
+  if (!problems.add(only_fields(c, pvc, at + ".PodsWithPVC", {"protectedStorageClasses"})) && !pvc.is_object())
+    return problems.status();
+  const std::string classes_at = at + ".PodsWithPVC.protectedStorageClasses";
+  const json& classes = field(pvc, "protectedStorageClasses");
+  if (!classes.is_null() && !classes.is_array()) problems.add(c.at(classes_at, "must be a list of {name}"));
+  for (size_t i = 0; classes.is_array() && i < classes.size(); ++i) {
+    const std::string item = classes_at + "[" + std::to_string(i) + "]";
+    if (!problems.add(only_fields(c, classes[i], item, {"name"})) && !classes[i].is_object()) continue;
+    auto name = problems.take(get_string(c, field(classes[i], "name"), item + ".name"));
+    if (!name) continue;
+    // As upstream, names are checked only with PodsWithPVC in extraEnabled.
+    if (name->empty() && pvc_enabled) problems.add(c.at(item + ".name", "is required"));
+    e.protected_storage_classes.push_back(*name);
+  }
+  return problems.status();
+}
+
 // podProtections, the current form of the deprecated booleans (not both, as upstream):
 // defaultDisabled lifts a default protection, extraEnabled adds one.
 Status parse_pod_protections(const Ctx& c, const json& args, const std::string& path, EvictorArgs& e) {
   const json& v = field(args, "podProtections");
   if (v.is_null()) return {};
   const std::string at = join(path, "podProtections");
-  if (auto s = only_fields(c, v, at, {"defaultDisabled", "extraEnabled", "config"}); !s) return s;
-  auto disabled = get_strings(c, field(v, "defaultDisabled"), at + ".defaultDisabled");
-  if (!disabled) return disabled.error();
-  auto enabled = get_strings(c, field(v, "extraEnabled"), at + ".extraEnabled");
-  if (!enabled) return enabled.error();
-  if ((disabled->size() || enabled->size()) &&
+  args::Problems problems;
+  if (!problems.add(only_fields(c, v, at, {"defaultDisabled", "extraEnabled", "config"})) && !v.is_object())
+    return problems.status();
+  auto disabled = problems.take(get_strings(c, field(v, "defaultDisabled"), at + ".defaultDisabled"))
+                      .value_or(std::vector<std::string>());
+  auto enabled = problems.take(get_strings(c, field(v, "extraEnabled"), at + ".extraEnabled"))
+                     .value_or(std::vector<std::string>());
+  if ((disabled.size() || enabled.size()) &&
       (e.evict_local_storage_pods || e.evict_daemonset_pods || e.evict_system_critical_pods || e.ignore_pvc_pods ||
        e.evict_failed_bare_pods || e.ignore_pods_without_pdb))
-    return c.at(at, "cannot be used with the deprecated fields (evictLocalStoragePods, ignorePvcPods, ...)");
+    problems.add(c.at(at, "cannot be used with the deprecated fields (evictLocalStoragePods, ignorePvcPods, ...)"));
   struct Protection { const char* name; bool* flag; };
   auto apply = [&](const std::vector<std::string>& list, const std::string& where,
-                   std::initializer_list<Protection> known) -> Status {
+                   std::initializer_list<Protection> known) {
     std::set<std::string> seen;
     for (size_t i = 0; i < list.size(); ++i) {
       std::string item = where + "[" + std::to_string(i) + "]";
@@ -98,107 +132,80 @@ Status parse_pod_protections(const Ctx& c, const json& args, const std::string& 
       if (it == known.end()) {
         std::string names;
         for (const Protection& p : known) names += std::string(names.empty() ? "" : ", ") + p.name;
-        return c.at(item, "'" + list[i] + "' is not one of " + names);
+        problems.add(c.at(item, "'" + list[i] + "' is not one of " + names));
+      } else if (!seen.insert(list[i]).second) {
+        problems.add(c.at(item, "'" + list[i] + "' appears twice"));
+      } else {
+        *it->flag = true;
       }
-      if (!seen.insert(list[i]).second) return c.at(item, "'" + list[i] + "' appears twice");
-      *it->flag = true;
     }
-    return {};
   };
   // In upstream's order of its valid options.
-  if (auto s = apply(*disabled, at + ".defaultDisabled",
-                     {{"PodsWithLocalStorage", &e.evict_local_storage_pods},
-                      {"SystemCriticalPods", &e.evict_system_critical_pods}, {"FailedBarePods", &e.evict_failed_bare_pods},
-                      {"DaemonSetPods", &e.evict_daemonset_pods}});
-      !s)
-    return s;
-  if (auto s = apply(*enabled, at + ".extraEnabled",
-                     {{"PodsWithPVC", &e.ignore_pvc_pods}, {"PodsWithoutPDB", &e.ignore_pods_without_pdb},
-                      {"PodsWithResourceClaims", &e.protect_resource_claims}});
-      !s)
-    return s;
-  const bool pvc_enabled = std::find(enabled->begin(), enabled->end(), "PodsWithPVC") != enabled->end();
-  const json& config = field(v, "config");
-  if (!config.is_null()) {
-    if (auto s = only_fields(c, config, at + ".config", {"PodsWithPVC"}); !s) return s;
-    const json& pvc = field(config, "PodsWithPVC");
-    if (!pvc.is_null()) {
-      if (auto s = only_fields(c, pvc, at + ".config.PodsWithPVC", {"protectedStorageClasses"}); !s) return s;
-      const std::string classes_at = at + ".config.PodsWithPVC.protectedStorageClasses";
-      const json& classes = field(pvc, "protectedStorageClasses");
-      if (!classes.is_null() && !classes.is_array()) return c.at(classes_at, "must be a list of {name}");
-      for (size_t i = 0; classes.is_array() && i < classes.size(); ++i) {
-        const std::string item = classes_at + "[" + std::to_string(i) + "]";
-        if (auto s = only_fields(c, classes[i], item, {"name"}); !s) return s;
-        auto name = get_string(c, field(classes[i], "name"), item + ".name");
-        if (!name) return name.error();
-        // As upstream, names are checked only with PodsWithPVC in extraEnabled.
-        if (name->empty() && pvc_enabled) return c.at(item + ".name", "is required");
-        e.protected_storage_classes.push_back(*name);
-      }
-    }
-  }
-  return {};
+  apply(disabled, at + ".defaultDisabled",
+        {{"PodsWithLocalStorage", &e.evict_local_storage_pods}, {"SystemCriticalPods", &e.evict_system_critical_pods},
+         {"FailedBarePods", &e.evict_failed_bare_pods}, {"DaemonSetPods", &e.evict_daemonset_pods}});
+  apply(enabled, at + ".extraEnabled",
+        {{"PodsWithPVC", &e.ignore_pvc_pods}, {"PodsWithoutPDB", &e.ignore_pods_without_pdb},
+         {"PodsWithResourceClaims", &e.protect_resource_claims}});
+  const bool pvc_enabled = std::find(enabled.begin(), enabled.end(), "PodsWithPVC") != enabled.end();
+  problems.add(parse_protected_storage_classes(c, field(v, "config"), at + ".config", pvc_enabled, e));
+  return problems.status();
 }
 
 Status parse_evictor(const Ctx& c, const json& args, const std::string& path, PolicyProfile& profile,
                      std::vector<std::string>& warnings) {
   if (args.is_null()) return {};
-  if (auto s = only_fields(c, args, path,
-                           {"priorityThreshold", "nodeFit", "ignorePvcPods", "evictLocalStoragePods",
-                            "evictSystemCriticalPods", "evictDaemonSetPods", "evictFailedBarePods", "labelSelector",
-                            "minPodAge", "minReplicas", "nodeSelector", "namespaceLabelSelector",
-                            "ignorePodsWithoutPDB", "evictableNamespaces", "podProtections", "noEvictionPolicy"});
-      !s)
-    return s;
+  args::Problems problems;
+  // Not an upstream DefaultEvictor field: said so, with where it belongs.
+  if (!field(args, "evictableNamespaces").is_null())
+    problems.add(c.at(join(path, "evictableNamespaces"),
+                      "unknown field (DefaultEvictor has none, as upstream; set it on LowNodeUtilization, "
+                      "HighNodeUtilization or LoadAware, or namespaces on the other plugins)"));
+  json known = args;
+  if (known.is_object()) known.erase("evictableNamespaces");
+  if (!args::check_fields(problems, c, known, path,
+                          {"priorityThreshold", "nodeFit", "ignorePvcPods", "evictLocalStoragePods",
+                           "evictSystemCriticalPods", "evictDaemonSetPods", "evictFailedBarePods", "labelSelector",
+                           "minPodAge", "minReplicas", "nodeSelector", "namespaceLabelSelector", "ignorePodsWithoutPDB",
+                           "podProtections", "noEvictionPolicy"}))
+    return problems.status();
   EvictorArgs& e = profile.evictor;
-  if (auto s = parse_priority_threshold(c, field(args, "priorityThreshold"), join(path, "priorityThreshold"),
-                                        e.priority_threshold);
-      !s)
-    return s;
+  problems.add(parse_priority_threshold(c, field(args, "priorityThreshold"), join(path, "priorityThreshold"),
+                                        e.priority_threshold));
   struct Flag { const char* key; bool* into; };
   for (Flag f : {Flag{"nodeFit", &e.node_fit}, Flag{"ignorePvcPods", &e.ignore_pvc_pods},
                  Flag{"evictLocalStoragePods", &e.evict_local_storage_pods},
                  Flag{"evictSystemCriticalPods", &e.evict_system_critical_pods},
                  Flag{"evictDaemonSetPods", &e.evict_daemonset_pods},
                  Flag{"evictFailedBarePods", &e.evict_failed_bare_pods},
-                 Flag{"ignorePodsWithoutPDB", &e.ignore_pods_without_pdb}}) {
-    auto b = get_bool(c, field(args, f.key), join(path, f.key));
-    if (!b) return b.error();
-    *f.into = *b;
-  }
-  auto sel = args::get_label_selector(c, field(args, "labelSelector"), join(path, "labelSelector"));
-  if (!sel) return sel.error();
-  e.label_selector = std::move(*sel);
-  if (!field(args, "minPodAge").is_null()) {
-    auto d = get_duration(c, field(args, "minPodAge"), join(path, "minPodAge"));
-    if (!d) return d.error();
-    e.min_pod_age = *d;
-  }
-  auto mr = get_count(c, field(args, "minReplicas"), join(path, "minReplicas"));
-  if (!mr) return mr.error();
-  e.min_replicas = mr->value_or(0);
+                 Flag{"ignorePodsWithoutPDB", &e.ignore_pods_without_pdb}})
+    if (auto b = problems.take(get_bool(c, field(args, f.key), join(path, f.key)))) *f.into = *b;
+  if (auto sel = problems.take(args::get_label_selector(c, field(args, "labelSelector"), join(path, "labelSelector"))))
+    e.label_selector = std::move(*sel);
+  if (!field(args, "minPodAge").is_null())
+    if (auto d = problems.take(args::get_go_duration(c, field(args, "minPodAge"), join(path, "minPodAge"))))
+      e.min_pod_age = *d;
+  if (auto mr = problems.take(get_count(c, field(args, "minReplicas"), join(path, "minReplicas"))))
+    e.min_replicas = mr->value_or(0);
   // The nodes nodeFit may count as targets (upstream's PreEvictionFilter); the nodes the
   // plugins act on are the top-level nodeSelector's.
-  auto ns = get_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"));
-  if (!ns) return ns.error();
-  e.node_selector = std::move(*ns);
-  // Some older policies put evictableNamespaces on the evictor; it means the same there.
-  if (auto s = parse_evictable_namespaces(c, args, path, profile.load_aware); !s) return s;
-  if (auto s = parse_pod_protections(c, args, path, e); !s) return s;
+  if (auto ns = problems.take(get_node_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"))))
+    e.node_selector = std::move(*ns);
+  // After the deprecated booleans: podProtections may not be used with them.
+  problems.add(parse_pod_protections(c, args, path, e));
   if (!e.protected_storage_classes.empty() && !e.ignore_pvc_pods)
     warnings.push_back(join(path, "podProtections.config.PodsWithPVC") +
                               ": PodsWithPVC is not enabled, so no storage class is protected; ignored");
-  auto no_eviction = get_string(c, field(args, "noEvictionPolicy"), join(path, "noEvictionPolicy"));
-  if (!no_eviction) return no_eviction.error();
-  if (!no_eviction->empty() && *no_eviction != "Preferred" && *no_eviction != "Mandatory")
-    return c.at(join(path, "noEvictionPolicy"), "'" + *no_eviction + "' is not Preferred or Mandatory");
-  e.no_eviction_mandatory = *no_eviction == "Mandatory";
-  auto ns_sel = args::get_label_selector(c, field(args, "namespaceLabelSelector"), join(path, "namespaceLabelSelector"));
-  if (!ns_sel) return ns_sel.error();
+  if (auto no_eviction = problems.take(get_string(c, field(args, "noEvictionPolicy"), join(path, "noEvictionPolicy")))) {
+    if (!no_eviction->empty() && *no_eviction != "Preferred" && *no_eviction != "Mandatory")
+      problems.add(c.at(join(path, "noEvictionPolicy"), "'" + *no_eviction + "' is not Preferred or Mandatory"));
+    e.no_eviction_mandatory = *no_eviction == "Mandatory";
+  }
+  auto ns_sel = problems.take(
+      args::get_label_selector(c, field(args, "namespaceLabelSelector"), join(path, "namespaceLabelSelector")));
   // An empty selector selects every namespace (upstream skips the check).
-  if (*ns_sel && !(*ns_sel)->empty()) e.namespace_label_selector = std::move(*ns_sel);
-  return {};
+  if (ns_sel && *ns_sel && !(*ns_sel)->empty()) e.namespace_label_selector = std::move(*ns_sel);
+  return problems.status();
 }
 
 Status parse_window(const Ctx& c, const json& v, const std::string& path, std::optional<Seconds>& into) {
@@ -330,24 +337,30 @@ Status parse_metrics(const Ctx& c, const json& m, const std::string& path, Metri
 
 // thresholds, targetThresholds and useDeviationThresholds, shared by both balance plugins.
 Status parse_thresholds(const Ctx& c, const json& args, const std::string& path, LoadAwareArgs& la) {
-  auto th = get_thresholds(c, field(args, "thresholds"), join(path, "thresholds"));
-  if (!th) return th.error();
-  auto tt = get_thresholds(c, field(args, "targetThresholds"), join(path, "targetThresholds"));
-  if (!tt) return tt.error();
-  auto dev = get_bool(c, field(args, "useDeviationThresholds"), join(path, "useDeviationThresholds"));
-  if (!dev) return dev.error();
-  la.use_deviation_thresholds = *dev;
+  args::Problems problems;
+  auto th = problems.take(get_thresholds(c, field(args, "thresholds"), join(path, "thresholds")));
+  auto tt = problems.take(get_thresholds(c, field(args, "targetThresholds"), join(path, "targetThresholds")));
+  if (auto dev = problems.take(get_bool(c, field(args, "useDeviationThresholds"), join(path, "useDeviationThresholds"))))
+    la.use_deviation_thresholds = *dev;
+  if (!th || !tt) return problems.status();
+  // One problem, as upstream's "configured different resources", naming each difference.
+  std::string missing, extra;
   for (const auto& [res, v] : *th) {
-    if (!tt->count(res)) return c.at(join(path, "targetThresholds"), "has no " + res + " (thresholds has)");
+    if (!tt->count(res)) missing += (missing.empty() ? "" : ", ") + res;
     // Deviation spans are independent: a wider low span than high span is allowed.
-    if (v > tt->at(res) && !la.use_deviation_thresholds)
-      return c.at(join(path, "thresholds." + res), "is above targetThresholds." + res);
+    else if (v > tt->at(res) && !la.use_deviation_thresholds)
+      problems.add(c.at(join(path, "thresholds." + res), "is above targetThresholds." + res));
   }
   for (const auto& [res, _] : *tt)
-    if (!th->count(res)) return c.at(join(path, "thresholds"), "has no " + res + " (targetThresholds has)");
+    if (!th->count(res)) extra += (extra.empty() ? "" : ", ") + res;
+  if (!missing.empty() || !extra.empty())
+    problems.add(c.at(join(path, "targetThresholds"),
+                      "names other resources than thresholds (" +
+                          (missing.empty() ? "" : "has no " + missing + (extra.empty() ? "" : "; ")) +
+                          (extra.empty() ? "" : "has " + extra + ", which thresholds lacks") + ")"));
   la.thresholds = *th;
   la.target_thresholds = *tt;
-  return {};
+  return problems.status();
 }
 
 // LowNodeUtilization's metricsUtilization, checked as upstream does. KubernetesMetrics (or
@@ -391,36 +404,34 @@ Status parse_metrics_utilization(const Ctx& c, const json& v, const std::string&
 // caps evictions per node.
 Status parse_low_node_utilization(const Ctx& c, const json& args, const std::string& path, bool kubernetes_metrics,
                                   LoadAwareArgs& la) {
-  if (auto s = only_fields(c, args, path,
-                           {"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes",
-                            "evictableNamespaces", "metricsUtilization", "evictionLimits"});
-      !s)
-    return s;
+  args::Problems problems;
+  if (!args::check_fields(problems, c, args, path,
+                          {"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes",
+                           "evictableNamespaces", "metricsUtilization", "evictionLimits"}))
+    return problems.status();
   la.requests_only = true;
-  if (auto s = parse_thresholds(c, args, path, la); !s) return s;
-  if (auto s = parse_evictable_namespaces(c, args, path, la); !s) return s;
-  if (!la.include_namespaces.empty())
-    return c.at(join(path, "evictableNamespaces.include"), "LowNodeUtilization takes only exclude (as upstream)");
-  if (auto s = parse_metrics_utilization(c, field(args, "metricsUtilization"), join(path, "metricsUtilization"),
-                                         kubernetes_metrics, la);
-      !s)
-    return s;
-  if (la.metrics.type == MetricsType::KubernetesMetrics)
-    for (const auto& [res, _] : la.thresholds)
-      if (res != "cpu" && res != "memory" && res != "pods")
-        return c.at(join(path, "thresholds." + res), "is not in metrics.k8s.io (it reports cpu and memory; pods are "
-                                                     "counted), so metricsUtilization cannot measure it");
-  auto n = args::get_number_of_nodes(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"));
-  if (!n) return n.error();
-  la.number_of_nodes = *n;
-  const json& limits = field(args, "evictionLimits");
-  if (!limits.is_null()) {
-    if (auto s = only_fields(c, limits, join(path, "evictionLimits"), {"node"}); !s) return s;
-    auto node = get_count(c, field(limits, "node"), join(path, "evictionLimits.node"));
-    if (!node) return node.error();
-    la.eviction_limit_node = *node;
+  const bool thresholds_ok = problems.add(parse_thresholds(c, args, path, la));
+  if (problems.add(parse_evictable_namespaces(c, args, path, la)) && !la.include_namespaces.empty())
+    problems.add(c.at(join(path, "evictableNamespaces.include"), "LowNodeUtilization takes only exclude (as upstream)"));
+  // Its checks of the thresholds' resources need the thresholds.
+  if (thresholds_ok || field(args, "metricsUtilization").is_null()) {
+    bool metrics_ok = problems.add(parse_metrics_utilization(c, field(args, "metricsUtilization"),
+                                                             join(path, "metricsUtilization"), kubernetes_metrics, la));
+    if (metrics_ok && la.metrics.type == MetricsType::KubernetesMetrics)
+      for (const auto& [res, _] : la.thresholds)
+        if (res != "cpu" && res != "memory" && res != "pods")
+          problems.add(c.at(join(path, "thresholds." + res),
+                            "is not in metrics.k8s.io (it reports cpu and memory; pods are counted), so "
+                            "metricsUtilization cannot measure it"));
   }
-  return {};
+  if (auto n = problems.take(args::get_number_of_nodes(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"))))
+    la.number_of_nodes = *n;
+  const json& limits = field(args, "evictionLimits");
+  if (!limits.is_null() &&
+      (problems.add(only_fields(c, limits, join(path, "evictionLimits"), {"node"})) || limits.is_object()))
+    if (auto node = problems.take(get_count(c, field(limits, "node"), join(path, "evictionLimits.node"))))
+      la.eviction_limit_node = *node;
+  return problems.status();
 }
 
 Status parse_load_aware(const Ctx& c, const json& args, const std::string& path, LoadAwareArgs& la) {
@@ -459,22 +470,21 @@ struct PluginSet {
 Result<std::map<std::string, PluginSet>> parse_plugins(const Ctx& c, const json& plugins, const std::string& path) {
   std::map<std::string, PluginSet> out;
   if (plugins.is_null()) return out;
-  if (auto s = only_fields(c, plugins, path,
-                           {"presort", "sort", "deschedule", "balance", "filter", "preEvictionFilter", "preevictionfilter"});
-      !s)
-    return s.error();
+  args::Problems problems;
+  if (!args::check_fields(problems, c, plugins, path,
+                          {"presort", "sort", "deschedule", "balance", "filter", "preEvictionFilter", "preevictionfilter"}))
+    return problems.error();
   for (const auto& [key, set] : plugins.items()) {
     // upstream's JSON tag is "preevictionfilter"; its docs write "preEvictionFilter".
     const std::string point = key == "preevictionfilter" ? "preEvictionFilter" : key;
     std::string p = path + "." + key;
     if (set.is_null()) continue;
-    if (auto s = only_fields(c, set, p, {"enabled", "disabled"}); !s) return s.error();
-    auto en = get_strings(c, field(set, "enabled"), p + ".enabled");
-    if (!en) return en.error();
-    auto dis = get_strings(c, field(set, "disabled"), p + ".disabled");
-    if (!dis) return dis.error();
-    out[point] = PluginSet{*en, *dis};
+    if (!problems.add(only_fields(c, set, p, {"enabled", "disabled"})) && !set.is_object()) continue;
+    auto en = problems.take(get_strings(c, field(set, "enabled"), p + ".enabled"));
+    auto dis = problems.take(get_strings(c, field(set, "disabled"), p + ".disabled"));
+    if (en && dis) out[point] = PluginSet{*en, *dis};
   }
+  if (!problems.empty()) return problems.error();
   return out;
 }
 
@@ -503,35 +513,39 @@ Result<const plugins::Registration*> strategy_at(const Ctx& c, const std::string
 Status add_strategies(const Ctx& c, const std::vector<std::pair<const plugins::Registration*, bool>>& enabled,
                       const std::map<std::string, std::pair<const json*, std::string>>& configured,
                       const std::string& path, PolicyProfile& profile, std::vector<std::string>& warnings) {
+  args::Problems problems;
   for (const auto& [reg, balance] : enabled) {
     auto cfg = configured.find(reg->name);
     static const json no_args;
     const json& a = cfg == configured.end() ? no_args : *cfg->second.first;
     std::string at = cfg == configured.end() ? path + ".pluginConfig(" + reg->name + ")" : cfg->second.second;
-    auto plugin = reg->make(c, a, at);
-    if (!plugin) return plugin.error();
-    profile.strategies.push_back({reg->name, balance, std::move(*plugin)});
+    if (auto plugin = problems.take(reg->make(c, a, at)))
+      profile.strategies.push_back({reg->name, balance, std::move(*plugin)});
   }
   for (const auto& [name, cfg] : configured) {
     bool used = std::any_of(enabled.begin(), enabled.end(), [&](const auto& e) { return name == e.first->name; });
     if (used) continue;
-    auto plugin = plugins::find(name)->make(c, *cfg.first, cfg.second);
-    if (!plugin) return plugin.error();
-    warnings.push_back(cfg.second + ": plugin " + name + " is configured but not enabled; ignored");
+    if (problems.take(plugins::find(name)->make(c, *cfg.first, cfg.second)))
+      warnings.push_back(cfg.second + ": plugin " + name + " is configured but not enabled; ignored");
   }
-  return {};
+  return problems.status();
 }
 
 // gracePeriodSeconds (sent with every eviction) and evictionFailureEventNotification (a
 // Warning Event on a pod the Eviction API refused).
 Status parse_top_level_eviction(const Ctx& c, const json& doc, Policy& policy) {
-  auto events = get_bool(c, field(doc, "evictionFailureEventNotification"), "evictionFailureEventNotification");
-  if (!events) return events.error();
-  policy.eviction_failure_events = *events;
-  auto grace = args::get_uint(c, field(doc, "gracePeriodSeconds"), "gracePeriodSeconds");
-  if (!grace) return grace.error();
-  policy.grace_period_seconds = *grace;
-  return {};
+  args::Problems problems;
+  auto events = problems.take(
+      get_bool(c, field(doc, "evictionFailureEventNotification"), "evictionFailureEventNotification"));
+  if (events) policy.eviction_failure_events = *events;
+  // A Go *int64 upstream leaves unchecked: a negative one is sent as it is (the API server
+  // reads a negative grace period as 1 s).
+  const json& grace = field(doc, "gracePeriodSeconds");
+  if (!grace.is_null() && (!grace.is_number_integer() || (grace.is_number_unsigned() && grace.get<uint64_t>() > INT64_MAX)))
+    problems.add(c.at("gracePeriodSeconds", "must be an integer (seconds)"));
+  else if (!grace.is_null())
+    policy.grace_period_seconds = grace.get<int64_t>();
+  return problems.status();
 }
 
 // The port of scheme://[userinfo@]host[:port][/...], if any, is digits only.
@@ -546,137 +560,159 @@ bool has_valid_port(const std::string& url) {
   return std::all_of(port.begin(), port.end(), [](unsigned char ch) { return std::isdigit(ch); });
 }
 
+// authToken: {secretReference: {namespace, name}}, both required (absent: no token).
+Result<std::optional<SecretReference>> parse_auth_token(const Ctx& c, const json& token, const std::string& at) {
+  if (token.is_null()) return std::optional<SecretReference>();
+  args::Problems problems;
+  if (!problems.add(only_fields(c, token, at, {"secretReference"})) && !token.is_object()) return problems.error();
+  const json& ref = field(token, "secretReference");
+  if (ref.is_null()) {
+    problems.add(c.at(at + ".secretReference", "is required when authToken is set"));
+    return problems.error();
+  }
+  if (!problems.add(only_fields(c, ref, at + ".secretReference", {"namespace", "name"})) && !ref.is_object())
+    return problems.error();
+  auto ns = problems.take(get_string(c, field(ref, "namespace"), at + ".secretReference.namespace"));
+  auto name = problems.take(get_string(c, field(ref, "name"), at + ".secretReference.name"));
+  if (ns && name && (ns->empty() || name->empty()))
+    problems.add(c.at(at + ".secretReference", "must set both namespace and name"));
+  if (!problems.empty()) return problems.error();
+  return std::optional<SecretReference>(SecretReference{*ns, *name});
+}
+
 // {url, authToken: {secretReference: {namespace, name}}}, as upstream validates it.
 Result<PrometheusProvider> parse_prometheus_provider(const Ctx& c, const json& v, const std::string& path) {
   if (v.is_null()) return c.at(path, "is required when the source is Prometheus");
-  if (auto s = only_fields(c, v, path, {"url", "authToken"}); !s) return s.error();
+  args::Problems problems;
+  if (!problems.add(only_fields(c, v, path, {"url", "authToken"})) && !v.is_object()) return problems.error();
   PrometheusProvider out;
-  auto url = get_string(c, field(v, "url"), path + ".url");
-  if (!url) return url.error();
-  if (url->empty()) return c.at(path + ".url", "is required");
-  if (url->rfind("http://", 0) != 0 && url->rfind("https://", 0) != 0)
-    return c.at(path + ".url", "'" + *url + "' is not an http(s) URL");
-  if (!has_valid_port(*url)) return c.at(path + ".url", "'" + *url + "' has an invalid port (digits only, as Go's URL parser)");
-  out.url = *url;
-  const json& token = field(v, "authToken");
-  if (token.is_null()) return out;
-  const std::string at = path + ".authToken";
-  if (auto s = only_fields(c, token, at, {"secretReference"}); !s) return s.error();
-  const json& ref = field(token, "secretReference");
-  if (ref.is_null()) return c.at(at + ".secretReference", "is required when authToken is set");
-  if (auto s = only_fields(c, ref, at + ".secretReference", {"namespace", "name"}); !s) return s.error();
-  auto ns = get_string(c, field(ref, "namespace"), at + ".secretReference.namespace");
-  if (!ns) return ns.error();
-  auto name = get_string(c, field(ref, "name"), at + ".secretReference.name");
-  if (!name) return name.error();
-  if (ns->empty() || name->empty()) return c.at(at + ".secretReference", "must set both namespace and name");
-  out.auth_token_secret = SecretReference{*ns, *name};
+  if (auto url = problems.take(get_string(c, field(v, "url"), path + ".url"))) {
+    if (url->empty()) problems.add(c.at(path + ".url", "is required"));
+    else if (url->rfind("http://", 0) != 0 && url->rfind("https://", 0) != 0)
+      problems.add(c.at(path + ".url", "'" + *url + "' is not an http(s) URL"));
+    else if (!has_valid_port(*url))
+      problems.add(c.at(path + ".url", "'" + *url + "' has an invalid port (digits only, as Go's URL parser)"));
+    out.url = *url;
+  }
+  if (auto secret = problems.take(parse_auth_token(c, field(v, "authToken"), path + ".authToken")))
+    out.auth_token_secret = *secret;
+  if (!problems.empty()) return problems.error();
   return out;
 }
 
-// metricsProviders (each source once), the older top-level prometheus, and the deprecated
-// metricsCollector (not together with a KubernetesMetrics provider, as upstream).
+// metricsProviders (each source once) and the deprecated metricsCollector (not together with a KubernetesMetrics provider, as upstream).
 Status parse_metrics_sources(const Ctx& c, const json& doc, Policy& policy) {
+  args::Problems problems;
   const json& collector = field(doc, "metricsCollector");
-  if (!collector.is_null()) {
-    if (auto s = only_fields(c, collector, "metricsCollector", {"enabled"}); !s) return s;
-    auto enabled = get_bool(c, field(collector, "enabled"), "metricsCollector.enabled");
-    if (!enabled) return enabled.error();
-    policy.kubernetes_metrics = *enabled;
-  }
+  if (!collector.is_null() &&
+      (problems.add(only_fields(c, collector, "metricsCollector", {"enabled"})) || collector.is_object()))
+    if (auto enabled = problems.take(get_bool(c, field(collector, "enabled"), "metricsCollector.enabled")))
+      policy.kubernetes_metrics = *enabled;
   const json& providers = field(doc, "metricsProviders");
-  if (!providers.is_null() && !providers.is_array()) return c.at("metricsProviders", "must be a list");
+  if (!providers.is_null() && !providers.is_array()) problems.add(c.at("metricsProviders", "must be a list"));
   std::set<std::string> seen;
   for (size_t i = 0; providers.is_array() && i < providers.size(); ++i) {
     std::string at = "metricsProviders[" + std::to_string(i) + "]";
     const json& pr = providers[i];
-    if (auto s = only_fields(c, pr, at, {"source", "prometheus"}); !s) return s;
-    auto source = get_string(c, field(pr, "source"), at + ".source");
-    if (!source) return source.error();
-    if (!seen.insert(*source).second)
-      return c.at(at + ".source", "'" + *source + "' is already configured (each source once)");
-    if (*source == "KubernetesMetrics") {
-      if (policy.kubernetes_metrics)
-        return c.at(at + ".source", "KubernetesMetrics is not allowed with metricsCollector.enabled (as upstream)");
-      policy.kubernetes_metrics = true;
-      if (!field(pr, "prometheus").is_null()) return c.at(at + ".prometheus", "is not allowed with source KubernetesMetrics");
+    if (!problems.add(only_fields(c, pr, at, {"source", "prometheus"})) && !pr.is_object()) continue;
+    auto source = problems.take(get_string(c, field(pr, "source"), at + ".source"));
+    if (!source) continue;
+    if (!seen.insert(*source).second) {
+      problems.add(c.at(at + ".source", "'" + *source + "' is already configured (each source once)"));
       continue;
     }
-    if (*source != "Prometheus") return c.at(at + ".source", "'" + *source + "' is not Prometheus or KubernetesMetrics");
-    auto prom = parse_prometheus_provider(c, field(pr, "prometheus"), at + ".prometheus");
-    if (!prom) return prom.error();
-    policy.prometheus = *prom;
+    if (*source == "KubernetesMetrics") {
+      if (policy.kubernetes_metrics)
+        problems.add(c.at(at + ".source", "KubernetesMetrics is not allowed with metricsCollector.enabled (as upstream)"));
+      policy.kubernetes_metrics = true;
+      if (!field(pr, "prometheus").is_null())
+        problems.add(c.at(at + ".prometheus", "is not allowed with source KubernetesMetrics"));
+      continue;
+    }
+    if (*source != "Prometheus") {
+      problems.add(c.at(at + ".source", "'" + *source + "' is not Prometheus or KubernetesMetrics"));
+      continue;
+    }
+    if (auto prom = problems.take(parse_prometheus_provider(c, field(pr, "prometheus"), at + ".prometheus")))
+      policy.prometheus = *prom;
   }
-  const json& older = field(doc, "prometheus");
-  if (!older.is_null()) {
-    if (policy.prometheus) return c.at("prometheus", "set Prometheus once (here or in metricsProviders)");
-    auto prom = parse_prometheus_provider(c, older, "prometheus");
-    if (!prom) return prom.error();
-    policy.prometheus = *prom;
-  }
-  return {};
+  return problems.status();
 }
 
 // One profile: its plugins with their args and its own DefaultEvictor's (absent: upstream's
 // defaults). Warnings go to the policy; GangDefragment may be enabled by one profile only.
 Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::string& p, Policy& policy) {
   PolicyProfile out;
-  if (auto s = only_fields(c, prof, p, {"name", "pluginConfig", "plugins"}); !s) return s.error();
-  out.name = field(prof, "name").is_string() ? field(prof, "name").get<std::string>() : p;
-  auto plugins = parse_plugins(c, field(prof, "plugins"), p + ".plugins");
-  if (!plugins) return plugins.error();
+  args::Problems problems;
+  if (!problems.add(only_fields(c, prof, p, {"name", "pluginConfig", "plugins"})) && !prof.is_object())
+    return problems.error();
+  auto name = problems.take(get_string(c, field(prof, "name"), p + ".name"));
+  out.name = name && !name->empty() ? *name : p;
+  auto plugins = problems.take(parse_plugins(c, field(prof, "plugins"), p + ".plugins"))
+                     .value_or(std::map<std::string, PluginSet>());
   bool has_plugins = prof.contains("plugins") && !prof["plugins"].is_null();
   const json& configs = field(prof, "pluginConfig");
-  if (!configs.is_null() && !configs.is_array()) return c.at(p + ".pluginConfig", "must be a list");
+  if (!configs.is_null() && !configs.is_array()) problems.add(c.at(p + ".pluginConfig", "must be a list"));
   // The balance plugins weft plans: Volcano's LoadAware (measured load) and the Kubernetes
   // descheduler's LowNodeUtilization (requests); beside either or alone, GangDefragment.
   std::string balance;
   bool defragment_enabled = false;
-  if (plugins->count("balance")) {
-    for (const auto& name : plugins->at("balance").enabled) {
-      if (name == defragment::kPluginName) {
+  if (plugins.count("balance")) {
+    for (const auto& pname : plugins.at("balance").enabled) {
+      if (pname == defragment::kPluginName) {
         defragment_enabled = true;
         continue;
       }
-      if (name != "LoadAware" && name != "LowNodeUtilization") continue;   // a strategy: below
-      if (!balance.empty()) return c.at(p + ".plugins.balance", "enables both LoadAware and LowNodeUtilization; use one");
-      balance = name;
+      if (pname != "LoadAware" && pname != "LowNodeUtilization") continue;   // a strategy: below
+      if (!balance.empty() && balance != pname)
+        problems.add(c.at(p + ".plugins.balance", "enables both LoadAware and LowNodeUtilization; use one"));
+      else
+        balance = pname;
     }
   }
   for (const auto& point : {"presort", "sort"})
-    if (plugins->count(point))
-      for (const auto& other : plugins->at(point).enabled)
-        return c.at(p + ".plugins." + point, not_implemented(other));
+    if (plugins.count(point))
+      for (const auto& other : plugins.at(point).enabled) problems.add(c.at(p + ".plugins." + point, not_implemented(other)));
   // The upstream strategies (their args come from pluginConfig below).
   std::vector<std::pair<const plugins::Registration*, bool>> enabled_strategies;   // (plugin, balance)
   for (const auto& point : {"deschedule", "balance"}) {
-    if (!plugins->count(point)) continue;
-    for (const auto& sname : plugins->at(point).enabled) {
+    if (!plugins.count(point)) continue;
+    for (const auto& sname : plugins.at(point).enabled) {
       if (std::string(point) == "balance" &&
           (sname == "LoadAware" || sname == "LowNodeUtilization" || sname == defragment::kPluginName))
         continue;
-      auto r = strategy_at(c, sname, point, p + ".plugins." + point);
-      if (!r) return r.error();
-      enabled_strategies.emplace_back(*r, std::string(point) == "balance");
+      if (auto r = problems.take(strategy_at(c, sname, point, p + ".plugins." + point)))
+        enabled_strategies.emplace_back(*r, std::string(point) == "balance");
     }
   }
   for (const auto& point : {"filter", "preEvictionFilter"})
-    if (plugins->count(point))
-      for (const auto& other : plugins->at(point).enabled)
-        if (other != "DefaultEvictor") return c.at(p + ".plugins." + point, not_implemented(other));
+    if (plugins.count(point))
+      for (const auto& other : plugins.at(point).enabled)
+        if (other != "DefaultEvictor") problems.add(c.at(p + ".plugins." + point, not_implemented(other)));
   const json* load_aware_args = nullptr;
   const json* evictor_args = nullptr;
   const json* defragment_args = nullptr;
   std::string la_path, ev_path, df_path = p + ".pluginConfig";
   std::map<std::string, std::pair<const json*, std::string>> strategy_args;   // name -> (args, path)
+  std::map<std::string, std::string> configured_at;                          // name -> its first entry's path
   for (size_t j = 0; configs.is_array() && j < configs.size(); ++j) {
     std::string q = p + ".pluginConfig[" + std::to_string(j) + "]";
     const json& pc = configs[j];
-    if (auto s = only_fields(c, pc, q, {"name", "args"}); !s) return s.error();
-    auto pname = get_string(c, field(pc, "name"), q + ".name");
-    if (!pname) return pname.error();
+    if (!problems.add(only_fields(c, pc, q, {"name", "args"})) && !pc.is_object()) continue;
+    auto pname = problems.take(get_string(c, field(pc, "name"), q + ".name"));
+    if (!pname) continue;
+    if (pname->empty()) {
+      problems.add(c.at(q + ".name", "is required"));
+      continue;
+    }
+    // Upstream runs the first entry of a name and ignores the others: one is required.
+    if (auto [it, first] = configured_at.emplace(*pname, q); !first) {
+      problems.add(c.at(q + ".name", *pname + " is configured twice in this profile (first at " + it->second +
+                                         "); give each plugin one entry"));
+      continue;
+    }
     if (*pname == "LoadAware" || *pname == "LowNodeUtilization") {
-      if (!plugins->count("balance")) balance = *pname;
+      if (!plugins.count("balance") && balance.empty()) balance = *pname;
       if (*pname != balance) {
         policy.warnings.push_back(q + ": plugin " + *pname + " is configured but not enabled; ignored");
         continue;
@@ -689,42 +725,40 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
     } else if (*pname == "DefaultEvictor") {
       if (pc.contains("args")) evictor_args = &pc["args"];
       ev_path = q + ".args";
-    } else if (pname->empty()) {
-      return c.at(q + ".name", "is required");
     } else if (plugins::find(*pname)) {
       strategy_args[*pname] = {&field(pc, "args"), q + ".args"};
     } else {
-      return c.at(q + ".name", not_implemented(*pname));
+      problems.add(c.at(q + ".name", not_implemented(*pname)));
     }
   }
   if (defragment_enabled) {
     // weft's own plugin: one per cycle, as its reservations are one set of rooms.
     if (policy.gang_profile())
-      return c.at(p, "a second profile enables " + std::string(defragment::kPluginName) +
-                         " (weft-descheduler runs it in one profile; enable it in one)");
-    auto args = defragment::parse_args(defragment_args ? *defragment_args : json(), df_path);
-    if (!args) return make_error(c.name + ": " + args.message());
-    out.gang_defragment = *args;
+      problems.add(c.at(p, "a second profile enables " + std::string(defragment::kPluginName) +
+                               " (weft-descheduler runs it in one profile; enable it in one)"));
+    auto parsed = defragment::parse_args(defragment_args ? *defragment_args : json(), df_path);
+    if (parsed) out.gang_defragment = *parsed;
+    else problems.add(make_error(c.name + ": " + parsed.message()));
   } else if (defragment_args) {
     policy.warnings.push_back(df_path + ": " + defragment::kPluginName + " is configured but not enabled in plugins.balance; ignored");
   }
-  if (auto s = add_strategies(c, enabled_strategies, strategy_args, p, out, policy.warnings); !s) return s.error();
-  if (plugins->count("balance"))
-    for (const auto& name : plugins->at("balance").enabled)
-      if (name == balance || (name == defragment::kPluginName) || plugins::find(name)) out.balance_order.push_back(name);
+  problems.add(add_strategies(c, enabled_strategies, strategy_args, p, out, policy.warnings));
+  if (plugins.count("balance"))
+    for (const auto& pname : plugins.at("balance").enabled)
+      if (pname == balance || (pname == defragment::kPluginName) || plugins::find(pname)) out.balance_order.push_back(pname);
   out.load_aware_enabled = !balance.empty() && (has_plugins || load_aware_args);
   if (out.load_aware_enabled) {
     if (!load_aware_args || load_aware_args->is_null())
-      return c.at(p + ".pluginConfig", balance + " is enabled but has no args (thresholds, targetThresholds)");
-    auto parsed = balance == "LoadAware"
-                      ? parse_load_aware(c, *load_aware_args, la_path, out.load_aware)
-                      : parse_low_node_utilization(c, *load_aware_args, la_path, policy.kubernetes_metrics, out.load_aware);
-    if (!parsed) return parsed.error();
+      problems.add(c.at(p + ".pluginConfig", balance + " is enabled but has no args (thresholds, targetThresholds)"));
+    else if (balance == "LoadAware")
+      problems.add(parse_load_aware(c, *load_aware_args, la_path, out.load_aware));
+    else
+      problems.add(parse_low_node_utilization(c, *load_aware_args, la_path, policy.kubernetes_metrics, out.load_aware));
   }
   // Every profile's DefaultEvictor args are validated, as upstream, and filter its own plugins.
   static const json no_args;
-  if (auto s = parse_evictor(c, evictor_args ? *evictor_args : no_args, ev_path, out, policy.warnings); !s)
-    return s.error();
+  problems.add(parse_evictor(c, evictor_args ? *evictor_args : no_args, ev_path, out, policy.warnings));
+  if (!problems.empty()) return problems.error();
   if (!out.load_aware_enabled && !defragment_enabled && enabled_strategies.empty() && evictor_args)
     policy.warnings.push_back(p + ": enables no deschedule or balance plugin; it evicts nothing");
   return out;
@@ -757,46 +791,48 @@ Result<Policy> parse_policy(const json& doc, const std::string& name) {
   if (field(doc, "apiVersion") == "descheduler/v1alpha1")
     return c.at("apiVersion", "descheduler/v1alpha1 is not served (the Kubernetes descheduler dropped it too): "
                               "write a descheduler/v1alpha2 policy, with each strategy as a plugin of a profile");
-  if (auto s = only_fields(c, doc, "",
-                           {"apiVersion", "kind", "profiles", "nodeSelector", "maxNoOfPodsToEvictPerNode",
-                            "maxNoOfPodsToEvictPerNamespace", "maxNoOfPodsToEvictTotal", "evictionFailureEventNotification",
-                            "gracePeriodSeconds", "metricsCollector", "metricsProviders", "prometheus"});
-      !s)
-    return s.error();
+  if (!doc.is_object()) return c.at("(document)", "must be a mapping");
   // field(): a null or non-string apiVersion is refused like a wrong one, not thrown on.
   const json& api = field(doc, "apiVersion");
   if (api != "descheduler/v1alpha2") return c.at("apiVersion", api.dump() + " is not descheduler/v1alpha2");
   const json& kind = field(doc, "kind");
   if (kind != "DeschedulerPolicy") return c.at("kind", kind.dump() + " is not DeschedulerPolicy");
-  auto sel = get_selector(c, field(doc, "nodeSelector"), "nodeSelector");
-  if (!sel) return sel.error();
-  policy.node_selector = std::move(*sel);
+  // Every other problem is gathered, so the whole policy is told at once (as upstream).
+  args::Problems problems;
+  if (!field(doc, "prometheus").is_null())
+    problems.add(c.at("prometheus", "unknown field (v1alpha2 has no top-level prometheus; upstream drops it unread): write "
+                                    "metricsProviders: [{source: Prometheus, prometheus: {url, authToken}}]"));
+  json known = doc;
+  known.erase("prometheus");
+  problems.add(only_fields(c, known, "",
+                           {"apiVersion", "kind", "profiles", "nodeSelector", "maxNoOfPodsToEvictPerNode",
+                            "maxNoOfPodsToEvictPerNamespace", "maxNoOfPodsToEvictTotal",
+                            "evictionFailureEventNotification", "gracePeriodSeconds", "metricsCollector",
+                            "metricsProviders"}));
+  if (auto sel = problems.take(args::get_node_selector(c, field(doc, "nodeSelector"), "nodeSelector")))
+    policy.node_selector = std::move(*sel);
   struct Limit { const char* key; std::optional<int>* into; };
   for (Limit l : {Limit{"maxNoOfPodsToEvictPerNode", &policy.max_per_node},
                   Limit{"maxNoOfPodsToEvictPerNamespace", &policy.max_per_namespace},
-                  Limit{"maxNoOfPodsToEvictTotal", &policy.max_total}}) {
-    auto v = get_count(c, field(doc, l.key), l.key);
-    if (!v) return v.error();
-    *l.into = *v;
-  }
-  if (auto s = parse_top_level_eviction(c, doc, policy); !s) return s.error();
-  if (auto s = parse_metrics_sources(c, doc, policy); !s) return s.error();
+                  Limit{"maxNoOfPodsToEvictTotal", &policy.max_total}})
+    if (auto v = problems.take(get_count(c, field(doc, l.key), l.key))) *l.into = *v;
+  problems.add(parse_top_level_eviction(c, doc, policy));
+  problems.add(parse_metrics_sources(c, doc, policy));
 
   const json& profiles = field(doc, "profiles");
   // Absent or empty, as upstream: a valid policy that runs nothing (the warning below says so).
-  if (!profiles.is_null() && !profiles.is_array()) return c.at("profiles", "must be a list");
-  for (size_t i = 0; i < profiles.size(); ++i) {
-    auto profile = parse_profile(c, profiles[i], "profiles[" + std::to_string(i) + "]", policy);
-    if (!profile) return profile.error();
-    policy.profiles.push_back(std::move(*profile));
-  }
+  if (!profiles.is_null() && !profiles.is_array()) problems.add(c.at("profiles", "must be a list"));
+  for (size_t i = 0; profiles.is_array() && i < profiles.size(); ++i)
+    if (auto profile = problems.take(parse_profile(c, profiles[i], "profiles[" + std::to_string(i) + "]", policy)))
+      policy.profiles.push_back(std::move(*profile));
+  if (!problems.empty()) return problems.error();
   // As upstream, a policy whose profiles enable only the evictor is valid; it evicts nothing.
   if (std::all_of(policy.profiles.begin(), policy.profiles.end(), [](const PolicyProfile& p) {
         return !p.load_aware_enabled && !p.gang_defragment && p.strategies.empty();
       }))
     policy.warnings.push_back("profiles: no profile enables a plugin under deschedule or balance; nothing is evicted");
-  for (PolicyProfile& profile : policy.profiles)
-    if (auto s = use_top_level_prometheus(c, policy, profile); !s) return s.error();
+  for (PolicyProfile& profile : policy.profiles) problems.add(use_top_level_prometheus(c, policy, profile));
+  if (!problems.empty()) return problems.error();
   return policy;
 }
 

@@ -153,8 +153,8 @@ struct EnabledPlugin {
   std::shared_ptr<framework::Plugin> plugin;     // a DeschedulePlugin or a BalancePlugin
 };
 
-// The top-level Prometheus (metricsProviders[source: Prometheus], or the older top-level
-// `prometheus`): the address and credentials of measured load when LoadAware.metrics names none.
+// The policy's Prometheus (metricsProviders[source: Prometheus]): the address and credentials
+// of measured load when LoadAware.metrics names none.
 struct PrometheusProvider {
   std::string url;
   std::optional<SecretReference> auth_token_secret;
@@ -198,6 +198,8 @@ struct Policy {
 };
 
 // `name` prefixes every error: "policy.yaml: profiles[0].pluginConfig[1].args.thresholds.gpu: unknown resource".
+// A policy with several problems is refused with all of them, one line each, in the order
+// of the policy (top-level fields, then each profile: plugins, pluginConfig, args).
 Result<Policy> parse_policy(const nlohmann::json& document, const std::string& name);
 Result<Policy> parse_policy_text(const std::string& yaml_or_json, const std::string& name);
 

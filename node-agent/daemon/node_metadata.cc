@@ -1,11 +1,11 @@
 #include "node-agent/daemon/node_metadata.h"
 
 #include <cmath>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "kube/load_annotation.h"
+#include "kube/workload.h"
 
 namespace weft::agent {
 
@@ -33,10 +33,7 @@ void put(std::map<std::string, std::string>& into, const std::string& key, const
 
 }  // namespace
 
-bool valid_label_value(const std::string& value) {
-  static const std::regex re("^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$");
-  return value.size() <= 63 && std::regex_match(value, re);
-}
+bool valid_label_value(const std::string& value) { return kube::valid_label_value(value); }
 
 NodeMetadata desired_ib_metadata(const IbSnapshot& ib, std::string* skipped) {
   NodeMetadata m;

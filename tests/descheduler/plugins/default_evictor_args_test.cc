@@ -119,6 +119,70 @@ TEST(DefaultEvictorArgsUpstream, Validation) {
   }
 }
 
+// Upstream reports every problem of the args together (utilerrors.NewAggregate): so does
+// weft, one line each, in the order of the args.
+TEST(DefaultEvictorArgsUpstream, EveryProblemAtOnce) {
+  const std::string at = "policy.yaml: profiles[0].pluginConfig[0].args.";
+  auto several = parse_args("{noEvictionPolicy: invalid-no-eviction-policy, podProtections: {extraEnabled: [PodsWithPVC, "
+                            "PodsWithPVC], defaultDisabled: [PodsWithLocalStorage, PodsWithLocalStorage, PodsWithoutPDB]}}");
+  ASSERT_FALSE(several.ok());
+  EXPECT_EQ(several.message(),
+            at + "podProtections.defaultDisabled[1]: 'PodsWithLocalStorage' appears twice\n" + at +
+                "podProtections.defaultDisabled[2]: 'PodsWithoutPDB' is not one of PodsWithLocalStorage, "
+                "SystemCriticalPods, FailedBarePods, DaemonSetPods\n" +
+                at + "podProtections.extraEnabled[1]: 'PodsWithPVC' appears twice\n" + at +
+                "noEvictionPolicy: 'invalid-no-eviction-policy' is not Preferred or Mandatory");
+  auto classes = parse_args("{podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: "
+                            "[{name: ''}, {name: protected-storage-class-0}, {name: ''}, {name: protected-storage-class-1}]}}}}");
+  ASSERT_FALSE(classes.ok());
+  EXPECT_EQ(classes.message(), at + "podProtections.config.PodsWithPVC.protectedStorageClasses[0].name: is required\n" + at +
+                                   "podProtections.config.PodsWithPVC.protectedStorageClasses[2].name: is required");
+  // Decoding problems too: an unknown field, a wrong type and a bad value, beside each other.
+  auto mixed = parse_args("{nodeFitt: true, ignorePvcPods: yes please, minReplicas: -2, priorityThreshold: {value: 1, name: gold}}");
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.message(), at + "nodeFitt: unknown field\n" + at + "priorityThreshold: set value or name, not both\n" + at +
+                                 "ignorePvcPods: must be true or false\n" + at + "minReplicas: must be a non-negative integer");
+}
+
+// Fields whose Go type weft used to read more loosely, now read as upstream decodes them.
+TEST(DefaultEvictorArgsUpstream, FieldsAsTheirGoTypes) {
+  // minPodAge is a *metav1.Duration: a Go duration string, negative allowed; a number does not decode.
+  auto age = parse_args("{minPodAge: 5m}");
+  ASSERT_TRUE(age.ok()) << age.message();
+  EXPECT_EQ(age->profiles[0].evictor.min_pod_age->count(), 300);
+  auto negative = parse_args("{minPodAge: -1h}");
+  ASSERT_TRUE(negative.ok()) << negative.message();
+  EXPECT_EQ(negative->profiles[0].evictor.min_pod_age->count(), -3600);
+  auto number = parse_args("{minPodAge: 300}");
+  ASSERT_FALSE(number.ok());
+  EXPECT_NE(number.message().find("args.minPodAge: must be a duration string"), std::string::npos) << number.message();
+  // nodeSelector is a string (labels.Parse); a mapping does not decode.
+  auto mapping = parse_args("{nodeFit: true, nodeSelector: {datacenter: west}}");
+  ASSERT_FALSE(mapping.ok());
+  EXPECT_NE(mapping.message().find("args.nodeSelector: must be a label selector string"), std::string::npos)
+      << mapping.message();
+  auto text = parse_args("{nodeFit: true, nodeSelector: 'datacenter=west,zone in (a,b)'}");
+  ASSERT_TRUE(text.ok()) << text.message();
+  EXPECT_TRUE(text->profiles[0].evictor.node_selector->matches(kube::Labels{{"datacenter", "west"}, {"zone", "a"}}));
+  // DefaultEvictorArgs has no evictableNamespaces: refused, saying where it belongs.
+  auto namespaces = parse_args("{evictableNamespaces: {exclude: [kube-system]}}");
+  ASSERT_FALSE(namespaces.ok());
+  EXPECT_NE(namespaces.message().find("args.evictableNamespaces: unknown field"), std::string::npos) << namespaces.message();
+  EXPECT_NE(namespaces.message().find("LowNodeUtilization"), std::string::npos) << namespaces.message();
+  // PriorityThreshold.Name is a string: an empty one is no name.
+  auto empty_name = parse_args("{priorityThreshold: {name: ''}}");
+  ASSERT_TRUE(empty_name.ok()) << empty_name.message();
+  EXPECT_FALSE(empty_name->profiles[0].evictor.priority_threshold.value);
+  EXPECT_TRUE(empty_name->profiles[0].evictor.priority_threshold.name.empty());
+  auto value_and_empty_name = parse_args("{priorityThreshold: {value: 1, name: ''}}");
+  ASSERT_TRUE(value_and_empty_name.ok()) << value_and_empty_name.message();
+  EXPECT_EQ(value_and_empty_name->profiles[0].evictor.priority_threshold.value, std::optional<int32_t>(1));
+  // minReplicas is a uint: any non-negative count decodes.
+  auto replicas = parse_args("{minReplicas: 5000000000}");
+  ASSERT_TRUE(replicas.ok()) << replicas.message();
+  EXPECT_EQ(replicas->profiles[0].evictor.min_replicas, INT32_MAX);
+}
+
 // TestGetEffectivePodProtections_TableDriven.
 TEST(DefaultEvictorArgsUpstream, EffectivePodProtections) {
   const std::set<std::string> defaults = {"PodsWithLocalStorage", "DaemonSetPods", "SystemCriticalPods", "FailedBarePods"};

@@ -168,17 +168,30 @@ TEST(PolicyUpstream, TopLevelFields) {
   EXPECT_FALSE(defaults->eviction_failure_events);
   EXPECT_FALSE(defaults->grace_period_seconds);   // each pod's own grace period
   EXPECT_FALSE(defaults->prometheus);
-  // The older top-level prometheus reads the same.
-  auto older = parse(with_top("prometheus:\n  url: https://prom:9090\n"));
-  ASSERT_TRUE(older.ok()) << older.message();
-  EXPECT_EQ(older->prometheus->url, "https://prom:9090");
-  EXPECT_FALSE(older->prometheus->auth_token_secret);
+  // v1alpha2 has no top-level prometheus (upstream's decoder drops it unread, so its
+  // Prometheus is never used): refused as every unknown field, saying where it belongs.
+  expect_refused(with_top("prometheus:\n  url: https://prom:9090\n"), "prometheus: unknown field");
+  expect_refused(with_top("prometheus:\n  url: https://prom:9090\n"), "metricsProviders");
+  // gracePeriodSeconds is a Go *int64 upstream does not check: a negative one is accepted
+  // and sent as it is (the API server reads it as 1 s).
+  auto negative = parse(with_top("gracePeriodSeconds: -1\n"));
+  ASSERT_TRUE(negative.ok()) << negative.message();
+  EXPECT_EQ(negative->grace_period_seconds, -1);
+  // The maxNoOfPodsToEvict* limits are Go *uint: any non-negative count decodes.
+  auto large = parse(with_top("maxNoOfPodsToEvictTotal: 5000000000\nmaxNoOfPodsToEvictPerNode: 1000000001\n"));
+  ASSERT_TRUE(large.ok()) << large.message();
+  EXPECT_EQ(large->max_total, std::optional<int>(INT32_MAX));
+  EXPECT_EQ(large->max_per_node, std::optional<int>(1000000001));
   // metricsCollector disabled says nothing.
   EXPECT_TRUE(parse(with_top("metricsCollector:\n  enabled: false\n")).ok());
 }
 
 TEST(PolicyUpstream, TopLevelRefusalsNameTheField) {
-  expect_refused(with_top("gracePeriodSeconds: -1\n"), "gracePeriodSeconds: must be a non-negative integer");
+  expect_refused(with_top("gracePeriodSeconds: soon\n"), "gracePeriodSeconds: must be an integer");
+  expect_refused(with_top("maxNoOfPodsToEvictPerNamespace: -1\n"), "maxNoOfPodsToEvictPerNamespace: must be a non-negative integer");
+  // nodeSelector is a Go *string: the label selector's string form; a mapping does not decode.
+  expect_refused(with_top("nodeSelector: {pool: gpu}\n"), "nodeSelector: must be a label selector string");
+  expect_refused(with_top("nodeSelector: 'bad key!=x'\n"), "nodeSelector: selector term 'bad key!=x': invalid key 'bad key'");
   expect_refused(with_top("evictionFailureEventNotification: yes please\n"), "evictionFailureEventNotification");
   expect_refused(with_top("metricsProviders:\n- source: KubernetesMetrics\n  prometheus: {url: 'http://p'}\n"),
                  "metricsProviders[0].prometheus: is not allowed with source KubernetesMetrics");
@@ -195,9 +208,6 @@ TEST(PolicyUpstream, TopLevelRefusalsNameTheField) {
   expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {url: 'http://p'}\n"
                           "- source: Prometheus\n  prometheus: {url: 'http://q'}\n"),
                  "metricsProviders[1].source: 'Prometheus' is already configured");
-  expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {url: 'http://p'}\n"
-                          "prometheus: {url: 'http://q'}\n"),
-                 "prometheus: set Prometheus once");
   expect_refused(with_top("metricsProviders:\n- source: Graphite\n"), "metricsProviders[0].source");
   expect_refused(with_top("metricsProviders:\n- source: Prometheus\n  prometheus: {url: 'http://p', tls: {}}\n"),
                  "metricsProviders[0].prometheus.tls: unknown field");
@@ -259,15 +269,19 @@ TEST(PolicyUpstream, LowNodeUtilizationValidation) {
   };
   const std::string at = "profiles[0].pluginConfig[0].args.";
   expect_refused(lnu_args("{cpu: 20, memory: 120}", "{cpu: 80, memory: 80}"), at + "thresholds.memory");
-  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80, pods: 80}"), at + "thresholds: has no pods");
-  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, pods: 80}"), at + "targetThresholds: has no memory");
+  // upstream's "configured different resources": one problem naming each difference.
+  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80, pods: 80}"),
+                 at + "targetThresholds: names other resources than thresholds (has pods, which thresholds lacks)");
+  expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, pods: 80}"),
+                 at + "targetThresholds: names other resources than thresholds (has no memory; has pods, which thresholds lacks)");
   expect_refused(lnu_args("{cpu: 90, memory: 20}", "{cpu: 80, memory: 80}"), at + "thresholds.cpu: is above");
   expect_refused(lnu_args("{cpu: 20, memory: 20, example.com/foo: 20}", "{cpu: 80, memory: 80}"),
-                 at + "targetThresholds: has no example.com/foo");
+                 at + "targetThresholds: names other resources than thresholds (has no example.com/foo)");
   expect_refused(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80, example.com/foo: 80}"),
-                 at + "thresholds: has no example.com/foo");
+                 at + "targetThresholds: names other resources than thresholds (has example.com/foo, which thresholds lacks)");
   expect_refused(lnu_args("{cpu: 20, memory: 20, example.com/foo: 20}", "{cpu: 80, memory: 80, example.com/bar: 80}"),
-                 at + "targetThresholds: has no example.com/foo");
+                 at + "targetThresholds: names other resources than thresholds (has no example.com/foo; has "
+                      "example.com/bar, which thresholds lacks)");
   expect_refused(lnu_args("{cpu: 20, memory: 20, example.com/foo: 90}", "{cpu: 80, memory: 80, example.com/foo: 20}"),
                  at + "thresholds.example.com/foo: is above");
   EXPECT_TRUE(parse(lnu_args("{cpu: 20, memory: 20}", "{cpu: 80, memory: 80}")).ok());
@@ -427,8 +441,9 @@ TEST(PolicyUpstream, NoProfilesIsAValidPolicyThatEvictsNothing) {
 
 // TestValidateDeschedulerConfiguration "multiple errors": each profile's args are checked
 // (weft reports the first).
+// policyconfig_test.go's row: both profiles' problems are reported together, in order.
 TEST(PolicyUpstream, EveryProfilesArgsAreValidated) {
-  expect_refused(R"(apiVersion: descheduler/v1alpha2
+  auto p = parse(R"(apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
 profiles:
 - name: RemoveFailedPods
@@ -443,8 +458,10 @@ profiles:
     args: {namespaces: {include: [test1], exclude: [test1]}}
   plugins:
     balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}
-)",
-                 "profiles[0].pluginConfig[0].args.namespaces: set include or exclude, not both");
+)");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.message(), "policy.yaml: profiles[0].pluginConfig[0].args.namespaces: set include or exclude, not both\n"
+                         "policy.yaml: profiles[1].pluginConfig[0].args.namespaces: set include or exclude, not both");
 }
 
 // As upstream, each profile has its own DefaultEvictor: profiles whose args differ (or one

@@ -27,6 +27,16 @@ void expect_refused(const R& r, const std::string& path) {
   EXPECT_EQ(r.message().find('\n'), std::string::npos) << r.message();
 }
 
+// The refusal holds exactly these problems, one line each, in this order (upstream's
+// aggregated validation errors).
+template <class R>
+void expect_problems(const R& r, const std::vector<std::string>& lines) {
+  ASSERT_FALSE(r.ok()) << "accepted";
+  std::string want;
+  for (const auto& line : lines) want += (want.empty() ? "" : "\n") + ("policy.yaml: " + line);
+  EXPECT_EQ(r.message(), want);
+}
+
 template <class Parse>
 auto parse_with(Parse parse, const char* text) {
   return parse(ctx(), json::parse(text), "args");
@@ -51,13 +61,43 @@ TEST(UpstreamArgs, RemoveFailedPodsLabelSelector) {
 TEST(UpstreamArgs, TooManyRestartsRows) {
   namespace tmr = plugins::too_many_restarts;
   expect_refused(parse_with(tmr::parse_args, R"({"podRestartThreshold": -1})"), "args.podRestartThreshold");
-  expect_refused(parse_with(tmr::parse_args, kBadSelector), "args.labelSelector");
+  expect_refused(parse_with(tmr::parse_args, R"({"podRestartThreshold": 1, "labelSelector": {"matchExpressions": [{"operator": "In"}]}})"),
+                 "args.labelSelector");
+  expect_refused(parse_with(tmr::parse_args, R"({"podRestartThreshold": 1, "states": ["Failed"]})"), "args.states[0]");
+  EXPECT_TRUE(parse_with(tmr::parse_args, R"({"podRestartThreshold": 1, "states": ["CrashLoopBackOff"]})").ok());
+  // "invalid PodRestartThreshold arg and invalid States arg": both, as upstream aggregates them.
+  expect_problems(parse_with(tmr::parse_args, R"({"podRestartThreshold": 0, "states": ["Failed"]})"),
+                  {"args.podRestartThreshold: must be at least 1 (upstream has no default)",
+                   "args.states[0]: must be Running or CrashLoopBackOff"});
 }
 
 TEST(UpstreamArgs, NodeTaintsRows) {
   namespace nt = plugins::node_taints;
   EXPECT_TRUE(parse_with(nt::parse_args, R"({"includedTaints": ["key1=value1", "key2"]})").ok());
   expect_refused(parse_with(nt::parse_args, kBadSelector), "args.labelSelector");
+  // Every problem of the args at once: unknown fields, both namespace lists, both taint lists.
+  expect_problems(parse_with(nt::parse_args, R"({"includedTaints": ["a"], "excludedTaints": ["b"], "taints": [],
+                                                 "namespace": "x", "namespaces": {"include": ["a"], "exclude": ["b"]}})"),
+                  {"args.namespace: unknown field", "args.taints: unknown field",
+                   "args.namespaces: set include or exclude, not both",
+                   "args: set includedTaints or excludedTaints, not both"});
+}
+
+// LabelSelectorAsSelector refuses a key that is not a label key or a value that is not a label value.
+TEST(UpstreamArgs, LabelSelectorKeysAndValuesAreLabels) {
+  namespace rfp = plugins::remove_failed_pods;
+  expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"bad key": "x"}}})"),
+                 "args.labelSelector: 'bad key' is not a valid label key");
+  expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchExpressions": [{"key": "-x", "operator": "Exists"}]}})"),
+                 "args.labelSelector: '-x' is not a valid label key");
+  EXPECT_TRUE(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"example.com/app.name": "x"}}})").ok());
+  // ... and a value that is not a label value.
+  expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"app": "web server"}}})"),
+                 "args.labelSelector: 'web server' (of app) is not a valid label value");
+  expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchExpressions": [{"key": "tier", "operator": "In",
+                                                 "values": ["front", "-back"]}]}})"),
+                 "args.labelSelector: '-back' (of tier) is not a valid label value");
+  EXPECT_TRUE(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"app": "", "tier": "a.b_c-d"}}})").ok());
 }
 
 TEST(UpstreamArgs, TopologySpreadDefaults) {
@@ -82,6 +122,19 @@ TEST(UpstreamArgs, PodLifeTimeRows) {
   expect_refused(parse_with(plt::parse_args, R"({"maxPodLifeTimeSeconds": 1, "states": ["InvalidState"]})"),
                  "args.states[0]");
   expect_refused(parse_with(plt::parse_args, R"({"maxPodLifeTimeSeconds": -1})"), "args.maxPodLifeTimeSeconds");
+  // "nil MaxPodLifeTimeSeconds arg and invalid pod state arg": a state given is a criterion,
+  // so only the state is wrong.
+  expect_problems(parse_with(plt::parse_args, R"({"states": ["InvalidState"]})"),
+                  {"args.states[0]: 'InvalidState' is not a pod phase, pod status reason or container state reason "
+                   "upstream knows"});
+  expect_refused(parse_with(plt::parse_args, "{}"), "args: set at least one of");
+  // A condition with nothing set is a problem of its own, beside the others.
+  expect_problems(parse_with(plt::parse_args, R"({"conditions": [{}, {"type": "Ready"}, {}], "states": ["Bad"],
+                                                  "namespaces": {"include": ["a"], "exclude": ["b"]}})"),
+                  {"args.namespaces: set include or exclude, not both",
+                   "args.states[0]: 'Bad' is not a pod phase, pod status reason or container state reason upstream knows",
+                   "args.conditions[0]: set at least one of type, status, reason or minTimeSinceLastTransitionSeconds",
+                   "args.conditions[2]: set at least one of type, status, reason or minTimeSinceLastTransitionSeconds"});
   expect_refused(parse_with(plt::parse_args, R"({"maxPodLifeTimeSeconds": 1, "labelSelector": {"matchExpressions": [{"operator": "In"}]}})"),
                  "args.labelSelector");
 }
@@ -94,6 +147,11 @@ TEST(UpstreamArgs, NodeAffinityAndAntiAffinityRows) {
                             R"({"nodeAffinityType": ["requiredDuringSchedulingIgnoredDuringExecution"],
                                 "namespaces": {"include": ["a"], "exclude": ["b"]}})"),
                  "args.namespaces");
+  // "nil NodeAffinityType args and invalid namespaces args": both, as upstream aggregates them.
+  expect_problems(parse_with(na::parse_args, R"({"nodeAffinityType": [], "namespaces": {"include": ["default"],
+                                                 "exclude": ["kube-system"]}})"),
+                  {"args.namespaces: set include or exclude, not both",
+                   "args.nodeAffinityType: is required (requiredDuringSchedulingIgnoredDuringExecution)"});
   expect_refused(parse_with(ipa::parse_args, kBadSelector), "args.labelSelector");
   expect_refused(parse_with(ipa::parse_args, kStringSelector), "args.labelSelector");
 }
@@ -105,6 +163,12 @@ TEST(UpstreamArgs, HighNodeUtilizationNumberOfNodes) {
   auto negative = parse_with(hnu::parse_args, R"({"thresholds": {"cpu": 20}, "numberOfNodes": -1})");
   ASSERT_TRUE(negative.ok()) << negative.message();
   EXPECT_EQ(negative->number_of_nodes, 0);
+  // Every threshold out of range, an unknown mode and an include list, all at once.
+  expect_problems(parse_with(hnu::parse_args, R"({"thresholds": {"cpu": -1, "memory": 101, "pods": 50},
+                                                  "evictionModes": ["InvalidMode"], "evictableNamespaces": {"include": ["a"]}})"),
+                  {"args.thresholds.cpu: must be a percentage 0..100", "args.thresholds.memory: must be a percentage 0..100",
+                   "args.evictionModes[0]: 'InvalidMode' is not OnlyThresholdingResources",
+                   "args.evictableNamespaces.include: HighNodeUtilization takes only exclude (as upstream)"});
 }
 
 // LowNodeUtilization's args are read by the policy (they drive the planner).

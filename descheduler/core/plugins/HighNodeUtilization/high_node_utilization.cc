@@ -60,32 +60,34 @@ double usage_percent(const NodeInfo& node, const std::string& resource) {
 
 Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
   Args out;
-  if (!a.is_null())
-    if (auto s = args::only_fields(c, a, path, {"thresholds", "numberOfNodes", "evictionModes", "evictableNamespaces"}); !s)
-      return s.error();
+  args::Problems problems;
+  if (!args::check_fields(problems, c, a, path, {"thresholds", "numberOfNodes", "evictionModes", "evictableNamespaces"}))
+    return problems.error();
   const nlohmann::json& th = field(a, "thresholds");
   const std::string at = join(path, "thresholds");
-  if (!th.is_object() || th.empty()) return c.at(at, "must name at least one resource with a percentage");
+  if (!th.is_object() || th.empty()) problems.add(c.at(at, "must name at least one resource with a percentage"));
   for (const auto& [res, v] : th.items()) {
-    if (!v.is_number()) return c.at(at + "." + res, "must be a number");
+    if (!v.is_number()) {
+      problems.add(c.at(at + "." + res, "must be a number"));
+      continue;
+    }
     double x = v.get<double>();
-    if (x < 0 || x > 100) return c.at(at + "." + res, "must be a percentage 0..100");
+    if (x < 0 || x > 100) problems.add(c.at(at + "." + res, "must be a percentage 0..100"));
     out.thresholds[res] = x;
   }
-  auto n = args::get_number_of_nodes(c, field(a, "numberOfNodes"), join(path, "numberOfNodes"));
-  if (!n) return n.error();
-  out.number_of_nodes = *n;
-  auto modes = args::get_strings(c, field(a, "evictionModes"), join(path, "evictionModes"));
-  if (!modes) return modes.error();
-  for (size_t i = 0; i < modes->size(); ++i) {
+  if (auto n = problems.take(args::get_number_of_nodes(c, field(a, "numberOfNodes"), join(path, "numberOfNodes"))))
+    out.number_of_nodes = *n;
+  auto modes = problems.take(args::get_strings(c, field(a, "evictionModes"), join(path, "evictionModes")));
+  for (size_t i = 0; modes && i < modes->size(); ++i) {
     if ((*modes)[i] != "OnlyThresholdingResources")
-      return c.at(join(path, "evictionModes") + "[" + std::to_string(i) + "]", "'" + (*modes)[i] +
-                                                                              "' is not OnlyThresholdingResources");
+      problems.add(c.at(join(path, "evictionModes") + "[" + std::to_string(i) + "]",
+                        "'" + (*modes)[i] + "' is not OnlyThresholdingResources"));
     out.only_thresholding_resources = true;
   }
-  auto ns = args::get_namespaces(c, field(a, "evictableNamespaces"), join(path, "evictableNamespaces"));
-  if (!ns) return ns.error();
-  if (!ns->include.empty()) return c.at(join(path, "evictableNamespaces.include"), "HighNodeUtilization takes only exclude (as upstream)");
+  auto ns = problems.take(args::get_namespaces(c, field(a, "evictableNamespaces"), join(path, "evictableNamespaces")));
+  if (ns && !ns->include.empty())
+    problems.add(c.at(join(path, "evictableNamespaces.include"), "HighNodeUtilization takes only exclude (as upstream)"));
+  if (!problems.empty()) return problems.error();
   out.exclude_namespaces = std::move(ns->exclude);
   return out;
 }

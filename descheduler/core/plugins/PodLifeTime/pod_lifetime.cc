@@ -65,25 +65,25 @@ Result<std::vector<ConditionFilter>> parse_conditions(const args::Ctx& c, const 
   std::vector<ConditionFilter> out;
   if (v.is_null()) return out;
   if (!v.is_array()) return c.at(path, "must be a list");
+  args::Problems problems;
   for (size_t i = 0; i < v.size(); ++i) {
     std::string at = path + "[" + std::to_string(i) + "]";
-    if (auto s = args::only_fields(c, v[i], at, {"type", "status", "reason", "minTimeSinceLastTransitionSeconds"}); !s)
-      return s.error();
+    if (!problems.add(args::only_fields(c, v[i], at, {"type", "status", "reason", "minTimeSinceLastTransitionSeconds"})) &&
+        !v[i].is_object())
+      continue;
     ConditionFilter f;
     struct Text { const char* key; std::string* into; };
-    for (Text t : {Text{"type", &f.type}, Text{"status", &f.status}, Text{"reason", &f.reason}}) {
-      auto s = args::get_string(c, field(v[i], t.key), join(at, t.key));
-      if (!s) return s.error();
-      *t.into = *s;
-    }
-    auto min = args::get_uint(c, field(v[i], "minTimeSinceLastTransitionSeconds"),
-                              join(at, "minTimeSinceLastTransitionSeconds"));
-    if (!min) return min.error();
-    f.min_time_since_last_transition_seconds = *min;
-    if (f.type.empty() && f.status.empty() && f.reason.empty() && !f.min_time_since_last_transition_seconds)
-      return c.at(at, "set at least one of type, status, reason or minTimeSinceLastTransitionSeconds");
+    for (Text t : {Text{"type", &f.type}, Text{"status", &f.status}, Text{"reason", &f.reason}})
+      if (auto s = problems.take(args::get_string(c, field(v[i], t.key), join(at, t.key)))) *t.into = *s;
+    if (auto min = problems.take(args::get_uint(c, field(v[i], "minTimeSinceLastTransitionSeconds"),
+                                                join(at, "minTimeSinceLastTransitionSeconds"))))
+      f.min_time_since_last_transition_seconds = *min;
+    if (f.type.empty() && f.status.empty() && f.reason.empty() &&
+        field(v[i], "minTimeSinceLastTransitionSeconds").is_null())
+      problems.add(c.at(at, "set at least one of type, status, reason or minTimeSinceLastTransitionSeconds"));
     out.push_back(std::move(f));
   }
+  if (!problems.empty()) return problems.error();
   return out;
 }
 
@@ -91,36 +91,37 @@ Result<std::vector<ConditionFilter>> parse_conditions(const args::Ctx& c, const 
 
 Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
   Args out;
-  if (!a.is_null())
-    if (auto s = args::only_fields(c, a, path,
-                                   {"namespaces", "labelSelector", "ownerKinds", "maxPodLifeTimeSeconds", "states",
-                                    "conditions", "exitCodes", "includingInitContainers",
-                                    "includingEphemeralContainers"});
-        !s)
-      return s.error();
-  auto filter = read_pod_filter(c, a, path);
-  if (!filter) return filter.error();
-  out.filter = std::move(*filter);
-  auto kinds = args::get_namespaces(c, field(a, "ownerKinds"), join(path, "ownerKinds"));   // same {include, exclude} shape
-  if (!kinds) return kinds.error();
-  out.include_owner_kinds = std::move(kinds->include);
-  out.exclude_owner_kinds = std::move(kinds->exclude);
-  if (auto s = args::read(c, a, path, "maxPodLifeTimeSeconds", out.max_pod_lifetime_seconds); !s) return s.error();
-  auto states = args::get_strings(c, field(a, "states"), join(path, "states"));
-  if (!states) return states.error();
-  for (size_t i = 0; i < states->size(); ++i)
-    if (std::find(kStates.begin(), kStates.end(), (*states)[i]) == kStates.end())
-      return c.at(join(path, "states") + "[" + std::to_string(i) + "]",
-                  "'" + (*states)[i] + "' is not a pod phase, pod status reason or container state reason upstream knows");
-  out.states = std::move(*states);
-  auto conditions = parse_conditions(c, field(a, "conditions"), join(path, "conditions"));
-  if (!conditions) return conditions.error();
-  out.conditions = std::move(*conditions);
-  if (auto s = args::read(c, a, path, "exitCodes", out.exit_codes); !s) return s.error();
-  if (auto s = args::read(c, a, path, "includingInitContainers", out.including_init_containers); !s) return s.error();
-  if (auto s = args::read(c, a, path, "includingEphemeralContainers", out.including_ephemeral_containers); !s) return s.error();
-  if (!out.max_pod_lifetime_seconds && out.states.empty() && out.conditions.empty() && out.exit_codes.empty())
-    return c.at(path, "set at least one of maxPodLifeTimeSeconds, states, conditions or exitCodes");
+  args::Problems problems;
+  if (!args::check_fields(problems, c, a, path,
+                          {"namespaces", "labelSelector", "ownerKinds", "maxPodLifeTimeSeconds", "states", "conditions",
+                           "exitCodes", "includingInitContainers", "includingEphemeralContainers"}))
+    return problems.error();
+  if (auto filter = problems.take(read_pod_filter(c, a, path))) out.filter = std::move(*filter);
+  // ownerKinds has the same {include, exclude} shape as namespaces.
+  if (auto kinds = problems.take(args::get_namespaces(c, field(a, "ownerKinds"), join(path, "ownerKinds")))) {
+    out.include_owner_kinds = std::move(kinds->include);
+    out.exclude_owner_kinds = std::move(kinds->exclude);
+  }
+  problems.add(args::read(c, a, path, "maxPodLifeTimeSeconds", out.max_pod_lifetime_seconds));
+  // A state given, even an unknown one, is a criterion: only the unknown one is reported.
+  bool states_given = field(a, "states").is_array() && !field(a, "states").empty();
+  if (auto states = problems.take(args::get_strings(c, field(a, "states"), join(path, "states")))) {
+    for (size_t i = 0; i < states->size(); ++i)
+      if (std::find(kStates.begin(), kStates.end(), (*states)[i]) == kStates.end())
+        problems.add(c.at(join(path, "states") + "[" + std::to_string(i) + "]",
+                          "'" + (*states)[i] + "' is not a pod phase, pod status reason or container state reason upstream knows"));
+    out.states = std::move(*states);
+  }
+  bool conditions_given = field(a, "conditions").is_array() && !field(a, "conditions").empty();
+  if (auto conditions = problems.take(parse_conditions(c, field(a, "conditions"), join(path, "conditions"))))
+    out.conditions = std::move(*conditions);
+  bool exit_codes_given = field(a, "exitCodes").is_array() && !field(a, "exitCodes").empty();
+  problems.add(args::read(c, a, path, "exitCodes", out.exit_codes));
+  problems.add(args::read(c, a, path, "includingInitContainers", out.including_init_containers));
+  problems.add(args::read(c, a, path, "includingEphemeralContainers", out.including_ephemeral_containers));
+  if (field(a, "maxPodLifeTimeSeconds").is_null() && !states_given && !conditions_given && !exit_codes_given)
+    problems.add(c.at(path, "set at least one of maxPodLifeTimeSeconds, states, conditions or exitCodes"));
+  if (!problems.empty()) return problems.error();
   return out;
 }
 

@@ -74,12 +74,12 @@ size_t feasible_nodes(const Cluster& cluster, const std::map<int, std::vector<in
 
 Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
   Args out;
-  if (!a.is_null())
-    if (auto s = args::only_fields(c, a, path, {"namespaces", "excludeOwnerKinds"}); !s) return s.error();
-  auto ns = args::get_namespaces(c, args::field(a, "namespaces"), args::join(path, "namespaces"));
-  if (!ns) return ns.error();
-  out.namespaces = std::move(*ns);
-  if (auto s = args::read(c, a, path, "excludeOwnerKinds", out.exclude_owner_kinds); !s) return s.error();
+  args::Problems problems;
+  if (!args::check_fields(problems, c, a, path, {"namespaces", "excludeOwnerKinds"})) return problems.error();
+  if (auto ns = problems.take(args::get_namespaces(c, args::field(a, "namespaces"), args::join(path, "namespaces"))))
+    out.namespaces = std::move(*ns);
+  problems.add(args::read(c, a, path, "excludeOwnerKinds", out.exclude_owner_kinds));
+  if (!problems.empty()) return problems.error();
   return out;
 }
 

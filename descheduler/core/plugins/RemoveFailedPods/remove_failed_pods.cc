@@ -33,20 +33,18 @@ bool any_exit_code(const PodInfo& pod, const Args& a) {
 
 Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
   Args out;
-  if (a.is_null()) return out;
-  if (auto s = args::only_fields(c, a, path,
-                                 {"namespaces", "labelSelector", "excludeOwnerKinds", "minPodLifetimeSeconds", "reasons",
-                                  "exitCodes", "includingInitContainers"});
-      !s)
-    return s.error();
-  auto filter = read_pod_filter(c, a, path);
-  if (!filter) return filter.error();
-  out.filter = std::move(*filter);
-  if (auto s = args::read(c, a, path, "excludeOwnerKinds", out.exclude_owner_kinds); !s) return s.error();
-  if (auto s = args::read(c, a, path, "minPodLifetimeSeconds", out.min_pod_lifetime_seconds); !s) return s.error();
-  if (auto s = args::read(c, a, path, "reasons", out.reasons); !s) return s.error();
-  if (auto s = args::read(c, a, path, "exitCodes", out.exit_codes); !s) return s.error();
-  if (auto s = args::read(c, a, path, "includingInitContainers", out.including_init_containers); !s) return s.error();
+  args::Problems problems;
+  if (!args::check_fields(problems, c, a, path,
+                          {"namespaces", "labelSelector", "excludeOwnerKinds", "minPodLifetimeSeconds", "reasons",
+                           "exitCodes", "includingInitContainers"}))
+    return problems.error();
+  if (auto filter = problems.take(read_pod_filter(c, a, path))) out.filter = std::move(*filter);
+  problems.add(args::read(c, a, path, "excludeOwnerKinds", out.exclude_owner_kinds));
+  problems.add(args::read(c, a, path, "minPodLifetimeSeconds", out.min_pod_lifetime_seconds));
+  problems.add(args::read(c, a, path, "reasons", out.reasons));
+  problems.add(args::read(c, a, path, "exitCodes", out.exit_codes));
+  problems.add(args::read(c, a, path, "includingInitContainers", out.including_init_containers));
+  if (!problems.empty()) return problems.error();
   return out;
 }
 

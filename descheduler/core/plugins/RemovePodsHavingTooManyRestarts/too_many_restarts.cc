@@ -9,27 +9,27 @@ using args::join;
 
 Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
   Args out;
-  if (!a.is_null())
-    if (auto s = args::only_fields(c, a, path,
-                                   {"namespaces", "labelSelector", "podRestartThreshold", "includingInitContainers",
-                                    "states"});
-        !s)
-      return s.error();
-  auto filter = read_pod_filter(c, a, path);
-  if (!filter) return filter.error();
-  out.filter = std::move(*filter);
+  args::Problems problems;
+  if (!args::check_fields(problems, c, a, path,
+                          {"namespaces", "labelSelector", "podRestartThreshold", "includingInitContainers", "states"}))
+    return problems.error();
+  if (auto filter = problems.take(read_pod_filter(c, a, path))) out.filter = std::move(*filter);
   const nlohmann::json& threshold = field(a, "podRestartThreshold");
-  if (!threshold.is_null() && (!threshold.is_number_integer() || threshold.get<int64_t>() > INT32_MAX))
-    return c.at(join(path, "podRestartThreshold"), "must be an integer");
-  out.pod_restart_threshold = threshold.is_null() ? 0 : threshold.get<int32_t>();
-  if (out.pod_restart_threshold < 1) return c.at(join(path, "podRestartThreshold"), "must be at least 1 (upstream has no default)");
-  if (auto s = args::read(c, a, path, "includingInitContainers", out.including_init_containers); !s) return s.error();
-  auto states = args::get_strings(c, field(a, "states"), join(path, "states"));
-  if (!states) return states.error();
-  for (size_t i = 0; i < states->size(); ++i)
-    if ((*states)[i] != "Running" && (*states)[i] != "CrashLoopBackOff")
-      return c.at(join(path, "states") + "[" + std::to_string(i) + "]", "must be Running or CrashLoopBackOff");
-  out.states = std::move(*states);
+  if (!threshold.is_null() && (!threshold.is_number_integer() || threshold.get<int64_t>() > INT32_MAX ||
+                               threshold.get<int64_t>() < INT32_MIN))
+    problems.add(c.at(join(path, "podRestartThreshold"), "must be a 32-bit integer"));
+  else if (threshold.is_null() || threshold.get<int64_t>() < 1)
+    problems.add(c.at(join(path, "podRestartThreshold"), "must be at least 1 (upstream has no default)"));
+  else
+    out.pod_restart_threshold = threshold.get<int32_t>();
+  problems.add(args::read(c, a, path, "includingInitContainers", out.including_init_containers));
+  if (auto states = problems.take(args::get_strings(c, field(a, "states"), join(path, "states")))) {
+    for (size_t i = 0; i < states->size(); ++i)
+      if ((*states)[i] != "Running" && (*states)[i] != "CrashLoopBackOff")
+        problems.add(c.at(join(path, "states") + "[" + std::to_string(i) + "]", "must be Running or CrashLoopBackOff"));
+    out.states = std::move(*states);
+  }
+  if (!problems.empty()) return problems.error();
   return out;
 }
 

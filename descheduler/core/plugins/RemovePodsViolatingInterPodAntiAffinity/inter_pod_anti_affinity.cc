@@ -8,10 +8,10 @@
 namespace weft::descheduler::plugins::inter_pod_anti_affinity {
 
 Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
-  if (!a.is_null())
-    if (auto s = args::only_fields(c, a, path, {"namespaces", "labelSelector"}); !s) return s.error();
-  auto filter = read_pod_filter(c, a, path);
-  if (!filter) return filter.error();
+  args::Problems problems;
+  if (!args::check_fields(problems, c, a, path, {"namespaces", "labelSelector"})) return problems.error();
+  auto filter = problems.take(read_pod_filter(c, a, path));
+  if (!problems.empty()) return problems.error();
   return Args{std::move(*filter)};
 }
 

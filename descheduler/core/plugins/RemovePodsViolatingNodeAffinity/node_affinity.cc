@@ -12,22 +12,22 @@ using args::join;
 
 Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
   Args out;
-  if (!a.is_null())
-    if (auto s = args::only_fields(c, a, path, {"namespaces", "labelSelector", "nodeAffinityType"}); !s) return s.error();
-  auto filter = read_pod_filter(c, a, path);
-  if (!filter) return filter.error();
-  out.filter = std::move(*filter);
+  args::Problems problems;
+  if (!args::check_fields(problems, c, a, path, {"namespaces", "labelSelector", "nodeAffinityType"}))
+    return problems.error();
+  if (auto filter = problems.take(read_pod_filter(c, a, path))) out.filter = std::move(*filter);
   const std::string at = join(path, "nodeAffinityType");
-  auto types = args::get_strings(c, field(a, "nodeAffinityType"), at);
-  if (!types) return types.error();
-  if (types->empty()) return c.at(at, "is required (" + std::string(kRequired) + ")");
-  for (size_t i = 0; i < types->size(); ++i) {
-    const std::string& t = (*types)[i];
-    std::string where = at + "[" + std::to_string(i) + "]";
-    if (t != kRequired && t != kPreferred)
-      return c.at(where, "'" + t + "' is not " + std::string(kRequired) + " or " + std::string(kPreferred));
+  if (auto types = problems.take(args::get_strings(c, field(a, "nodeAffinityType"), at))) {
+    if (types->empty()) problems.add(c.at(at, "is required (" + std::string(kRequired) + ")"));
+    for (size_t i = 0; i < types->size(); ++i) {
+      const std::string& t = (*types)[i];
+      std::string where = at + "[" + std::to_string(i) + "]";
+      if (t != kRequired && t != kPreferred)
+        problems.add(c.at(where, "'" + t + "' is not " + std::string(kRequired) + " or " + std::string(kPreferred)));
+    }
+    out.node_affinity_type = std::move(*types);
   }
-  out.node_affinity_type = std::move(*types);
+  if (!problems.empty()) return problems.error();
   return out;
 }
 

@@ -22,24 +22,19 @@ bool considered(const kube::Taint& t, const Args& a) {
 
 Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
   Args out;
-  if (!a.is_null())
-    if (auto s = args::only_fields(c, a, path,
-                                   {"namespaces", "labelSelector", "includePreferNoSchedule", "excludedTaints",
-                                    "includedTaints"});
-        !s)
-      return s.error();
-  auto filter = read_pod_filter(c, a, path);
-  if (!filter) return filter.error();
-  out.filter = std::move(*filter);
-  if (auto s = args::read(c, a, path, "includePreferNoSchedule", out.include_prefer_no_schedule); !s) return s.error();
-  if (auto s = args::read(c, a, path, "excludedTaints", out.excluded_taints); !s) return s.error();
-  if (!field(a, "includedTaints").is_null()) {
-    auto included = args::get_strings(c, field(a, "includedTaints"), join(path, "includedTaints"));
-    if (!included) return included.error();
-    out.included_taints = std::move(*included);
-  }
+  args::Problems problems;
+  if (!args::check_fields(problems, c, a, path,
+                          {"namespaces", "labelSelector", "includePreferNoSchedule", "excludedTaints", "includedTaints"}))
+    return problems.error();
+  if (auto filter = problems.take(read_pod_filter(c, a, path))) out.filter = std::move(*filter);
+  problems.add(args::read(c, a, path, "includePreferNoSchedule", out.include_prefer_no_schedule));
+  problems.add(args::read(c, a, path, "excludedTaints", out.excluded_taints));
+  if (!field(a, "includedTaints").is_null())
+    if (auto included = problems.take(args::get_strings(c, field(a, "includedTaints"), join(path, "includedTaints"))))
+      out.included_taints = std::move(*included);
   if (!out.excluded_taints.empty() && out.included_taints && !out.included_taints->empty())
-    return c.at(path, "set includedTaints or excludedTaints, not both");
+    problems.add(c.at(path, "set includedTaints or excludedTaints, not both"));
+  if (!problems.empty()) return problems.error();
   return out;
 }
 

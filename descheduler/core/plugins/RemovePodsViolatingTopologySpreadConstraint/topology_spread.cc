@@ -11,31 +11,26 @@ namespace weft::descheduler::plugins::topology_spread {
 
 Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::string& path) {
   Args out;
-  if (!a.is_null())
-    if (auto s = args::only_fields(c, a, path, {"namespaces", "labelSelector", "constraints", "topologyBalanceNodeFit"});
-        !s)
-      return s.error();
-  auto filter = read_pod_filter(c, a, path);
-  if (!filter) return filter.error();
-  out.filter = std::move(*filter);
+  args::Problems problems;
+  if (!args::check_fields(problems, c, a, path, {"namespaces", "labelSelector", "constraints", "topologyBalanceNodeFit"}))
+    return problems.error();
+  if (auto filter = problems.take(read_pod_filter(c, a, path))) out.filter = std::move(*filter);
   const std::string at = args::join(path, "constraints");
-  auto constraints = args::get_strings(c, args::field(a, "constraints"), at);
-  if (!constraints) return constraints.error();
-  if (!constraints->empty()) {
+  auto constraints = problems.take(args::get_strings(c, args::field(a, "constraints"), at));
+  if (constraints && !constraints->empty()) {
     out.hard = false;
     for (size_t i = 0; i < constraints->size(); ++i) {
       const std::string& k = (*constraints)[i];
       if (k == kDoNotSchedule) out.hard = true;
       else if (k == kScheduleAnyway) out.soft = true;
-      else return c.at(at + "[" + std::to_string(i) + "]", "'" + k + "' is not DoNotSchedule or ScheduleAnyway");
+      else problems.add(c.at(at + "[" + std::to_string(i) + "]", "'" + k + "' is not DoNotSchedule or ScheduleAnyway"));
     }
   }
   const nlohmann::json& fit = args::field(a, "topologyBalanceNodeFit");
-  if (!fit.is_null()) {
-    auto v = args::get_bool(c, fit, args::join(path, "topologyBalanceNodeFit"));
-    if (!v) return v.error();
-    out.topology_balance_node_fit = *v;
-  }
+  if (!fit.is_null())
+    if (auto v = problems.take(args::get_bool(c, fit, args::join(path, "topologyBalanceNodeFit"))))
+      out.topology_balance_node_fit = *v;
+  if (!problems.empty()) return problems.error();
   return out;
 }
 

@@ -5,8 +5,37 @@
 
 #include "descheduler/core/framework/default_evictor.h"
 #include "kube/duration.h"
+#include "kube/workload.h"
 
 namespace weft::descheduler::args {
+
+bool Problems::add(const Status& s) {
+  if (s) return true;
+  add(s.error());
+  return false;
+}
+
+void Problems::add(const Error& e) {
+  size_t start = 0;
+  while (start <= e.message.size()) {
+    size_t end = e.message.find('\n', start);
+    if (end == std::string::npos) end = e.message.size();
+    std::string line = e.message.substr(start, end - start);
+    if (!line.empty() && std::find(lines_.begin(), lines_.end(), line) == lines_.end()) lines_.push_back(std::move(line));
+    start = end + 1;
+  }
+}
+
+Status Problems::status() const {
+  if (lines_.empty()) return {};
+  return error();
+}
+
+Error Problems::error() const {
+  std::string out;
+  for (const std::string& line : lines_) out += (out.empty() ? "" : "\n") + line;
+  return make_error(out);
+}
 
 std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
@@ -19,12 +48,20 @@ const json& field(const json& obj, const char* key) {
 
 Status only_fields(const Ctx& c, const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
   if (!obj.is_object()) return c.at(path.empty() ? "(document)" : path, "must be a mapping");
+  Problems problems;
   for (const auto& item : obj.items()) {
     const std::string& key = item.key();   // not a structured binding: clang 14 cannot capture one
     bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
-    if (!known) return c.at(join(path, key), "unknown field");
+    if (!known) problems.add(c.at(join(path, key), "unknown field"));
   }
-  return {};
+  return problems.status();
+}
+
+bool check_fields(Problems& problems, const Ctx& c, const json& args, const std::string& path,
+                  std::initializer_list<const char*> allowed) {
+  if (args.is_null()) return true;
+  problems.add(only_fields(c, args, path, allowed));
+  return args.is_object();
 }
 
 Result<bool> get_bool(const Ctx& c, const json& v, const std::string& path) {
@@ -35,16 +72,16 @@ Result<bool> get_bool(const Ctx& c, const json& v, const std::string& path) {
 
 Result<std::optional<int>> get_count(const Ctx& c, const json& v, const std::string& path) {
   if (v.is_null()) return std::optional<int>();
-  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1'000'000'000)
+  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0))
     return c.at(path, "must be a non-negative integer");
-  return std::optional<int>(v.get<int>());
+  return std::optional<int>(static_cast<int>(std::min<uint64_t>(v.get<uint64_t>(), INT32_MAX)));
 }
 
 Result<std::optional<int64_t>> get_uint(const Ctx& c, const json& v, const std::string& path) {
   if (v.is_null()) return std::optional<int64_t>();
   if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0))
     return c.at(path, "must be a non-negative integer");
-  return std::optional<int64_t>(v.get<int64_t>());
+  return std::optional<int64_t>(static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), INT64_MAX)));
 }
 
 Result<std::string> get_string(const Ctx& c, const json& v, const std::string& path) {
@@ -81,11 +118,24 @@ Result<std::optional<kube::LabelSelector>> get_selector(const Ctx& c, const json
   if (v.is_null()) return std::optional<kube::LabelSelector>();
   auto sel = v.is_string() ? kube::LabelSelector::parse(v.get<std::string>()) : kube::LabelSelector::from_json(v);
   if (!sel) return c.at(path, sel.message());
+  // As upstream's conversion to a selector: every key a label key, every value a label value.
+  for (const auto& r : sel->requirements()) {
+    if (!kube::valid_label_key(r.key)) return c.at(path, "'" + r.key + "' is not a valid label key");
+    for (const auto& value : r.values)
+      if (!kube::valid_label_value(value))
+        return c.at(path, "'" + value + "' (of " + r.key + ") is not a valid label value");
+  }
   return std::optional<kube::LabelSelector>(std::move(*sel));
 }
 
 Result<std::optional<kube::LabelSelector>> get_label_selector(const Ctx& c, const json& v, const std::string& path) {
   if (v.is_string()) return c.at(path, "must be a LabelSelector mapping (matchLabels, matchExpressions), not a string");
+  return get_selector(c, v, path);
+}
+
+Result<std::optional<kube::LabelSelector>> get_node_selector(const Ctx& c, const json& v, const std::string& path) {
+  if (!v.is_null() && !v.is_string())
+    return c.at(path, "must be a label selector string such as \"pool=gpu,zone in (a,b)\" (its Go type is a string)");
   return get_selector(c, v, path);
 }
 
@@ -103,6 +153,13 @@ Result<Seconds> get_duration(const Ctx& c, const json& v, const std::string& pat
   }
   if (!v.is_string()) return c.at(path, "must be a duration such as 5m");
   auto d = kube::parse_duration_at_least(v.get<std::string>(), kube::Duration::zero());
+  if (!d) return c.at(path, d.message());
+  return to_seconds(*d);
+}
+
+Result<Seconds> get_go_duration(const Ctx& c, const json& v, const std::string& path) {
+  if (!v.is_string()) return c.at(path, "must be a duration string such as \"5m\" (a metav1.Duration; a plain number does not decode into it)");
+  auto d = kube::parse_duration(v.get<std::string>());
   if (!d) return c.at(path, d.message());
   return to_seconds(*d);
 }
@@ -140,12 +197,12 @@ bool Namespaces::allows(const std::string& ns) const { return framework::namespa
 Result<Namespaces> get_namespaces(const Ctx& c, const json& v, const std::string& path) {
   Namespaces out;
   if (v.is_null()) return out;
-  if (auto s = only_fields(c, v, path, {"include", "exclude"}); !s) return s.error();
-  auto inc = get_strings(c, field(v, "include"), path + ".include");
-  if (!inc) return inc.error();
-  auto exc = get_strings(c, field(v, "exclude"), path + ".exclude");
-  if (!exc) return exc.error();
-  if (!inc->empty() && !exc->empty()) return c.at(path, "set include or exclude, not both");
+  Problems problems;
+  if (!problems.add(only_fields(c, v, path, {"include", "exclude"})) && !v.is_object()) return problems.error();
+  auto inc = problems.take(get_strings(c, field(v, "include"), path + ".include"));
+  auto exc = problems.take(get_strings(c, field(v, "exclude"), path + ".exclude"));
+  if (inc && exc && !inc->empty() && !exc->empty()) problems.add(c.at(path, "set include or exclude, not both"));
+  if (!problems.empty()) return problems.error();
   out.include = std::move(*inc);
   out.exclude = std::move(*exc);
   return out;

@@ -11,14 +11,14 @@ bool PodFilter::matches(const PodInfo& pod) const {
 Result<PodFilter> read_pod_filter(const args::Ctx& c, const nlohmann::json& a, const std::string& path,
                                   bool with_labels) {
   PodFilter f;
-  auto ns = args::get_namespaces(c, args::field(a, "namespaces"), args::join(path, "namespaces"));
-  if (!ns) return ns.error();
+  args::Problems problems;
+  auto ns = problems.take(args::get_namespaces(c, args::field(a, "namespaces"), args::join(path, "namespaces")));
+  std::optional<std::optional<kube::LabelSelector>> sel;
+  if (with_labels)
+    sel = problems.take(args::get_label_selector(c, args::field(a, "labelSelector"), args::join(path, "labelSelector")));
+  if (!problems.empty()) return problems.error();
   f.namespaces = std::move(*ns);
-  if (with_labels) {
-    auto sel = args::get_label_selector(c, args::field(a, "labelSelector"), args::join(path, "labelSelector"));
-    if (!sel) return sel.error();
-    f.labels = std::move(*sel);
-  }
+  if (sel) f.labels = std::move(*sel);
   return f;
 }
 
