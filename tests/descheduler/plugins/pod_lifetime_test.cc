@@ -334,6 +334,18 @@ TEST(PodLifeTime, UpstreamRowsThroughTheEvictor) {
   for (const Row& row : rows) check(row);
 }
 
+// nodeFit is asked when the pods are listed (upstream wraps PreEvictionFilter into the
+// listing): "a" fits on "large" and goes; "b" fits on "small" only once "a" has left, so
+// it stays, as upstream.
+TEST(PodLifeTime, NodeFitAskedWhenListed) {
+  json a = created_at(pod("a", "small", {.cpu = "500m", .memory = "0"}), kOlder);
+  json b = created_at(pod("b", "large", {.cpu = "900m", .memory = "0"}), kOlder + std::chrono::hours(1));
+  Cluster c = build({node("small", {}, "1000m", "3000", "10"), node("large", {}, "2000m", "3000", "10"), a, b});
+  EvictorHandle h(c, {}, with_node_fit(true));
+  plt::Plugin plugin(max_age());
+  EXPECT_EQ(run_plugin(plugin, h), Keys{"default/a"});
+}
+
 TEST(PodLifeTime, Validation) {
   auto parse = [](const char* text) { return plt::parse_args(ctx(), json::parse(text), "args"); };
   EXPECT_FALSE(plt::parse_args(ctx(), nullptr, "args").ok());   // no criterion at all

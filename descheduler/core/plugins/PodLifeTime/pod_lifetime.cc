@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 namespace weft::descheduler::plugins::pod_lifetime {
 namespace {
@@ -145,11 +146,18 @@ bool qualifies(const PodInfo& pod, const Args& a, TimePoint now) {
 
 Status Plugin::deschedule(const std::vector<int>& nodes, framework::Handle& handle) {
   const Cluster& cluster = handle.cluster();
+  framework::Evictor& evictor = handle.evictor();
+  // As upstream, the evictor's PreEvictionFilter (nodeFit) is asked when the pods are
+  // listed, on the cluster as it is: room an earlier eviction of this loop frees on a
+  // node does not let a later pod go.
   std::vector<int> candidates;
+  std::map<int, std::string> refused_when_listed;
   for (int node : nodes)
     for (int p : all_pods_on(cluster, node))
-      if (qualifies(cluster.pods[static_cast<size_t>(p)], args_, handle.now()) && handle.evictor().filter(p).empty())
+      if (qualifies(cluster.pods[static_cast<size_t>(p)], args_, handle.now()) && evictor.filter(p).empty()) {
         candidates.push_back(p);
+        if (std::string why = evictor.pre_eviction_filter(p, -1); !why.empty()) refused_when_listed[p] = why;
+      }
   // Oldest first across every node (a pod without a creation time is the oldest).
   std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) {
     const auto& ca = cluster.pods[static_cast<size_t>(a)].detail.created;
@@ -157,10 +165,13 @@ Status Plugin::deschedule(const std::vector<int>& nodes, framework::Handle& hand
     if (!ca || !cb) return !ca && cb;
     return *ca < *cb;
   });
-  framework::Evictor& evictor = handle.evictor();
   for (int p : candidates) {
     if (evictor.total_limit_reached()) return {};
     if (evictor.node_limit_reached(cluster.pods[static_cast<size_t>(p)].node)) continue;
+    if (auto refused = refused_when_listed.find(p); refused != refused_when_listed.end()) {
+      handle.skip(p, refused->second);
+      continue;
+    }
     evictor.evict({p, -1, "older than its lifetime or in a listed state", kName});
   }
   return {};
