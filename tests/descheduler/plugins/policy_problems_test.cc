@@ -111,6 +111,26 @@ TEST(PolicyProblems, APluginConfiguredTwiceIsRefused) {
                          "profile (first at profiles[0].pluginConfig[0]); give each plugin one entry");
 }
 
+// As upstream, a pluginConfig entry's args are validated whether or not the plugin is
+// enabled, and only plugins.<point>.enabled runs a plugin: LowNodeUtilization configured in
+// a profile without plugins runs nothing.
+TEST(PolicyProblems, BalanceArgsAreCheckedButRunOnlyWhenEnabled) {
+  const std::string head = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
+                           "  pluginConfig:\n  - name: LowNodeUtilization\n    args: ";
+  auto bad = parse_policy_text(head + "{thresholds: {cpu: 20}, targetThresholds: {cpu: 10}}\n"
+                                      "  - name: HighNodeUtilization\n    args: {thresholds: {cpu: 20}}\n"
+                                      "  plugins:\n    balance: {enabled: [HighNodeUtilization]}\n",
+                               "policy.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("policy.yaml: profiles[0].pluginConfig[0].args.thresholds.cpu: is above targetThresholds.cpu"),
+            std::string::npos)
+      << bad.message();
+  auto configured_only = parse_policy_text(head + "{thresholds: {cpu: 20}, targetThresholds: {cpu: 80}}\n", "policy.yaml");
+  ASSERT_TRUE(configured_only.ok()) << configured_only.message();
+  EXPECT_FALSE(configured_only->profiles[0].load_aware_enabled);
+  EXPECT_FALSE(configured_only->load_aware_enabled());
+}
+
 // A profile's name is a string (its Go type); absent or empty, the profile is named by its place.
 TEST(PolicyProblems, ProfileNameIsAString) {
   auto p = parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: [a]\n"
