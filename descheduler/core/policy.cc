@@ -534,13 +534,13 @@ Status parse_top_level_eviction(const Ctx& c, const json& doc, Policy& policy) {
   auto events = problems.take(
       get_bool(c, field(doc, "evictionFailureEventNotification"), "evictionFailureEventNotification"));
   if (events) policy.eviction_failure_events = *events;
-  // A Go *int64 upstream leaves unchecked: a negative one is sent as it is (the API server
-  // reads a negative grace period as 1 s).
+  // A Go *int64 upstream leaves unchecked and sends as it is; the API server reads a negative
+  // grace period as 1 s, so weft sends that.
   const json& grace = field(doc, "gracePeriodSeconds");
   if (!grace.is_null() && (!grace.is_number_integer() || (grace.is_number_unsigned() && grace.get<uint64_t>() > INT64_MAX)))
     problems.add(c.at("gracePeriodSeconds", "must be an integer (seconds)"));
   else if (!grace.is_null())
-    policy.grace_period_seconds = grace.get<int64_t>();
+    policy.grace_period_seconds = grace.get<int64_t>() < 0 ? 1 : grace.get<int64_t>();
   return problems.status();
 }
 
