@@ -492,15 +492,29 @@ std::string not_implemented(const std::string& plugin) {
          std::string(defragment::kPluginName) + known + " and DefaultEvictor); remove it or run the Kubernetes descheduler for it";
 }
 
+// The extension point a plugin weft knows implements ("" for one it does not know).
+std::string point_of(const std::string& name) {
+  if (name == "DefaultEvictor") return "Filter/PreEvictionFilter";
+  if (name == "LoadAware" || name == "LowNodeUtilization" || name == defragment::kPluginName) return "Balance";
+  const plugins::Registration* r = plugins::find(name);
+  if (!r) return "";
+  return r->balance ? "Balance" : "Deschedule";
+}
+
+// A plugin enabled at an extension point it does not implement (upstream: "configures
+// <point> extension point of non-existing plugins").
+std::string not_at_point(const std::string& name, const std::string& point) {
+  const std::string implemented = point_of(name);
+  if (implemented.empty()) return not_implemented(name);
+  return "plugin " + name + " is a " + implemented + " plugin, not a " + point + " one";
+}
+
 // A registered strategy plugin enabled at `point`: it must implement that extension point.
 Result<const plugins::Registration*> strategy_at(const Ctx& c, const std::string& name, const std::string& point,
                                                  const std::string& path) {
   const plugins::Registration* r = plugins::find(name);
-  if (!r) return c.at(path, not_implemented(name));
-  bool balance = point == "balance";
-  if (balance ? !r->balance : !r->deschedule)
-    return c.at(path, "plugin " + name + " is a " + (r->balance ? "Balance" : "Deschedule") + " plugin, not " +
-                          (balance ? "a Balance" : "a Deschedule") + " one");
+  const bool balance = point == "balance";
+  if (!r || (balance ? !r->balance : !r->deschedule)) return c.at(path, not_at_point(name, balance ? "Balance" : "Deschedule"));
   return r;
 }
 
@@ -667,7 +681,9 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
   }
   for (const auto& point : {"presort", "sort"})
     if (plugins.count(point))
-      for (const auto& other : plugins.at(point).enabled) problems.add(c.at(p + ".plugins." + point, not_implemented(other)));
+      for (const auto& other : plugins.at(point).enabled)
+        problems.add(c.at(p + ".plugins." + point, "weft-descheduler does not run this extension point (upstream's "
+                                                   "profile ignores it too): remove " + other));
   // The upstream strategies (their args come from pluginConfig below).
   std::vector<std::pair<const plugins::Registration*, bool>> enabled_strategies;   // (plugin, balance)
   for (const auto& point : {"deschedule", "balance"}) {
@@ -683,7 +699,7 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
   for (const auto& point : {"filter", "preEvictionFilter"})
     if (plugins.count(point))
       for (const auto& other : plugins.at(point).enabled)
-        if (other != "DefaultEvictor") problems.add(c.at(p + ".plugins." + point, not_implemented(other)));
+        if (other != "DefaultEvictor") problems.add(c.at(p + ".plugins." + point, not_at_point(other, "Filter/PreEvictionFilter")));
   const json* load_aware_args = nullptr;
   const json* evictor_args = nullptr;
   const json* defragment_args = nullptr;

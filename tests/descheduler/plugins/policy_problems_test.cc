@@ -131,6 +131,24 @@ TEST(PolicyProblems, BalanceArgsAreCheckedButRunOnlyWhenEnabled) {
   EXPECT_FALSE(configured_only->load_aware_enabled());
 }
 
+// A plugin at an extension point it does not implement is refused saying which it
+// implements (upstream: "configures ... extension point of non-existing plugins").
+TEST(PolicyProblems, PluginsAtTheWrongPointSayWhereTheyBelong) {
+  auto p = parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
+                             "  plugins:\n    deschedule: {enabled: [LowNodeUtilization, DefaultEvictor]}\n"
+                             "    filter: {enabled: [PodLifeTime]}\n    sort: {enabled: [Priority]}\n",
+                             "policy.yaml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.message(),
+            "policy.yaml: profiles[0].plugins.sort: weft-descheduler does not run this extension point (upstream's profile "
+            "ignores it too): remove Priority\n"
+            "policy.yaml: profiles[0].plugins.deschedule: plugin LowNodeUtilization is a Balance plugin, not a Deschedule one\n"
+            "policy.yaml: profiles[0].plugins.deschedule: plugin DefaultEvictor is a Filter/PreEvictionFilter plugin, not a "
+            "Deschedule one\n"
+            "policy.yaml: profiles[0].plugins.filter: plugin PodLifeTime is a Deschedule plugin, not a Filter/PreEvictionFilter "
+            "one");
+}
+
 // A profile's name is a string (its Go type); absent or empty, the profile is named by its place.
 TEST(PolicyProblems, ProfileNameIsAString) {
   auto p = parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: [a]\n"
