@@ -1,6 +1,7 @@
 #include "descheduler/app/cluster_source.h"
 
 #include <memory>
+#include <optional>
 #include <variant>
 
 #include "descheduler/app/read_on_two_threads.h"
@@ -30,8 +31,12 @@ Status fill_from_file(Builder& builder, const std::string& path) {
     // A JSON List is decoded item by item, so a big scenario never exists as one tree;
     // pods (most of it) are read in one pass over their text, without a tree. Items are
     // read on two threads (other kinds into trees) and added in the file's order.
-    std::vector<std::string_view> items;
-    auto listed = kube::decode_list_texts(text, [&](std::string_view item) { items.push_back(item); });
+    // The items are found (by their brackets) on the thread beside while those found are read.
+    FoundItems items(text.size() / 2 + 1);   // an item and its comma take two bytes at least
+    std::optional<Result<kube::ListMeta>> listed;
+    auto find = [&](FoundItems& found) {
+      listed = kube::decode_list_texts(text, [&](std::string_view item) { found.add(item); });
+    };
     // The second thread pools on its own: sharing the builder's pools would have both
     // threads wait on one lock and count references on the same texts for every pod.
     scheduler::DecodePools beside_pools;
@@ -42,7 +47,7 @@ Status fill_from_file(Builder& builder, const std::string& path) {
       return kube::read_json(item);
     };
     Status failed;
-    read_on_two_threads(items, builder.pod_reader(), beside, read, [&](size_t i, ReadItem&& read_item) {
+    find_and_read_on_two_threads(items, find, builder.pod_reader(), beside, read, [&](size_t i, ReadItem&& read_item) {
       if (!failed) return;
       if (auto* pod = std::get_if<ClusterBuilder::ReadPod>(&read_item)) {
         builder.add_read(std::move(*pod));
@@ -64,8 +69,8 @@ Status fill_from_file(Builder& builder, const std::string& path) {
                                        kube::key_of(item) + ")");
     });
     if (!failed) return failed.error();
-    if (listed) return {};
-    if (!items.empty()) return make_error(path + ": " + listed.message());
+    if (*listed) return {};
+    if (items.wait_for(1) > 0) return make_error(path + ": " + listed->message());
     // Not a List: a single object, read the general way below.
   }
   auto objects = kube::load_objects_text(std::string(text), path);

@@ -1,11 +1,10 @@
 #include "descheduler/app/load_source.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "descheduler/app/prometheus_load.h"
 #include "descheduler/core/kubernetes_metrics.h"
+#include "kube/file_text.h"
 #include "kube/scenario.h"
 
 namespace weft::descheduler {
@@ -122,11 +121,9 @@ Result<LoadReport> fetch_load(const LoadSpec& spec, const MetricsArgs& metrics, 
     case LoadSpec::Kind::Annotations: return load_from_annotations(cluster);
     case LoadSpec::Kind::Prometheus: return PrometheusLoad(spec.value, metrics).fetch(now);
     case LoadSpec::Kind::File: {
-      std::ifstream in(spec.value);
-      if (!in) return make_error("load file " + spec.value + ": cannot be read");
-      std::stringstream text;
-      text << in.rdbuf();
-      return parse_load_file(text.str(), spec.value);
+      auto text = kube::FileText::open(spec.value);   // mapped: no copy of a file with 100,000 pods
+      if (!text) return make_error("load file " + spec.value + ": cannot be read");
+      return parse_load_file(text->view(), spec.value);
     }
   }
   return make_error("unknown load source");

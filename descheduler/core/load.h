@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -70,7 +71,7 @@ struct LoadReport {
 // memory (absent or null) leaves its node unknown (report.invalid). Pods: cores and
 // bytes, either may be absent. Malformed values are errors naming the file and the entry.
 // Pod entries are read one at a time, so 100,000 of them never exist as one JSON tree.
-Result<LoadReport> parse_load_file(const std::string& text, const std::string& file);
+Result<LoadReport> parse_load_file(std::string_view text, const std::string& file);
 
 // A Prometheus /api/v1/query response with resultType vector: key -> (value, time), the
 // key being the values of `labels` joined by '/' ("node-1", "team-a/pod-7"). Series

@@ -80,6 +80,7 @@ Metrics usual_metrics(int pods = 5, const std::string& cpu = "401m", const std::
 }
 
 TEST(LowNodeUtilizationTable, NoEvictablePods) {
+  SCOPED_TRACE("upstream: no evictable pods");
   std::vector<json> objs = three_nodes();
   for (int i = 1; i <= 4; ++i) objs.push_back(upod("p" + std::to_string(i), "n1", Kind::DS));
   objs.push_back(upod("p5", "n1", Kind::Mirror));
@@ -98,6 +99,8 @@ TEST(LowNodeUtilizationTable, NoEvictablePods) {
 // eviction spends 400m (401m); the fourth is allowed while room is left and lands n2 at
 // 50 % (50.1 %). "stop when cpu capacity is depleted" is the same row with n3 at 0m.
 TEST(LowNodeUtilizationTable, WithoutPrioritiesStopsWhenTheRoomIsSpent) {
+  SCOPED_TRACE("upstream: without priorities");
+  SCOPED_TRACE("upstream: without priorities stop when cpu capacity is depleted");
   std::vector<json> objs = standard_pods(rs_pod);
   Plan requests = run(objs, kCpuPods, nullptr);
   EXPECT_EQ(requests.evictions.size(), 4u) << plan_to_json(requests).dump();
@@ -110,6 +113,7 @@ TEST(LowNodeUtilizationTable, WithoutPrioritiesStopsWhenTheRoomIsSpent) {
 }
 
 TEST(LowNodeUtilizationTable, ExcludedNamespaces) {
+  SCOPED_TRACE("upstream: without priorities, but excluding namespaces");
   std::vector<json> objs = standard_pods([](int i) { return in_namespace(upod("p" + std::to_string(i), "n1", Kind::PodOwner), "namespace1"); });
   const std::string args = kCpuPods + "\n      evictableNamespaces: {exclude: [namespace1]}";
   Plan p = run(objs, args, nullptr);
@@ -123,6 +127,7 @@ TEST(LowNodeUtilizationTable, ExcludedNamespaces) {
 // without validating). Without it the same cluster gives the row's two evictions: p3..p5
 // are bare pods in other namespaces.
 TEST(LowNodeUtilizationTable, IncludeOnlyDefaultNamespace) {
+  SCOPED_TRACE("upstream: without priorities, but include only default namespace");
   std::vector<json> objs = standard_pods([](int i) {
     std::string name = "p" + std::to_string(i);
     return i <= 2 ? upod(name, "n1") : in_namespace(upod(name, "n1", Kind::Bare), "namespace" + std::to_string(i));
@@ -136,6 +141,7 @@ TEST(LowNodeUtilizationTable, IncludeOnlyDefaultNamespace) {
 }
 
 TEST(LowNodeUtilizationTable, WithPriorities) {
+  SCOPED_TRACE("upstream: with priorities");
   std::vector<json> objs = three_nodes();
   for (int i = 1; i <= 4; ++i) objs.push_back(upod("p" + std::to_string(i), "n1", Kind::RS, "400m", "0", 10000));
   objs.push_back(upod("p5", "n1", Kind::RS, "400m", "0", 0));
@@ -153,6 +159,7 @@ TEST(LowNodeUtilizationTable, WithPriorities) {
 // n1 is over its pod target only (8 of 9 pods; 1600m requested): the four best-effort
 // pods go, p3 (burstable) stays.
 TEST(LowNodeUtilizationTable, BestEffortPodsOnly) {
+  SCOPED_TRACE("upstream: without priorities evicting best-effort pods only");
   std::vector<json> objs = standard_pods([](int i) {
     return upod("p" + std::to_string(i), "n1", i == 3 ? Kind::RS : Kind::BestEffort);
   });
@@ -168,6 +175,7 @@ const std::string kPodsExt = "thresholds: {pods: 30, example.com/foo: 30}\n     
 // metricsUtilization upstream takes the policy and evicts nothing (metrics.k8s.io has no
 // such resource); weft refuses the policy, naming the threshold.
 TEST(LowNodeUtilizationTable, ExtendedResource) {
+  SCOPED_TRACE("upstream: with extended resource");
   std::vector<json> objs = {unode("n1", "9", false, 8), unode("n2", "10", false, 8), unode("n3", "10", true)};
   for (int i = 1; i <= 5; ++i) objs.push_back(with_ext(upod("p" + std::to_string(i), "n1", Kind::RS, "0"), 1));
   objs.push_back(with_ext(upod("p6", "n1", Kind::PodOwner, "0"), 1));
@@ -183,6 +191,7 @@ TEST(LowNodeUtilizationTable, ExtendedResource) {
 }
 
 TEST(LowNodeUtilizationTable, ExtendedResourceOnSomeNodes) {
+  SCOPED_TRACE("upstream: with extended resource in some of nodes");
   std::vector<json> objs = {unode("n1", "9", false, 8), unode("n2", "10"), unode("n3", "10", true),
                             with_ext(upod("p1", "n1", Kind::RS, "0"), 1), upod("p9", "n2", Kind::RS, "0")};
   EXPECT_EQ(run(objs, kPodsExt, nullptr).evictions.size(), 0u);
@@ -192,6 +201,7 @@ TEST(LowNodeUtilizationTable, ExtendedResourceOnSomeNodes) {
 // may hold floor(21.7 % of 10) = 2 pods: one more. p2 and p3 are both BestEffort (no cpu
 // or memory requests); weft takes the one that uses most, p2.
 TEST(LowNodeUtilizationTable, ExtendedResourceOnSomeNodesWithDeviation) {
+  SCOPED_TRACE("upstream: with extended resource in some of nodes with deviation");
   std::vector<json> objs = {unode("n1", "10", false, 8), unode("n2", "10", false, 8), unode("n3", "10", true),
                             with_ext(upod("p1", "n1", Kind::RS, "0"), 1), with_ext(upod("p2", "n2", Kind::RS, "0"), 7),
                             upod("p3", "n2", Kind::RS, "0"), upod("p8", "n3", Kind::RS, "0"), upod("p9", "n3", Kind::RS, "0")};
@@ -201,6 +211,7 @@ TEST(LowNodeUtilizationTable, ExtendedResourceOnSomeNodesWithDeviation) {
 }
 
 TEST(LowNodeUtilizationTable, OnlyOtherNodeUnschedulable) {
+  SCOPED_TRACE("upstream: without priorities, but only other node is unschedulable");
   std::vector<json> objs = {unode("n1", "9"), unode("n2", "10", true)};
   for (int i = 1; i <= 5; ++i) objs.push_back(rs_pod(i));
   objs.push_back(upod("p6", "n1", Kind::DS));
@@ -234,6 +245,8 @@ std::vector<json> west_only_cluster(bool affinity, bool p9) {
 
 // p4 and p5 fit nowhere, p1..p3 go.
 TEST(LowNodeUtilizationTable, OtherNodeDoesNotMatchSelectorOrAffinity) {
+  SCOPED_TRACE("upstream: without priorities, but only other node doesn't match pod node selector for p4 and p5");
+  SCOPED_TRACE("upstream: without priorities, but only other node doesn't match pod node affinity for p4 and p5");
   for (bool affinity : {false, true}) {
     std::vector<json> objs = west_only_cluster(affinity, affinity);
     Metrics m = usual_metrics(3);
@@ -250,6 +263,7 @@ const std::string kDeviation = "useDeviationThresholds: true\n      thresholds: 
 
 // Mean cpu 30 %, pods 33 %: n2 may hold floor(38 % of 10) = 3 pods, two more.
 TEST(LowNodeUtilizationTable, DeviationThresholds) {
+  SCOPED_TRACE("upstream: deviation thresholds");
   std::vector<json> objs = standard_pods(rs_pod, Kind::Critical);
   EXPECT_EQ(run(objs, kDeviation, nullptr).evictions.size(), 2u);
   Metrics m = usual_metrics();
@@ -259,6 +273,7 @@ TEST(LowNodeUtilizationTable, DeviationThresholds) {
 // n2's memory is fully requested (p9 asks all 3000 bytes): memory counts in upstream's
 // room even without a threshold, so nothing moves.
 TEST(LowNodeUtilizationTable, DeviationThresholdsAndOverevictingMemory) {
+  SCOPED_TRACE("upstream: deviation thresholds and overevicting memory");
   std::vector<json> objs = {unode("n1", "10"), unode("n2", "10"), unode("n3", "10", true)};
   for (int i = 1; i <= 5; ++i) objs.push_back(upod("p" + std::to_string(i), "n1", Kind::RS, "400m", "375"));
   objs.push_back(upod("p6", "n1", Kind::DS, "400m", "375"));
@@ -277,6 +292,7 @@ TEST(LowNodeUtilizationTable, DeviationThresholdsAndOverevictingMemory) {
 // Requests: three 400m pods go (p4/p5 fit nowhere). Usage: p1..p3 burn 801m; n2 (401m)
 // has 1599m of room: two of them spend it.
 TEST(LowNodeUtilizationTable, DifferentEvictionsForRequestedAndActualResources) {
+  SCOPED_TRACE("upstream: without priorities different evictions for requested and actual resources");
   std::vector<json> objs = west_only_cluster(true, true);
   Metrics m = usual_metrics(3, "801m");
   m.nodes.erase(2);
@@ -286,6 +302,7 @@ TEST(LowNodeUtilizationTable, DifferentEvictionsForRequestedAndActualResources) 
 }
 
 TEST(LowNodeUtilizationTable, NodeEvictionLimit) {
+  SCOPED_TRACE("upstream: without priorities with node eviction limit");
   std::vector<json> objs = standard_pods(rs_pod);
   const std::string args = kCpuPods + "\n      evictionLimits: {node: 2}";
   EXPECT_EQ(run(objs, args, nullptr).evictions.size(), 2u);
@@ -325,15 +342,15 @@ TEST(LowNodeUtilizationTable, Taints) {
   for (auto& p : n1_pods(8, false)) untolerated.push_back(p);
   std::vector<json> tolerated = {unode("n1", "10", false, 0, {}, "2000m"), tainted(), upod("pod_9_n3", "n3", Kind::RS, "200m")};
   for (auto& p : n1_pods(7, true)) tolerated.push_back(p);
-  for (const Row& row : std::vector<Row>{{"no taints", no_taints, 1, -1, 1},
-                                         {"no pod tolerates the taint", untolerated, 0, -1, 0},
-                                         {"a pod tolerates the taint", tolerated, 1, -1, 1},
-                                         {"a pod tolerates the taint, total limit 0", tolerated, 1, 0, 0}}) {
+  for (const Row& row : std::vector<Row>{{"No taints", no_taints, 1, -1, 1},
+                                         {"No pod tolerates node taint", untolerated, 0, -1, 0},
+                                         {"Pod which tolerates node taint", tolerated, 1, -1, 1},
+                                         {"Pod which tolerates node taint, set maxPodsToEvictTotal(0), should not be expelled", tolerated, 1, 0, 0}}) {
     std::string top = "maxNoOfPodsToEvictPerNode: " + std::to_string(row.per_node) + "\n";
     if (row.total >= 0) top += "maxNoOfPodsToEvictTotal: " + std::to_string(row.total) + "\n";
     Plan p = run(row.objs, args, nullptr, "{nodeFit: true}", row.per_node > 0 ? top : "");
     EXPECT_EQ(p.evictions.size(), row.expected) << row.name << ": " << plan_to_json(p).dump();
-    if (row.expected == 1 && std::string(row.name).find("tolerates") != std::string::npos) {
+    if (row.expected == 1 && std::string(row.name).find("Pod which tolerates") == 0) {
       EXPECT_EQ(p.evictions[0].name, "tolerate_pod");
     }
     // Without nodeFit the taint still decides (upstream asks it of the low nodes always).

@@ -108,6 +108,10 @@ const std::map<std::string, double> kSamples = {{"n1", 0.5695757575757561}, {"n2
 // The query says nothing of a pod's share: one pod leaves n1 (56 % > 50 %, to n3 at
 // 20 %), or up to evictionLimits.node.
 TEST(PrometheusUtilization, UpstreamRows) {
+  SCOPED_TRACE("upstream: with instance:node_cpu:rate:sum query");
+  SCOPED_TRACE("upstream: with instance:node_cpu:rate:sum query with more evictions");
+  SCOPED_TRACE("upstream: with instance:node_cpu:rate:sum query with deviation");
+  SCOPED_TRACE("upstream: with instance:node_cpu:rate:sum query and deviation thresholds");
   Cluster c = build(prometheus_cluster());
   Plan one = plan(c, metric_load(kSamples), policy_of(kMetric));
   EXPECT_EQ(class_of(one, "n1"), NodeClass::High);

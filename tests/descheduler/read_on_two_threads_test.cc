@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <set>
 #include <string>
 #include <thread>
@@ -15,6 +17,8 @@
 
 namespace weft::descheduler {
 namespace {
+
+size_t taken_so_far(size_t& taken) { return std::atomic_ref<size_t>(taken).load(); }
 
 // Notes every thread that used it: a reader is never shared between the two.
 struct CountingReader {
@@ -34,7 +38,7 @@ TEST(ReadOnTwoThreads, EveryItemIsTakenOnceInTheItemsOrderEachReaderOnOneThread)
     ++reader.items;
     return std::string(item) + "!";
   };
-  // Blocks of 100 and runs of 7: neither divides the list, so the last block and runs are short.
+  // A window of 100 and runs of 7: neither divides the list, so the last run is short.
   read_on_two_threads(items, mine, beside, read, [&](size_t i, std::string&& value) {
     EXPECT_EQ(value, texts[i] + "!");
     EXPECT_EQ(std::this_thread::get_id(), caller);
@@ -44,12 +48,75 @@ TEST(ReadOnTwoThreads, EveryItemIsTakenOnceInTheItemsOrderEachReaderOnOneThread)
   for (size_t i = 0; i < taken.size(); ++i) EXPECT_EQ(taken[i], i);
   EXPECT_EQ(mine.items + beside.items, texts.size());
   EXPECT_EQ(mine.threads, std::set<std::thread::id>{caller});
-  EXPECT_LE(beside.threads.size(), 11u);   // one thread per block, never the caller
+  EXPECT_EQ(beside.threads.size(), beside.items ? 1u : 0u);   // one thread for the whole list, never the caller
   EXPECT_FALSE(beside.threads.count(caller));
 
   size_t none = 0;
   read_on_two_threads(std::vector<std::string_view>{}, mine, beside, read, [&](size_t, std::string&&) { ++none; });
   EXPECT_EQ(none, 0u);
+}
+
+// Taking overlaps reading: the caller takes what is read while the thread beside reads
+// ahead, never holding more than the window (in whole runs) between a read and its take,
+// and in order even when one reader is much slower than the other.
+TEST(ReadOnTwoThreads, ReadsAheadWithinTheWindowWhileTakingInOrder) {
+  std::vector<std::string> texts;
+  for (int i = 0; i < 2000; ++i) texts.push_back(std::to_string(i));
+  std::vector<std::string_view> items(texts.begin(), texts.end());
+  for (bool slow_beside : {false, true}) {
+    CountingReader mine, beside;
+    std::atomic<size_t> read_count{0}, most_held{0};
+    size_t taken = 0;
+    auto read = [&](CountingReader& reader, std::string_view item) {
+      if (slow_beside == (&reader == &beside) && item.back() == '3')
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      ++reader.items;
+      // Read after the count, `taken` can only be larger than when this item was counted.
+      const auto held = static_cast<long long>(++read_count) - static_cast<long long>(taken_so_far(taken));
+      for (size_t m = most_held.load(); held > static_cast<long long>(m) &&
+                                        !most_held.compare_exchange_weak(m, static_cast<size_t>(held));) {
+      }
+      return std::string(item);
+    };
+    read_on_two_threads(items, mine, beside, read, [&](size_t i, std::string&& value) {
+      ASSERT_EQ(i, taken);
+      EXPECT_EQ(value, texts[i]);
+      std::atomic_ref<size_t>(taken).store(i + 1);
+    }, 60, 8);   // 64 items held at most: 8 runs of 8
+    EXPECT_EQ(taken, texts.size());
+    EXPECT_EQ(mine.items + beside.items, texts.size());
+    EXPECT_LE(most_held.load(), 64u);
+  }
+}
+
+// Items found on the thread beside while those found are read: a slow finder, a list
+// that ends within a run or before the first, every item taken once in order.
+TEST(ReadOnTwoThreads, ItemsFoundWhileReadAreEachTakenOnceInOrder) {
+  std::vector<std::string> texts;
+  for (int i = 0; i < 3001; ++i) texts.push_back(std::to_string(i));
+  for (size_t count : {size_t{0}, size_t{5}, size_t{300}, texts.size()}) {
+    FoundItems items(count);
+    auto find = [&](FoundItems& found) {
+      for (size_t i = 0; i < count; ++i) {
+        if (i % 500 == 499) std::this_thread::sleep_for(std::chrono::milliseconds(2));   // readers wait
+        found.add(texts[i]);
+      }
+    };
+    CountingReader mine, beside;
+    std::vector<size_t> taken;
+    auto read = [](CountingReader& reader, std::string_view item) {
+      ++reader.items;
+      return std::string(item);
+    };
+    find_and_read_on_two_threads(items, find, mine, beside, read, [&](size_t i, std::string&& value) {
+      EXPECT_EQ(value, texts[i]);
+      taken.push_back(i);
+    }, 100, 16);
+    ASSERT_EQ(taken.size(), count);
+    for (size_t i = 0; i < taken.size(); ++i) EXPECT_EQ(taken[i], i);
+    EXPECT_EQ(mine.items + beside.items, count);
+    EXPECT_EQ(items.wait_for(count + 1), count);   // the list ended there
+  }
 }
 
 // Two readers on their own pools share no text object; one reader pools as before.

@@ -96,6 +96,38 @@ TEST(PodUsage, LoadFileWithPods) {
   }
 }
 
+// Pod entries are read straight from their text when clean and as a tree otherwise (a key
+// twice, escapes, nulls, a negative zero, a number past int64): both read them alike.
+TEST(PodUsage, LoadFilePodEntriesReadAlikeWhateverTheirShape) {
+  auto r = parse_load_file(R"({"nodes":[],"pods":[
+      {"namespace":"a","name":"clean","cpu":0.5,"memory":2e9,"at":"2026-11-23T10:00:00Z","cpu_at":"2026-11-23T09:00:00Z"},
+      {"namespace":"a","name":"twice","cpu":1,"cpu":2,"memory":3},
+      {"namespace":"a","name":"escaped","cpu":null,"memory":4,"at":null},
+      {"namespace":"a","name":"zero","cpu":-0.0,"memory":18446744073709551616,"memory_at":"2026-11-23T08:00:00Z"}]})",
+                           "load.json");
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->pods.size(), 4u);
+  const PodUsage& clean = r->pods.at("a/clean");
+  EXPECT_DOUBLE_EQ(*clean.cpu_cores, 0.5);
+  EXPECT_DOUBLE_EQ(*clean.memory_bytes, 2e9);
+  EXPECT_EQ(format_rfc3339(*clean.cpu_at), "2026-11-23T09:00:00Z");
+  EXPECT_EQ(format_rfc3339(*clean.memory_at), "2026-11-23T10:00:00Z");
+  EXPECT_DOUBLE_EQ(*r->pods.at("a/twice").cpu_cores, 2);
+  EXPECT_FALSE(r->pods.at("a/escaped").cpu_cores);
+  EXPECT_FALSE(r->pods.at("a/escaped").cpu_at);
+  EXPECT_DOUBLE_EQ(*r->pods.at("a/escaped").memory_bytes, 4);
+  const PodUsage& zero = r->pods.at("a/zero");
+  EXPECT_EQ(*zero.cpu_cores, 0);
+  EXPECT_DOUBLE_EQ(*zero.memory_bytes, 18446744073709551616.0);
+  EXPECT_FALSE(zero.cpu_at);
+  EXPECT_EQ(format_rfc3339(*zero.memory_at), "2026-11-23T08:00:00Z");
+  // A bad time after a clean one is still named.
+  auto e = parse_load_file(R"({"nodes":[],"pods":[{"namespace":"a","name":"p","at":"2026-11-23T10:00:00Z"},
+      {"namespace":"a","name":"q","at":"yesterday"}]})", "load.json");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.message().find("pods[1] (a/q).at"), std::string::npos) << e.message();
+}
+
 TEST(PodUsage, PrometheusPerPodSeries) {
   auto vec = parse_prometheus_vector(R"({"status":"success","data":{"resultType":"vector","result":[
       {"metric":{"namespace":"team","pod":"burns","node":"hot"},"value":[1700000000,"7.5"]},

@@ -106,8 +106,38 @@ hnu::Args only(const std::map<std::string, double>& t, bool thresholding = false
   return a;
 }
 
+// The first rows of highnodeutilization_test.go with upstream's own pods (kinds as its
+// setters build them), through the DefaultEvictor with nodeFit.
+TEST(HighNodeUtilizationTable, NothingToMove) {
+  struct Row {
+    const char* name;
+    hnu::Args args;
+    std::vector<json> objs;
+    size_t evicted;
+  };
+  std::vector<json> below = {unode("n1", "10"), unode("n2", "10"), unode("n3", "10")};
+  for (int i = 1; i <= 9; ++i) below.push_back(upod("p" + std::to_string(i), "n" + std::to_string((i - 1) / 3 + 1)));
+  // Every node at or below 40 %: all are underutilized, none can take the pods.
+  std::vector<json> protected_pods = {unode("n1", "9"), unode("n2", "10"), unode("n3", "10"), upod("p1", "n1", Kind::Mirror),
+                                      upod("p2", "n1", Kind::Critical), upod("p3", "n2", Kind::DS), upod("p4", "n2", Kind::DS)};
+  for (int i = 5; i <= 8; ++i) protected_pods.push_back(upod("p" + std::to_string(i), "n3"));
+  std::vector<json> nowhere = {unode("n1", "10"), unode("n2", "10"), unode("n3", "10", true), upod("p1", "n1"), upod("p2", "n2")};
+  for (int i = 3; i <= 5; ++i) nowhere.push_back(upod("p" + std::to_string(i), "n3"));
+  // 2-core nodes: n2 has 400m left, one pod's worth.
+  std::vector<json> depleted = {unode("n1", "10", false, 0, {}, "2000m"), unode("n2", "10", false, 0, {}, "2000m"),
+                                unode("n3", "10", true, 0, {}, "2000m"), upod("p1", "n1"), upod("p6", "n3")};
+  for (int i = 2; i <= 5; ++i) depleted.push_back(upod("p" + std::to_string(i), "n2"));
+  for (const Row& row : std::vector<Row>{{"no node below threshold usage", thresholds(20, 20), below, 0},
+                                         {"no evictable pods", thresholds(40, 40), protected_pods, 0},
+                                         {"no node to schedule evicted pods", thresholds(20, 20), nowhere, 0},
+                                         {"without priorities stop when resource capacity is depleted",
+                                          thresholds(30, 30), depleted, 1}})
+    EXPECT_EQ(run_fit(row.args, row.objs).size(), row.evicted) << row.name;
+}
+
 // n1 holds p1 and the critical p2 (20 %), n2 four pods, the unschedulable n3 p7: p1 and p7 go.
 TEST(HighNodeUtilizationTable, WithoutPriorities) {
+  SCOPED_TRACE("upstream: without priorities");
   std::vector<json> objs = {unode("n1", "10"), unode("n2", "10"), unode("n3", "10", true), upod("p1", "n1"),
                             upod("p2", "n1", Kind::Critical), upod("p7", "n3")};
   for (int i = 3; i <= 6; ++i) objs.push_back(upod("p" + std::to_string(i), "n2"));
@@ -116,6 +146,7 @@ TEST(HighNodeUtilizationTable, WithoutPriorities) {
 
 // n2 (2 cores) has 400m left: the low-priority p1 takes it.
 TEST(HighNodeUtilizationTable, WithPriorities) {
+  SCOPED_TRACE("upstream: with priorities");
   std::vector<json> objs = {unode("n1", "10"), unode("n2", "10", false, 0, {}, "2000m"),
                             unode("n3", "10", true, 0, {}, "2000m"), upod("p1", "n1", Kind::RS, "400m", "0", 0),
                             upod("p2", "n1", Kind::RS, "400m", "0", 10000), upod("p9", "n3", Kind::DS)};
@@ -125,6 +156,7 @@ TEST(HighNodeUtilizationTable, WithPriorities) {
 
 // n2 (5 pods) has room for one pod: the best-effort p1.
 TEST(HighNodeUtilizationTable, BestEffortPodsOnly) {
+  SCOPED_TRACE("upstream: without priorities evicting best-effort pods only");
   std::vector<json> objs = {unode("n1", "10", false, 0, {}, "3000m"), unode("n2", "5", false, 0, {}, "3000m"),
                             unode("n3", "10", true, 0, {}, "3000m"), upod("p1", "n1", Kind::BestEffort),
                             upod("p2", "n1")};
@@ -133,6 +165,8 @@ TEST(HighNodeUtilizationTable, BestEffortPodsOnly) {
 }
 
 TEST(HighNodeUtilizationTable, ExtendedResource) {
+  SCOPED_TRACE("upstream: with extended resource");
+  SCOPED_TRACE("upstream: with extended resource in some of nodes");
   std::vector<json> objs = {unode("n1", "10", false, 8), unode("n2", "10", false, 8), unode("n3", "10", true),
                             with_ext(upod("p1", "n1", Kind::RS, "100m"), 1), with_ext(upod("p2", "n1", Kind::RS, "100m"), 1)};
   for (int i = 3; i <= 6; ++i) objs.push_back(with_ext(upod("p" + std::to_string(i), "n2", Kind::RS, "500m"), 1));
@@ -146,6 +180,8 @@ TEST(HighNodeUtilizationTable, ExtendedResource) {
 
 // p5 (on the underutilized n2) selects datacenter=west: it goes only if n1 is west.
 TEST(HighNodeUtilizationTable, OtherNodeMatchesThePodsSelector) {
+  SCOPED_TRACE("upstream: Other node match pod node selector");
+  SCOPED_TRACE("upstream: Other node does not match pod node selector");
   for (bool west : {true, false}) {
     std::map<std::string, std::string> labels;
     if (west) labels["datacenter"] = "west";
@@ -160,6 +196,7 @@ TEST(HighNodeUtilizationTable, OtherNodeMatchesThePodsSelector) {
 
 // n1 has 200 bytes of memory, all requested: p5 (100 bytes) fits nowhere.
 TEST(HighNodeUtilizationTable, OtherNodeLacksMemory) {
+  SCOPED_TRACE("upstream: Other node does not have enough Memory");
   std::vector<json> objs = {unode("n1", "9", false, 0, {}, "4000m", "200"), unode("n2", "10"),
                             upod("p1", "n1", Kind::RS, "400m", "50"), upod("p2", "n1", Kind::RS, "400m", "50"),
                             upod("p3", "n1", Kind::RS, "400m", "50"), upod("p4", "n1", Kind::DS, "400m", "50"),
@@ -169,6 +206,7 @@ TEST(HighNodeUtilizationTable, OtherNodeLacksMemory) {
 
 // OnlyThresholdingResources: the pods of the underutilized n2 request no device, so stay.
 TEST(HighNodeUtilizationTable, ThresholdingResourcesOnlyWithoutSuchPods) {
+  SCOPED_TRACE("upstream: with extended resource threshold and no extended resource pods");
   std::vector<json> objs = {unode("n1", "10", false, 10), unode("n2", "10", false, 10), unode("n3", "10", false, 10),
                             with_ext(upod("p1", "n1", Kind::RS, "100m"), 3), with_ext(upod("p2", "n1", Kind::RS, "100m"), 3)};
   for (int i = 3; i <= 6; ++i) objs.push_back(upod("p" + std::to_string(i), "n2", Kind::RS, "500m"));
@@ -188,13 +226,13 @@ TEST(HighNodeUtilizationTable, Taints) {
   std::vector<json> none = {one_core("n1", false), one_core("n2", false), one_core("n3", false),
                             upod("pod_1_n1", "n1", Kind::RS, "200m"), upod("pod_2_n1", "n1", Kind::RS, "200m"),
                             upod("pod_3_n1", "n1", Kind::RS, "200m"), upod("pod_4_n2", "n2", Kind::RS, "200m")};
-  EXPECT_EQ(run_fit(only({{"cpu", 40}}), none, false, 1), Keys{"pod_4_n2"});
+  EXPECT_EQ(run_fit(only({{"cpu", 40}}), none, false, 1), Keys{"pod_4_n2"}) << "No taints";
   std::vector<json> untolerated = {one_core("n1", false), one_core("n3", true), upod("pod_1_n1", "n1", Kind::RS, "200m"),
                                    upod("pod_2_n3", "n3", Kind::RS, "200m")};
-  EXPECT_EQ(run_fit(only({{"cpu", 40}}), untolerated, false, 0), Keys{});
+  EXPECT_EQ(run_fit(only({{"cpu", 40}}), untolerated, false, 0), Keys{}) << "No pod tolerates node taint";
   std::vector<json> tolerated = {one_core("n1", false), one_core("n3", true), upod("pod_1_n1", "n1", Kind::RS, "100m"),
                                  tolerating, upod("pod_9_n3", "n3", Kind::RS, "500m")};
-  EXPECT_EQ(run_fit(only({{"cpu", 40}}), tolerated, false, 1), Keys{"tolerate_pod"});
+  EXPECT_EQ(run_fit(only({{"cpu", 40}}), tolerated, false, 1), Keys{"tolerate_pod"}) << "Pod which tolerates node taint";
 }
 
 TEST(HighNodeUtilization, Validation) {

@@ -3,6 +3,8 @@
 // foo=bar (or foo1=bar1) over the region. Limits and nodeFit rows are the evictor's.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "descheduler/core/plugins/RemovePodsViolatingInterPodAntiAffinity/inter_pod_anti_affinity.h"
 #include "tests/descheduler/plugins/plugin_fixtures.h"
 
@@ -73,6 +75,78 @@ TEST(RemovePodsViolatingInterPodAntiAffinity, UpstreamTable) {
   EXPECT_EQ(run({region_node("n1"), region_node("n5"), repelling(pod("p1", "n1"), "foo", "bar"),
                  with_labels(pod("p11", "n5"), {{"foo", "bar"}})}),
             Keys{"default/p1"});
+}
+
+// TestPodAntiAffinity row by row with upstream's own objects: nodes of 2000m, 3000 bytes
+// and 10 pods (n1 in main-region), pods of 100m owned by a Pod ("non-evict" and p8 bare),
+// through the DefaultEvictor with the row's limits and nodeFit.
+struct UpstreamRow {
+  const char* description;
+  std::vector<json> nodes, pods;
+  size_t expected;
+  bool node_fit = false;
+  std::optional<int> per_node = std::nullopt, per_namespace = std::nullopt, total = std::nullopt;
+};
+
+json up_node(const std::string& name, std::map<std::string, std::string> labels = {}, const std::string& cpu = "2000m",
+             const std::string& memory = "3000", const std::string& pods = "10") {
+  return node(name, std::move(labels), cpu, memory, pods);
+}
+json up_pod(const std::string& name, const std::string& node_name = "n1", bool owned = true) {
+  return pod(name, node_name, {.cpu = "100m", .memory = "0", .owner_kind = owned ? "Pod" : ""});
+}
+json repels_foo(const std::string& name) { return repelling(up_pod(name), "foo", "bar"); }
+json p2() { return with_labels(up_pod("p2"), {{"foo", "bar"}}); }
+json non_evict() { return with_labels(with_priority(up_pod("non-evict", "n1", false), 2000000000), {{"foo", "bar"}}); }
+json p8_west() {
+  json p = up_pod("p8", "n1", false);
+  p["spec"]["nodeSelector"] = {{"datacenter", "west"}};
+  return p;
+}
+json terminating(json p) {
+  p["metadata"]["deletionTimestamp"] = "2026-11-23T09:00:00Z";
+  return p;
+}
+
+size_t run_upstream(const UpstreamRow& row) {
+  std::vector<json> objs = row.nodes;
+  objs.insert(objs.end(), row.pods.begin(), row.pods.end());
+  Cluster c = build(objs);
+  EvictorHandle h(c, {}, with_limits(row.node_fit, row.per_node, row.per_namespace, row.total));
+  ipa::Plugin plugin({});
+  return run_plugin(plugin, h).size();
+}
+
+TEST(RemovePodsViolatingInterPodAntiAffinity, UpstreamRowsThroughTheEvictor) {
+  const json n1 = up_node("n1", {{"region", "main-region"}});
+  const std::vector<json> four = {repels_foo("p1"), p2(), repels_foo("p3"), repels_foo("p4")};
+  auto sorted = [](const char* name, const std::string& labels_key, const std::string& repels_key, int priority) {
+    const std::string other = labels_key == "foo" ? "bar" : "bar1";
+    const std::string repelled = repels_key == "foo" ? "bar" : "bar1";
+    return with_priority(repelling(with_labels(up_pod(name), {{labels_key, other}}), repels_key, repelled), priority);
+  };
+  json cordoned = up_node("n3");
+  cordoned["spec"]["unschedulable"] = true;
+  const std::vector<UpstreamRow> rows = {
+      {"Maximum pods to evict - 0", {n1}, four, 3},
+      {"Maximum pods to evict - 3", {n1}, four, 3, false, 3},
+      {"Maximum pods to evict (maxPodsToEvictPerNamespace=3) - 3", {n1}, four, 3, false, std::nullopt, 3},
+      {"Maximum pods to evict (maxNoOfPodsToEvictTotal)", {n1}, four, 1, false, std::nullopt, 3, 1},
+      {"Evict only 1 pod after sorting", {n1},
+       {sorted("p5", "foo", "foo1", 100), sorted("p6", "foo", "foo1", 50), sorted("p7", "foo1", "foo", 0)}, 1},
+      {"Evicts pod that conflicts with critical pod (but does not evict critical pod)", {n1},
+       {repels_foo("p1"), non_evict()}, 1, false, 1},
+      {"Won't evict pods because node selectors don't match available nodes", {n1, up_node("n2", {{"datacenter", "east"}})},
+       {p8_west(), non_evict()}, 0, true, 1},
+      {"Won't evict pods because only other node is not schedulable", {n1, cordoned}, {p8_west(), non_evict()}, 0, true, 1},
+      {"No pod to evicted since all pod terminating", {n1}, {terminating(repels_foo("p9")), terminating(repels_foo("p10"))}, 0},
+      {"Won't evict pods because only other node doesn't have enough resources", {n1, up_node("n4", {}, "2m", "2", "1")},
+       four, 0, true, 3},
+      {"Evict pod violating anti-affinity among different node (all pods have anti-affinity)",
+       {n1, up_node("n5", {{"region", "main-region"}}, "200m")},
+       {repels_foo("p1"), with_labels(up_pod("p11", "n5"), {{"foo", "bar"}})}, 1},
+  };
+  for (const UpstreamRow& row : rows) EXPECT_EQ(run_upstream(row), row.expected) << row.description;
 }
 
 TEST(RemovePodsViolatingInterPodAntiAffinity, OtherDomainsAndOwnLabelsDoNotCount) {

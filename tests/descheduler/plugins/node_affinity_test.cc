@@ -3,6 +3,9 @@
 // "unlabelled" (where the pod runs) does not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
+
 #include "descheduler/core/plugins/RemovePodsViolatingNodeAffinity/node_affinity.h"
 #include "tests/descheduler/plugins/plugin_fixtures.h"
 
@@ -106,6 +109,129 @@ TEST(RemovePodsViolatingNodeAffinity, PreferredUpstreamTable) {
   EXPECT_EQ(run_preferred({labelled, unlabelled, preferring("p1", "unlabelled")},
                           [](RecordingEvictor& e) { e.refused_targets = {"labelled"}; }),
             Keys{});
+}
+
+// TestRemovePodsViolatingNodeAffinity row by row with upstream's own objects: nodes of
+// 2000m, 3000 bytes and 10 pods; on one node podWithNodeAffinity (the type's term on
+// kubernetes.io/desiredNode=yes), pod1 and pod2, each 100m and owned by a Pod; through
+// the DefaultEvictor with the row's limits and nodeFit, over the row's nodes only.
+namespace upstream {
+
+const char* kWithout = "nodeWithoutLabels";
+const char* kWith = "nodeWithLabels";
+const char* kCordoned = "unschedulableNodeWithLabels";
+
+json test_node(const std::string& name) {
+  json n = node(name, {}, "2000m", "3000", "10");
+  if (name != kWithout) n["metadata"]["labels"]["kubernetes.io/desiredNode"] = "yes";
+  if (name == kCordoned) n["spec"]["unschedulable"] = true;
+  return n;
+}
+
+std::vector<json> pods_on(const std::string& node_name, bool terminating, const std::string& type) {
+  const json term = {{"matchExpressions",
+                      json::array({{{"key", "kubernetes.io/desiredNode"}, {"operator", "In"}, {"values", {"yes"}}}})}};
+  std::vector<json> out;
+  for (const char* name : {"podWithNodeAffinity", "pod1", "pod2"}) {
+    json p = pod(name, node_name, {.cpu = "100m", .memory = "0", .owner_kind = "Pod"});
+    if (terminating) p["metadata"]["deletionTimestamp"] = "2026-11-23T09:00:00Z";
+    out.push_back(p);
+  }
+  json& a = out[0]["spec"]["affinity"]["nodeAffinity"];
+  a = json::object();
+  if (type == na::kRequired) a["requiredDuringSchedulingIgnoredDuringExecution"] = {{"nodeSelectorTerms", json::array({term})}};
+  if (type == na::kPreferred)
+    a["preferredDuringSchedulingIgnoredDuringExecution"] = json::array({{{"weight", 10}, {"preference", term}}});
+  return out;
+}
+
+struct Row {
+  std::string description;
+  const char* type;
+  std::vector<std::string> nodes;   // the nodes the plugin is given
+  bool terminating;
+  size_t expected;
+  std::optional<int> per_node = std::nullopt, per_namespace = std::nullopt, total = std::nullopt;
+  bool node_fit = false;
+};
+
+size_t run(const Row& row) {
+  // The pods' node is in the cluster even when the row does not give it to the plugin.
+  std::vector<json> objs = {test_node(kWithout)};
+  for (const auto& n : row.nodes)
+    if (n != kWithout) objs.push_back(test_node(n));
+  for (json& p : pods_on(kWithout, row.terminating, row.type)) objs.push_back(p);
+  Cluster c = build(objs);
+  EvictorHandle h(c, {}, with_limits(row.node_fit, row.per_node, row.per_namespace, row.total));
+  std::vector<int> given;
+  for (size_t i = 0; i < c.nodes.size(); ++i)
+    if (std::find(row.nodes.begin(), row.nodes.end(), c.nodes[i].name) != row.nodes.end()) given.push_back(static_cast<int>(i));
+  na::Args a;
+  a.node_affinity_type = {row.type};
+  na::Plugin plugin(a);
+  EXPECT_TRUE(plugin.deschedule(given, h).ok());
+  return h.evicted_keys().size();
+}
+
+}  // namespace upstream
+
+TEST(RemovePodsViolatingNodeAffinity, UpstreamRowsThroughTheEvictor) {
+  using upstream::kCordoned, upstream::kWith, upstream::kWithout;
+  const std::string other = "Pod is scheduled on node without matching labels, another schedulable node available, ";
+  const char *req = na::kRequired, *pref = na::kPreferred;
+  const std::vector<std::string> both = {kWithout, kWith};
+  // "Invalid Affinity type, should not evict any pods": the type is refused by validation.
+  EXPECT_FALSE(na::parse_args(ctx(), json::parse(R"({"nodeAffinityType": ["requiredDuringSchedulingRequiredDuringExecution"]})"),
+                              "args")
+                   .ok());
+  // "Pod is correctly scheduled on node, no eviction expected": the pods on the matching node.
+  for (const char* type : {req, pref}) {
+    std::vector<json> objs = {upstream::test_node(kWith)};
+    for (json& p : upstream::pods_on(kWith, false, type)) objs.push_back(p);
+    Cluster c = build(objs);
+    EvictorHandle h(c, {}, with_node_fit(false));
+    na::Args a;
+    a.node_affinity_type = {type};
+    na::Plugin plugin(a);
+    EXPECT_EQ(run_plugin(plugin, h).size(), 0u) << "Pod is correctly scheduled on node, no eviction expected " << type;
+  }
+  const std::vector<upstream::Row> rows = {
+      {"Pod is scheduled on node without matching labels, another schedulable node available, should be evicted", req, both, false, 1},
+      {other.substr(0, other.size() - 2) + " with better fit, should be evicted", pref, both, false, 1},
+      {other + "maxPodsToEvictPerNode set to 1, should be evicted [required affinity]", req, both, false, 1, 1},
+      {other + "maxPodsToEvictPerNode set to 1, should be evicted [preferred affinity]", pref, both, false, 1, 1},
+      {other + "maxPodsToEvictPerNode set to 0, should be not evicted [required affinity]", req, both, false, 0, 0},
+      {other + "maxPodsToEvictPerNode set to 0, should be not evicted [preferred affinity]", pref, both, false, 0, 0},
+      {other + "maxPodsToEvictPerNode set to 1, no pod evicted since pod terminating [required affinity]", req, both, true, 0, 1},
+      {other + "maxPodsToEvictPerNode set to 1, no pod evicted since pod terminating [preferred affinity]", pref, both, true, 0, 1},
+      {other + "maxNoOfPodsToEvictPerNamespace set to 1, should be evicted [required affinity]", req, both, false, 1,
+       std::nullopt, 1},
+      {other + "maxNoOfPodsToEvictTotal set to 0, should not be evicted [required affinity]", req, both, false, 0,
+       std::nullopt, 1, 0},
+      {other + "maxNoOfPodsToEvictPerNamespace set to 1, should be evicted [preferred affinity]", pref, both, false, 1,
+       std::nullopt, 1},
+      {other + "maxNoOfPodsToEvictPerNamespace set to 0, should not be evicted [required affinity]", req, both, false, 0,
+       std::nullopt, 0},
+      {other + "maxNoOfPodsToEvictPerNamespace set to 0, should not be evicted [preferred affinity]", pref, both, false, 0,
+       std::nullopt, 0},
+      {other + "maxNoOfPodsToEvictPerNamespace set to 1, no pod evicted since pod terminting [required affinity]", req, both,
+       true, 0, std::nullopt, 1},
+      {other + "maxNoOfPodsToEvictPerNamespace set to 1, no pod evicted since pod terminting [preferred affinity]", pref, both,
+       true, 0, std::nullopt, 1},
+      {"Pod is scheduled on node without matching labels, but no node where pod fits is available, should not evict "
+       "[required affinity]",
+       req, {kWithout, kCordoned}, false, 0, std::nullopt, std::nullopt, std::nullopt, true},
+      {"Pod is scheduled on node without matching labels, but no node where pod fits is available, should not evict "
+       "[preferred affinity]",
+       pref, {kWithout, kCordoned}, false, 0, std::nullopt, std::nullopt, std::nullopt, true},
+      {"Pod is scheduled on node without matching labels, and unschedulable node where pod could fit is available, should "
+       "not evict [required affinity]",
+       req, {kWith, kCordoned}, false, 0, 1, std::nullopt, std::nullopt, true},
+      {"Pod is scheduled on node without matching labels, and unschedulable node where pod could fit is available, should "
+       "not evict [preferred affinity]",
+       pref, {kWith, kCordoned}, false, 0, 1, std::nullopt, std::nullopt, true},
+  };
+  for (const upstream::Row& row : rows) EXPECT_EQ(upstream::run(row), row.expected) << row.description;
 }
 
 TEST(RemovePodsViolatingNodeAffinity, Validation) {

@@ -147,6 +147,158 @@ TEST(RemovePodsViolatingNodeTaints, NodeFitKeepsPodsNoOtherNodeTakes) {
   EXPECT_EQ(evicted_with_node_fit({tainted("n1", kTaint1), tiny, tolerating("p2", "n1")}), 0u);
 }
 
+// TestDeletePodsViolatingNodeTaints row by row with upstream's own objects: nodes of
+// 2000m, 3000 bytes and 10 pods, pods of 100m owned by a Pod; through the DefaultEvictor
+// with the row's args, limits and nodeFit, over the row's nodes (pods on other nodes are
+// in the cluster but not the plugin's).
+namespace upstream {
+
+json no_schedule(int i, const std::string& key = "testTaint", const std::string& effect = "NoSchedule") {
+  return {{"key", key + std::to_string(i)}, {"value", (key == "testTaint" ? "test" : "testing") + std::to_string(i)},
+          {"effect", effect}};
+}
+json test_node(const std::string& name, json taints = json::array(), std::map<std::string, std::string> labels = {}) {
+  json n = node(name, std::move(labels), "2000m", "3000", "10");
+  if (!taints.empty()) n["spec"]["taints"] = std::move(taints);
+  return n;
+}
+json owned(const std::string& name, const std::string& node_name) {
+  return pod(name, node_name, {.cpu = "100m", .memory = "0", .owner_kind = "Pod"});
+}
+json tolerating(json p, const std::string& key, const std::string& value, int i, const std::string& effect = "NoSchedule") {
+  p["spec"]["tolerations"].push_back({{"key", key + std::to_string(i)}, {"value", value + std::to_string(i)}, {"effect", effect}});
+  return p;
+}
+json tol1(const std::string& name, const std::string& node_name) { return tolerating(owned(name, node_name), "testTaint", "test", 1); }
+json critical(const std::string& name, const std::string& node_name) {
+  json p = owned(name, node_name);
+  p["metadata"]["namespace"] = "kube-system";
+  p["spec"]["priority"] = 2000000000;
+  return p;
+}
+json local_storage(const std::string& name, const std::string& node_name) {
+  json p = owned(name, node_name);
+  p["spec"]["volumes"] = json::array({{{"name", "sample"}, {"emptyDir", json::object()}}});
+  return p;
+}
+json mirror(const std::string& name, const std::string& node_name) {
+  json p = owned(name, node_name);
+  p["metadata"]["annotations"]["kubernetes.io/config.mirror"] = "mirror";
+  return p;
+}
+json daemon(const std::string& name, const std::string& node_name) {
+  return pod(name, node_name, {.cpu = "100m", .memory = "0", .owner_kind = "DaemonSet"});
+}
+
+struct Row {
+  std::string description;
+  std::vector<json> nodes, pods;
+  size_t expected;
+  nt::Args args = {};
+  EvictorArgs evictor = {};
+  framework::EvictorOptions options = {};
+  std::vector<json> other_nodes = {};   // nodes of the pods the row does not give the plugin
+};
+
+size_t run(const Row& row) {
+  std::vector<json> objs = row.nodes;
+  objs.insert(objs.end(), row.other_nodes.begin(), row.other_nodes.end());
+  objs.insert(objs.end(), row.pods.begin(), row.pods.end());
+  Cluster c = build(objs);
+  EvictorHandle h(c, row.evictor, row.options);
+  std::vector<int> given;
+  for (size_t i = 0; i < row.nodes.size(); ++i) given.push_back(static_cast<int>(i));
+  nt::Plugin plugin(row.args);
+  EXPECT_TRUE(plugin.deschedule(given, h).ok());
+  return h.evicted_keys().size();
+}
+
+nt::Args included(std::vector<std::string> taints) {
+  nt::Args a;
+  a.included_taints = std::move(taints);
+  return a;
+}
+nt::Args excluded(std::vector<std::string> taints) {
+  nt::Args a;
+  a.excluded_taints = std::move(taints);
+  return a;
+}
+
+}  // namespace upstream
+
+TEST(RemovePodsViolatingNodeTaints, UpstreamRowsThroughTheEvictor) {
+  using namespace upstream;
+  const json n1 = test_node("n1", json::array({no_schedule(1)}));
+  const json n2 = test_node("n2", json::array({no_schedule(1, "testingTaint")}));
+  const json n5 = test_node("n5", json::array({no_schedule(1, "testTaint", "PreferNoSchedule")}));
+  const json n7 = test_node("n7", json::array({no_schedule(1), no_schedule(1, "testingTaint")}));
+  json n4 = test_node("n4");
+  n4["spec"]["unschedulable"] = true;
+  json n6 = node("n6", {}, "1m", "1", "1");
+  n6["spec"]["taints"] = json::array({no_schedule(1, "testTaint", "PreferNoSchedule")});
+  const std::vector<json> p1_p5_p6 = {tol1("p1", "n1"), owned("p5", "n1"), owned("p6", "n1")};
+  const std::vector<json> protected_on_n2 = {critical("p7", "n2"), daemon("p8", "n2"), local_storage("p9", "n2"), mirror("p10", "n2")};
+  EvictorArgs local, system;
+  local.evict_local_storage_pods = true;
+  system.evict_system_critical_pods = true;
+  framework::EvictorOptions fit = with_node_fit(true);
+  nt::Args prefer;
+  prefer.include_prefer_no_schedule = true;
+  json p13 = tolerating(owned("p13", "n5"), "testTaint", "test", 0, "PreferNoSchedule");
+  json p15 = tolerating(tol1("p15", "n7"), "testingTaint", "testing", 1);
+  const std::vector<Row> rows = {
+      {"Pods not tolerating node taint should be evicted", {n1}, {tol1("p1", "n1"), owned("p2", "n1"), tol1("p3", "n1")}, 1},
+      {"Pods with tolerations but not tolerating node taint should be evicted", {n1},
+       {tol1("p1", "n1"), tol1("p3", "n1"), tolerating(owned("p4", "n1"), "testTaintX", "testX", 1)}, 1},
+      {"Only <maxNoOfPodsToEvictTotal> number of Pods not tolerating node taint should be evicted", {n1}, p1_p5_p6, 1, {}, {},
+       with_limits(false, 2, std::nullopt, 1)},
+      {"Only <maxPodsToEvictPerNode> number of Pods not tolerating node taint should be evicted", {n1}, p1_p5_p6, 1, {}, {},
+       with_limits(false, 1, std::nullopt, std::nullopt)},
+      {"Only <maxNoOfPodsToEvictPerNamespace> number of Pods not tolerating node taint should be evicted", {n1}, p1_p5_p6, 1,
+       {}, {}, with_limits(false, std::nullopt, 1, std::nullopt)},
+      {"Critical pods not tolerating node taint should not be evicted", {n2}, protected_on_n2, 0},
+      {"Critical pods except storage pods not tolerating node taint should not be evicted", {n2}, protected_on_n2, 1, {}, local},
+      {"Critical and non critical pods, only non critical pods not tolerating node taint should be evicted", {n2},
+       {critical("p7", "n2"), daemon("p8", "n2"), mirror("p10", "n2"), owned("p11", "n2")}, 1},
+      {"Critical and non critical pods, pods not tolerating node taint should be evicted even if they are critical", {n1, n2},
+       {owned("p2", "n1"), critical("p7", "n2"), local_storage("p9", "n2"), mirror("p10", "n2")}, 2, {}, system},
+      {"Pod p2 doesn't tolerate taint on it's node, but also doesn't tolerate taints on other nodes", {n1, n2},
+       {tol1("p1", "n1"), owned("p2", "n1"), tol1("p3", "n1")}, 0, {}, {}, fit},
+      {"Pod p12 doesn't tolerate taint on it's node, but other nodes don't match it's selector",
+       {n1, test_node("n3", json::array(), {{"datacenter", "east"}})},
+       {tol1("p1", "n1"), tol1("p3", "n1"),
+        [] {
+          json p = owned("p11", "n2");
+          p["spec"]["nodeSelector"] = {{"datacenter", "west"}};
+          return p;
+        }()},
+       0, {}, {}, fit, {test_node("n2")}},
+      {"Pod p2 doesn't tolerate taint on it's node, but other nodes are unschedulable", {n1, n4},
+       {tol1("p1", "n1"), owned("p2", "n1"), tol1("p3", "n1")}, 0, {}, {}, fit},
+      {"Pods not tolerating PreferNoSchedule node taint should not be evicted when not enabled", {n5}, {p13}, 0},
+      {"Pods not tolerating PreferNoSchedule node taint should be evicted when enabled", {n5}, {p13}, 1, prefer},
+      {"Pods not tolerating excluded node taints (by key) should not be evicted", {n1}, {owned("p2", "n1")}, 0,
+       excluded({"excludedTaint1", "testTaint1"})},
+      {"Pods not tolerating excluded node taints (by key and value) should not be evicted", {n1}, {owned("p2", "n1")}, 0,
+       excluded({"testTaint1=test1"})},
+      {"The excluded taint matches the key of node1's taint, but does not match the value", {n1}, {owned("p2", "n1")}, 1,
+       excluded({"testTaint1=test2"})},
+      {"Critical and non critical pods, pods not tolerating node taint can't be evicted because the only available node does "
+       "not have enough resources.",
+       {n1, n6}, {owned("p2", "n1"), critical("p7", "n2"), local_storage("p9", "n2"), mirror("p10", "n2")}, 0, {}, system, fit,
+       {n2}},
+      {"Pods tolerating included taints should not get evicted even with other taints present", {n7}, {tol1("p1", "n1")}, 0,
+       included({"testTaint1=test1"}), {}, {}, {test_node("n1")}},
+      {"Pods not tolerating not included taints should not get evicted", {n1},
+       {tol1("p1", "n1"), owned("p2", "n1"), tolerating(owned("p4", "n1"), "testTaintX", "testX", 1)}, 0,
+       included({"testTaint2=test2"})},
+      {"Pods tolerating includedTaint should not get evicted. Pods not tolerating includedTaints should get evicted", {n1},
+       {tol1("p1", "n1"), owned("p2", "n1"), tol1("p3", "n1")}, 1, included({"testTaint1=test1"})},
+      {"Pods not tolerating all taints are evicted when includedTaints is empty", {n7}, {tol1("p14", "n7"), p15}, 1},
+  };
+  for (const Row& row : rows) EXPECT_EQ(upstream::run(row), row.expected) << row.description;
+}
+
 TEST(RemovePodsViolatingNodeTaints, Validation) {
   auto both = nt::parse_args(ctx(), json::parse(R"({"includedTaints": ["a"], "excludedTaints": ["b"]})"), "args");
   ASSERT_FALSE(both.ok());

@@ -158,6 +158,16 @@ inline framework::EvictorOptions with_node_fit(bool node_fit) {
   return o;
 }
 
+// The DefaultEvictor's nodeFit and the policy's maxNoOfPodsToEvict* limits of one row.
+inline framework::EvictorOptions with_limits(bool node_fit, std::optional<int> per_node, std::optional<int> per_namespace,
+                                             std::optional<int> total) {
+  framework::EvictorOptions o = with_node_fit(node_fit);
+  o.max_per_node = per_node;
+  o.max_per_namespace = per_namespace;
+  o.max_total = total;
+  return o;
+}
+
 // Runs a Deschedule or Balance plugin over every node; returns the evicted pod keys.
 template <class P, class H>
 std::vector<std::string> run_plugin(P& plugin, H& h) {

@@ -54,14 +54,22 @@ class Balancer {
 
   void run() {
     std::map<std::string, std::vector<int>> by_namespace;
-    for (int n : nodes_)
+    std::vector<int> listed;
+    for (int n : nodes_) {
+      listed.clear();
       for (int p : cluster_.nodes[static_cast<size_t>(n)].pods) {
         const PodInfo& pod = cluster_.pods[static_cast<size_t>(p)];
         // Upstream lists the plugin's pods through the evictor's Filter: pods it refuses
         // neither declare constraints nor count in a domain.
-        if (pod.core >= 0 && args_.filter.matches(pod) && handle_.evictor().filter(p).empty())
-          by_namespace[pod.ns].push_back(p);
+        if (pod.core >= 0 && args_.filter.matches(pod) && handle_.evictor().filter(p).empty()) listed.push_back(p);
       }
+      // A node's pods by name, so that among pods of one rank the last by name leaves
+      // first (upstream's order is its lister's; its tests list by name).
+      std::sort(listed.begin(), listed.end(), [&](int a, int b) {
+        return cluster_.pods[static_cast<size_t>(a)].name < cluster_.pods[static_cast<size_t>(b)].name;
+      });
+      for (int p : listed) by_namespace[cluster_.pods[static_cast<size_t>(p)].ns].push_back(p);
+    }
     for (const auto& [ns, pods] : by_namespace)
       for (const Owned& o : constraints_of(pods)) balance(o, pods);
     evict();
