@@ -61,7 +61,7 @@ Status volume_kinds(const std::string& volumes, bool& pvc, bool& local) {
   JsonCursor c = JsonCursor::over_checked(volumes);
   return c.elements("spec.volumes", [&](size_t) -> Status {
     if (c.peek() != '{') return c.pass_over();
-    return c.members("spec.volumes[]", [&](const std::string& key) {
+    return c.members("spec.volumes[]", [&](std::string_view key) {
       if (key == "persistentVolumeClaim") pvc = true;
       if (key == "hostPath" || key == "emptyDir") local = true;
       return c.pass_over();
@@ -98,12 +98,12 @@ void PodFactsReader::restart(Section section) {
   }
 }
 
-bool PodFactsReader::keeps_annotation(const std::string& key) const {
+bool PodFactsReader::keeps_annotation(std::string_view key) const {
   return key == kube::kConfigSourceAnnotation || key == kube::kConfigMirrorAnnotation || key == kEvictAnnotation ||
          key == kPreferNoEvictionAnnotation || key == keys::kArrivalAnnotation;
 }
 
-Status PodFactsReader::member(Section section, const std::string& key, JsonCursor& c) {
+Status PodFactsReader::member(Section section, std::string_view key, JsonCursor& c) {
   if (section == Section::Top && key == "kind") {
     if (c.peek() != '"') {
       kind_.clear();
@@ -125,19 +125,19 @@ Status PodFactsReader::member(Section section, const std::string& key, JsonCurso
   return c.pass_over();
 }
 
-Status PodFactsReader::container_member(size_t index, const std::string& key, JsonCursor& c) {
+Status PodFactsReader::container_member(size_t index, std::string_view key, JsonCursor& c) {
   if (key != "image") return c.pass_over();
   if (images_.size() <= index) images_.resize(index + 1);
   return text_of(c, images_[index], pool_);
 }
 
-Status PodFactsReader::also(Section section, const std::string& key, std::string_view text) {
+Status PodFactsReader::also(Section section, std::string_view key, std::string_view text) {
   if (section == Section::Status && key == "conditions") return read_conditions(text);
   if (section != Section::Spec || key != "affinity") return {};
   // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution is an object.
   requires_node_affinity_ = false;
   JsonCursor c = JsonCursor::over_checked(text);
-  return c.members("spec.affinity", [&](const std::string& part) -> Status {
+  return c.members("spec.affinity", [&](std::string_view part) -> Status {
     if (part != "nodeAffinity" || c.peek() != '{') return c.pass_over();
     return c.members("spec.affinity.nodeAffinity", [&](const std::string& rule) {
       if (rule == "requiredDuringSchedulingIgnoredDuringExecution") requires_node_affinity_ = c.peek() == '{';
@@ -154,10 +154,10 @@ Status PodFactsReader::read_owners(JsonCursor& c) {
     auto at = [&] { return "metadata.ownerReferences[" + std::to_string(i) + "]"; };
     Owner o;
     // Worded as the tree readers refuse a field of the wrong type.
-    auto wrong_type = [&](const std::string& key, const char* what) {
-      return make_error("a field has the wrong type (" + at() + "." + key + " is not " + what + ")");
+    auto wrong_type = [&](std::string_view key, const char* what) {
+      return make_error("a field has the wrong type (" + at().append(".").append(key) + " is not " + what + ")");
     };
-    auto s = c.members(at, [&](const std::string& key) -> Status {
+    auto s = c.members(at, [&](std::string_view key) -> Status {
       std::string* text = key == "kind" ? &o.kind : key == "name" ? &o.name : key == "uid" ? &o.uid : nullptr;
       if (text) return c.peek() == '"' || c.peek() == 'n' ? c.string_field("", *text) : wrong_type(key, "a string");
       if (key != "controller") return c.pass_over();
@@ -173,10 +173,10 @@ Status PodFactsReader::read_owners(JsonCursor& c) {
   });
 }
 
-Status PodFactsReader::read_statuses(JsonCursor& c, ContainerState::Kind kind, const std::string& key) {
+Status PodFactsReader::read_statuses(JsonCursor& c, ContainerState::Kind kind, std::string_view key) {
   auto& out = statuses_[static_cast<size_t>(kind)];
   out.clear();
-  auto where = [&] { return "status." + key; };
+  auto where = [&] { return std::string("status.").append(key); };
   if (c.peek() == 'n') return c.pass_over();
   if (c.peek() != '[') return make_error(where() + ": must be a list");
   return c.elements(where, [&](size_t i) -> Status {
@@ -187,7 +187,7 @@ Status PodFactsReader::read_statuses(JsonCursor& c, ContainerState::Kind kind, c
       out.push_back(std::move(cs));
       return c.pass_over();
     }
-    auto s = c.members(at, [&](const std::string& field) -> Status {
+    auto s = c.members(at, [&](std::string_view field) -> Status {
       if (field == "restartCount") {
         std::optional<int64_t> restarts;
         if (auto st = integer_of(c, restarts, 0, INT32_MAX, [&] { return at() + ".restartCount: must be a non-negative integer"; });
@@ -200,11 +200,11 @@ Status PodFactsReader::read_statuses(JsonCursor& c, ContainerState::Kind kind, c
       cs.waiting_reason = cs.terminated_reason = SharedString();
       cs.exit_code.reset();
       if (c.peek() != '{') return c.pass_over();
-      return c.members([&] { return at() + ".state"; }, [&](const std::string& state) -> Status {
+      return c.members([&] { return at() + ".state"; }, [&](std::string_view state) -> Status {
         if (state != "waiting" && state != "terminated") return c.pass_over();
         if (c.peek() != '{') return c.pass_over();
         const bool terminated = state == "terminated";
-        return c.members([&] { return at() + ".state." + state; }, [&](const std::string& part) -> Status {
+        return c.members([&] { return at().append(".state.").append(state); }, [&](std::string_view part) -> Status {
           if (part == "reason") return text_of(c, terminated ? cs.terminated_reason : cs.waiting_reason, pool_);
           if (!terminated || part != "exitCode") return c.pass_over();
           std::optional<int64_t> code;
@@ -232,7 +232,7 @@ Status PodFactsReader::read_conditions(std::string_view text) {
     PodCondition cond;
     std::string time;
     if (c.peek() == '{') {
-      auto s = c.members("status.conditions", [&](const std::string& key) -> Status {
+      auto s = c.members("status.conditions", [&](std::string_view key) -> Status {
         if (key == "type") return text_of(c, cond.type, pool_);
         if (key == "status") return text_of(c, cond.status, pool_);
         if (key == "reason") return text_of(c, cond.reason, pool_);

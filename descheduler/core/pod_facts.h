@@ -26,10 +26,10 @@ class PodFactsReader : public scheduler::PodTextExtension {
   explicit PodFactsReader(StringPool& pool) : pool_(pool) {}
 
   void restart(Section section) override;
-  bool keeps_annotation(const std::string& key) const override;
-  Status member(Section section, const std::string& key, kube::JsonCursor& c) override;
-  Status container_member(size_t index, const std::string& key, kube::JsonCursor& c) override;
-  Status also(Section section, const std::string& key, std::string_view text) override;
+  bool keeps_annotation(std::string_view key) const override;
+  Status member(Section section, std::string_view key, kube::JsonCursor& c) override;
+  Status container_member(size_t index, std::string_view key, kube::JsonCursor& c) override;
+  Status also(Section section, std::string_view key, std::string_view text) override;
 
   // What the object said of itself: its kind ("" when absent) and whether it has metadata.
   const std::string& kind() const { return kind_; }
@@ -45,7 +45,7 @@ class PodFactsReader : public scheduler::PodTextExtension {
     bool controller = false;
   };
   Status read_owners(kube::JsonCursor& c);
-  Status read_statuses(kube::JsonCursor& c, ContainerState::Kind kind, const std::string& field);
+  Status read_statuses(kube::JsonCursor& c, ContainerState::Kind kind, std::string_view field);
   Status read_conditions(std::string_view text);
 
   StringPool& pool_;

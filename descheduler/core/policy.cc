@@ -435,32 +435,28 @@ Status parse_low_node_utilization(const Ctx& c, const json& args, const std::str
 }
 
 Status parse_load_aware(const Ctx& c, const json& args, const std::string& path, LoadAwareArgs& la) {
-  if (auto s = only_fields(c, args, path,
-                           {"thresholds", "targetThresholds", "nodeSelector", "evictableNamespaces", "metrics",
-                            "numberOfNodes", "nodeFit", "duration", "useDeviationThresholds"});
-      !s)
-    return s;
-  if (auto s = parse_thresholds(c, args, path, la); !s) return s;
-  auto sel = get_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"));
-  if (!sel) return sel.error();
-  la.node_selector = std::move(*sel);
-  if (auto s = parse_evictable_namespaces(c, args, path, la); !s) return s;
-  if (auto s = parse_metrics(c, field(args, "metrics"), join(path, "metrics"), la.metrics); !s) return s;
+  args::Problems problems;
+  if (!problems.add(only_fields(c, args, path,
+                                {"thresholds", "targetThresholds", "nodeSelector", "evictableNamespaces", "metrics",
+                                 "numberOfNodes", "nodeFit", "duration", "useDeviationThresholds"})) &&
+      !args.is_object())
+    return problems.status();
+  const bool thresholds_ok = problems.add(parse_thresholds(c, args, path, la));
+  if (auto sel = problems.take(get_selector(c, field(args, "nodeSelector"), join(path, "nodeSelector"))))
+    la.node_selector = std::move(*sel);
+  problems.add(parse_evictable_namespaces(c, args, path, la));
+  const bool metrics_ok = problems.add(parse_metrics(c, field(args, "metrics"), join(path, "metrics"), la.metrics));
   std::optional<Seconds> duration;   // Volcano's name for the query window
-  if (auto s = parse_window(c, field(args, "duration"), join(path, "duration"), duration); !s) return s;
+  problems.add(parse_window(c, field(args, "duration"), join(path, "duration"), duration));
   if (duration) la.metrics.window = *duration;
   for (const auto& [res, _] : la.metrics.resources)
-    if (res != "cpu" && res != "memory" && !la.thresholds.count(res))
-      return c.at(join(path, "metrics.resources." + res), "has a query but no threshold (add it to thresholds)");
-  auto n = get_count(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"));
-  if (!n) return n.error();
-  la.number_of_nodes = n->value_or(0);
-  if (!field(args, "nodeFit").is_null()) {
-    auto b = get_bool(c, field(args, "nodeFit"), join(path, "nodeFit"));
-    if (!b) return b.error();
-    la.node_fit = *b;
-  }
-  return {};
+    if (thresholds_ok && metrics_ok && res != "cpu" && res != "memory" && !la.thresholds.count(res))
+      problems.add(c.at(join(path, "metrics.resources." + res), "has a query but no threshold (add it to thresholds)"));
+  if (auto n = problems.take(get_count(c, field(args, "numberOfNodes"), join(path, "numberOfNodes"))))
+    la.number_of_nodes = n->value_or(0);
+  if (!field(args, "nodeFit").is_null())
+    if (auto b = problems.take(get_bool(c, field(args, "nodeFit"), join(path, "nodeFit")))) la.node_fit = *b;
+  return problems.status();
 }
 
 struct PluginSet {
@@ -496,15 +492,29 @@ std::string not_implemented(const std::string& plugin) {
          std::string(defragment::kPluginName) + known + " and DefaultEvictor); remove it or run the Kubernetes descheduler for it";
 }
 
+// The extension point a plugin weft knows implements ("" for one it does not know).
+std::string point_of(const std::string& name) {
+  if (name == "DefaultEvictor") return "Filter/PreEvictionFilter";
+  if (name == "LoadAware" || name == "LowNodeUtilization" || name == defragment::kPluginName) return "Balance";
+  const plugins::Registration* r = plugins::find(name);
+  if (!r) return "";
+  return r->balance ? "Balance" : "Deschedule";
+}
+
+// A plugin enabled at an extension point it does not implement (upstream: "configures
+// <point> extension point of non-existing plugins").
+std::string not_at_point(const std::string& name, const std::string& point) {
+  const std::string implemented = point_of(name);
+  if (implemented.empty()) return not_implemented(name);
+  return "plugin " + name + " is a " + implemented + " plugin, not a " + point + " one";
+}
+
 // A registered strategy plugin enabled at `point`: it must implement that extension point.
 Result<const plugins::Registration*> strategy_at(const Ctx& c, const std::string& name, const std::string& point,
                                                  const std::string& path) {
   const plugins::Registration* r = plugins::find(name);
-  if (!r) return c.at(path, not_implemented(name));
-  bool balance = point == "balance";
-  if (balance ? !r->balance : !r->deschedule)
-    return c.at(path, "plugin " + name + " is a " + (r->balance ? "Balance" : "Deschedule") + " plugin, not " +
-                          (balance ? "a Balance" : "a Deschedule") + " one");
+  const bool balance = point == "balance";
+  if (!r || (balance ? !r->balance : !r->deschedule)) return c.at(path, not_at_point(name, balance ? "Balance" : "Deschedule"));
   return r;
 }
 
@@ -538,13 +548,13 @@ Status parse_top_level_eviction(const Ctx& c, const json& doc, Policy& policy) {
   auto events = problems.take(
       get_bool(c, field(doc, "evictionFailureEventNotification"), "evictionFailureEventNotification"));
   if (events) policy.eviction_failure_events = *events;
-  // A Go *int64 upstream leaves unchecked: a negative one is sent as it is (the API server
-  // reads a negative grace period as 1 s).
+  // A Go *int64 upstream leaves unchecked and sends as it is; the API server reads a negative
+  // grace period as 1 s, so weft sends that.
   const json& grace = field(doc, "gracePeriodSeconds");
   if (!grace.is_null() && (!grace.is_number_integer() || (grace.is_number_unsigned() && grace.get<uint64_t>() > INT64_MAX)))
     problems.add(c.at("gracePeriodSeconds", "must be an integer (seconds)"));
   else if (!grace.is_null())
-    policy.grace_period_seconds = grace.get<int64_t>();
+    policy.grace_period_seconds = grace.get<int64_t>() < 0 ? 1 : grace.get<int64_t>();
   return problems.status();
 }
 
@@ -650,7 +660,6 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
   out.name = name && !name->empty() ? *name : p;
   auto plugins = problems.take(parse_plugins(c, field(prof, "plugins"), p + ".plugins"))
                      .value_or(std::map<std::string, PluginSet>());
-  bool has_plugins = prof.contains("plugins") && !prof["plugins"].is_null();
   const json& configs = field(prof, "pluginConfig");
   if (!configs.is_null() && !configs.is_array()) problems.add(c.at(p + ".pluginConfig", "must be a list"));
   // The balance plugins weft plans: Volcano's LoadAware (measured load) and the Kubernetes
@@ -672,7 +681,9 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
   }
   for (const auto& point : {"presort", "sort"})
     if (plugins.count(point))
-      for (const auto& other : plugins.at(point).enabled) problems.add(c.at(p + ".plugins." + point, not_implemented(other)));
+      for (const auto& other : plugins.at(point).enabled)
+        problems.add(c.at(p + ".plugins." + point, "weft-descheduler does not run this extension point (upstream's "
+                                                   "profile ignores it too): remove " + other));
   // The upstream strategies (their args come from pluginConfig below).
   std::vector<std::pair<const plugins::Registration*, bool>> enabled_strategies;   // (plugin, balance)
   for (const auto& point : {"deschedule", "balance"}) {
@@ -688,7 +699,7 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
   for (const auto& point : {"filter", "preEvictionFilter"})
     if (plugins.count(point))
       for (const auto& other : plugins.at(point).enabled)
-        if (other != "DefaultEvictor") problems.add(c.at(p + ".plugins." + point, not_implemented(other)));
+        if (other != "DefaultEvictor") problems.add(c.at(p + ".plugins." + point, not_at_point(other, "Filter/PreEvictionFilter")));
   const json* load_aware_args = nullptr;
   const json* evictor_args = nullptr;
   const json* defragment_args = nullptr;
@@ -712,9 +723,14 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
       continue;
     }
     if (*pname == "LoadAware" || *pname == "LowNodeUtilization") {
-      if (!plugins.count("balance") && balance.empty()) balance = *pname;
       if (*pname != balance) {
-        policy.warnings.push_back(q + ": plugin " + *pname + " is configured but not enabled; ignored");
+        // As upstream, every pluginConfig's args are validated, enabled or not; only
+        // plugins.balance runs it.
+        LoadAwareArgs unused;
+        const json& a = field(pc, "args");
+        bool checked = problems.add(*pname == "LoadAware" ? (a.is_null() ? Status() : parse_load_aware(c, a, q + ".args", unused))
+                                                          : parse_low_node_utilization(c, a, q + ".args", true, unused));
+        if (checked) policy.warnings.push_back(q + ": plugin " + *pname + " is configured but not enabled; ignored");
         continue;
       }
       load_aware_args = &field(pc, "args");   // absent: null (a const operator[] on a missing key is undefined)
@@ -746,7 +762,7 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
   if (plugins.count("balance"))
     for (const auto& pname : plugins.at("balance").enabled)
       if (pname == balance || (pname == defragment::kPluginName) || plugins::find(pname)) out.balance_order.push_back(pname);
-  out.load_aware_enabled = !balance.empty() && (has_plugins || load_aware_args);
+  out.load_aware_enabled = !balance.empty();
   if (out.load_aware_enabled) {
     if (!load_aware_args || load_aware_args->is_null())
       problems.add(c.at(p + ".pluginConfig", balance + " is enabled but has no args (thresholds, targetThresholds)"));

@@ -24,7 +24,7 @@ const std::vector<std::string>& pod_keys_read() {
 
 namespace {
 
-bool read_key(const std::string& key) {
+bool read_key(std::string_view key) {
   const auto& keys = pod_keys_read();
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
@@ -155,9 +155,9 @@ template <class Field>
 Status read_requests_limits(JsonCursor& c, const Field& field, kube::ContainerResources& out) {
   out.requests.clear();
   out.limits.clear();
-  return c.members(field, [&](const std::string& part) -> Status {
+  return c.members(field, [&](std::string_view part) -> Status {
     if (part != "requests" && part != "limits") return c.pass_over();
-    auto list = read_resource_list(c, [&] { return spelled(field) + "." + part; });
+    auto list = read_resource_list(c, [&] { return spelled(field).append(".").append(part); });
     if (!list) return list.error();
     (part == "requests" ? out.requests : out.limits) = std::move(*list);
     return {};
@@ -170,7 +170,7 @@ Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string
   kube::ContainerResources out;
   std::vector<HostPort> ports;
   auto where = [&] { return list + "[" + std::to_string(index) + "]"; };
-  auto s = c.members(where, [&](const std::string& key) -> Status {
+  auto s = c.members(where, [&](std::string_view key) -> Status {
     if (key == "ports") return read_ports(c, where(), ports);
     if (key == "resources") return read_requests_limits(c, [&] { return where() + ".resources"; }, out);
     if (init && key == "restartPolicy") {
@@ -187,10 +187,10 @@ Result<kube::ContainerResources> read_container(JsonCursor& c, const std::string
   return out;
 }
 
-Status read_containers(JsonCursor& c, const std::string& key, std::vector<kube::ContainerResources>& into,
+Status read_containers(JsonCursor& c, std::string_view key, std::vector<kube::ContainerResources>& into,
                        std::vector<HostPort>& host_ports, PodTextExtension* more) {
   into.clear();
-  const std::string field = "spec." + key;
+  const std::string field = std::string("spec.").append(key);
   return c.elements(field, [&](size_t i) -> Status {
     auto container = read_container(c, field, key == "initContainers", host_ports, i, more);
     if (!container) return container.error();
@@ -202,7 +202,7 @@ Status read_containers(JsonCursor& c, const std::string& key, std::vector<kube::
 Status read_string_map(JsonCursor& c, std::string_view field, bool every_key,
                        std::vector<std::pair<std::string, std::string>>& into, const PodTextExtension* more) {
   into.clear();
-  return c.members(field, [&](const std::string& key) -> Status {
+  return c.members(field, [&](std::string_view key) -> Status {
     if (!every_key && !read_key(key) && !(more && more->keeps_annotation(key))) return c.pass_over();
     // A key met twice keeps its last value, as a tree would; null is no value.
     const bool present = c.peek() != 'n';
@@ -215,7 +215,7 @@ Status read_string_map(JsonCursor& c, std::string_view field, bool every_key,
 }
 
 Status read_metadata(JsonCursor& c, PodFields& f, PodTextExtension* more) {
-  return c.members("metadata", [&](const std::string& key) -> Status {
+  return c.members("metadata", [&](std::string_view key) -> Status {
     std::string* text = key == "name"                ? &f.name
                         : key == "namespace"         ? &f.namespace_name
                         : key == "uid"               ? &f.uid
@@ -255,7 +255,7 @@ Status list_given(JsonCursor& c, bool& into) {
 Status read_spec(JsonCursor& c, PodFields& f, PodTextExtension* more) {
   ConstraintTexts t;
   std::vector<HostPort> containers_ports, init_ports;
-  auto s = c.members("spec", [&](const std::string& key) -> Status {
+  auto s = c.members("spec", [&](std::string_view key) -> Status {
     if (key == "volumes") {
       std::string_view volumes;
       if (auto st = span_into(c, volumes); !st) return st;
@@ -290,7 +290,7 @@ Status read_spec(JsonCursor& c, PodFields& f, PodTextExtension* more) {
     if (key == "schedulingGroup") {
       f.scheduling_group.clear();
       if (c.peek() != '{') return c.pass_over();   // null: no group, as the tree reader takes it
-      return c.members("spec.schedulingGroup", [&](const std::string& part) {
+      return c.members("spec.schedulingGroup", [&](std::string_view part) {
         return part == "podGroupName" ? c.string_field("spec.schedulingGroup.podGroupName", f.scheduling_group)
                                       : c.pass_over();
       });
@@ -321,7 +321,7 @@ Status read_spec(JsonCursor& c, PodFields& f, PodTextExtension* more) {
 Status read_condition(JsonCursor& c, PodFields& f) {
   if (c.peek() != '{') return c.pass_over();
   std::string type, status, time;
-  auto s = c.members("status.conditions", [&](const std::string& key) -> Status {
+  auto s = c.members("status.conditions", [&](std::string_view key) -> Status {
     std::string* into = key == "type" ? &type : key == "status" ? &status : key == "lastTransitionTime" ? &time : nullptr;
     if (!into) return c.pass_over();
     into->clear();
@@ -332,7 +332,7 @@ Status read_condition(JsonCursor& c, PodFields& f) {
 }
 
 Status read_status(JsonCursor& c, PodFields& f, PodTextExtension* more) {
-  return c.members("status", [&](const std::string& key) -> Status {
+  return c.members("status", [&](std::string_view key) -> Status {
     if (key == "phase") return c.string_field("status.phase", f.phase);
     if (key == "startTime") {
       f.start_time.clear();
@@ -447,7 +447,7 @@ Result<PodFields> read_pod_text(std::string_view text, bool checked, PodTextExte
     if (more) more->restart(which);
     return more;
   };
-  auto s = c.members("pod", [&](const std::string& key) -> Status {
+  auto s = c.members("pod", [&](std::string_view key) -> Status {
     // A section met twice is read from its last copy only, as a tree keeps it.
     if (key == "metadata") return read_metadata(c, reset_metadata(f), section(Section::Metadata));
     if (key == "spec") return read_spec(c, reset_spec(f), section(Section::Spec));

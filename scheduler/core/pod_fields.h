@@ -56,13 +56,13 @@ class PodTextExtension {
   // member replaces the earlier one, as a tree keeps it.
   virtual void restart(Section) {}
   // Annotation keys kept in PodFields::annotations beside pod_keys_read().
-  virtual bool keeps_annotation(const std::string&) const { return false; }
+  virtual bool keeps_annotation(std::string_view) const { return false; }
   // A member the core does not read (of the pod itself at Top), at the cursor: read it or pass over.
-  virtual Status member(Section, const std::string& key, kube::JsonCursor& c) = 0;
+  virtual Status member(Section, std::string_view key, kube::JsonCursor& c) = 0;
   // A member of spec.containers[index] the core does not read.
-  virtual Status container_member(size_t index, const std::string& key, kube::JsonCursor& c) = 0;
+  virtual Status container_member(size_t index, std::string_view key, kube::JsonCursor& c) = 0;
   // The text of a member the core reads too (spec.affinity, status.conditions).
-  virtual Status also(Section, const std::string& key, std::string_view text) = 0;
+  virtual Status also(Section, std::string_view key, std::string_view text) = 0;
 };
 
 // Errors name the field ("spec.nodeName: 5 is not a string"), not the pod. The text reader

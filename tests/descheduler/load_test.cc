@@ -1,6 +1,8 @@
 // Load sources: the load file, the weft.dev/load annotation, Prometheus responses and
 // their join, query templates; state round trips; carrying a plan out.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "descheduler/app/cluster_source.h"
 #include "descheduler/app/cycle.h"
@@ -199,6 +201,25 @@ TEST(Load, OneReadPerDistinctSourceOfTheProfiles) {
   std::vector<LoadReport> loads(2);
   auto by_profile = loads_by_profile(*reads, loads, pol.profiles.size());
   EXPECT_EQ(by_profile, (std::vector<const LoadReport*>{&loads[0], &loads[0], &loads[1], nullptr}));
+}
+
+// A load read while the cluster is read runs at a lower priority than the threads reading
+// the cluster (it takes the CPU they leave); one read after the cluster, on the caller's.
+TEST(Load, ReadEarlyBesideTheClusterAtALowerPriority) {
+  const std::vector<LoadRead> reads = {{LoadSpec{LoadSpec::Kind::File, "early.json"}, {}, {0}},
+                                       {LoadSpec{LoadSpec::Kind::Annotations, ""}, {}, {1}}};
+  const Cluster none;
+  std::vector<int> priorities(2, 0);
+  LoadReader reader(reads, [&](const LoadRead& read, const Cluster&) -> Result<LoadReport> {
+    priorities[read.spec.kind == LoadSpec::Kind::File ? 0 : 1] =
+        ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+    return LoadReport{};
+  }, none);
+  auto loads = reader.finish(none);
+  ASSERT_TRUE(loads.ok()) << loads.message();
+  const int mine = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+  EXPECT_EQ(priorities[1], mine);
+  EXPECT_EQ(priorities[0], std::min(mine + 5, 19));   // nicer, down to the lowest priority
 }
 
 TEST(State, RoundTripAndPrune) {

@@ -18,6 +18,12 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+// A policy of one profile named p with this body (its pluginConfig and plugins, indented 2).
+Result<Policy> one_profile(const std::string& body) {
+  return parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n" + body,
+                           "policy.yaml");
+}
+
 constexpr const char* kSeveralMistakes = R"(apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
 nodeSelector: {pool: gpu}
@@ -89,10 +95,8 @@ TEST(PolicyProblems, EveryMistakeIsNamedInOneError) {
 }
 
 TEST(PolicyProblems, OneMistakeIsOneLine) {
-  auto p = parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
-                             "  pluginConfig:\n  - name: PodLifeTime\n    args: {maxPodLifeTimeSeconds: 60, states: [Gone]}\n"
-                             "  plugins:\n    deschedule: {enabled: [PodLifeTime]}\n",
-                             "policy.yaml");
+  auto p = one_profile("  pluginConfig:\n  - name: PodLifeTime\n    args: {maxPodLifeTimeSeconds: 60, states: [Gone]}\n"
+                       "  plugins:\n    deschedule: {enabled: [PodLifeTime]}\n");
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.message(), "policy.yaml: profiles[0].pluginConfig[0].args.states[0]: 'Gone' is not a pod phase, pod status "
                          "reason or container state reason upstream knows");
@@ -101,14 +105,46 @@ TEST(PolicyProblems, OneMistakeIsOneLine) {
 // Upstream runs the first pluginConfig entry of a name and ignores the rest; weft refuses
 // the second so no args are silently dropped.
 TEST(PolicyProblems, APluginConfiguredTwiceIsRefused) {
-  auto p = parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
-                             "  pluginConfig:\n  - name: DefaultEvictor\n    args: {nodeFit: true}\n"
-                             "  - name: DefaultEvictor\n    args: {nodeFit: false}\n"
-                             "  plugins:\n    deschedule: {enabled: [RemovePodsViolatingNodeTaints]}\n",
-                             "policy.yaml");
+  auto p = one_profile("  pluginConfig:\n  - name: DefaultEvictor\n    args: {nodeFit: true}\n"
+                       "  - name: DefaultEvictor\n    args: {nodeFit: false}\n"
+                       "  plugins:\n    deschedule: {enabled: [RemovePodsViolatingNodeTaints]}\n");
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.message(), "policy.yaml: profiles[0].pluginConfig[1].name: DefaultEvictor is configured twice in this "
                          "profile (first at profiles[0].pluginConfig[0]); give each plugin one entry");
+}
+
+// As upstream, a pluginConfig entry's args are validated whether or not the plugin is
+// enabled, and only plugins.<point>.enabled runs a plugin: LowNodeUtilization configured in
+// a profile without plugins runs nothing.
+TEST(PolicyProblems, BalanceArgsAreCheckedButRunOnlyWhenEnabled) {
+  const std::string head = "  pluginConfig:\n  - name: LowNodeUtilization\n    args: ";
+  auto bad = one_profile(head + "{thresholds: {cpu: 20}, targetThresholds: {cpu: 10}}\n"
+                                "  - name: HighNodeUtilization\n    args: {thresholds: {cpu: 20}}\n"
+                                "  plugins:\n    balance: {enabled: [HighNodeUtilization]}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("policy.yaml: profiles[0].pluginConfig[0].args.thresholds.cpu: is above targetThresholds.cpu"),
+            std::string::npos)
+      << bad.message();
+  auto configured_only = one_profile(head + "{thresholds: {cpu: 20}, targetThresholds: {cpu: 80}}\n");
+  ASSERT_TRUE(configured_only.ok()) << configured_only.message();
+  EXPECT_FALSE(configured_only->profiles[0].load_aware_enabled);
+  EXPECT_FALSE(configured_only->load_aware_enabled());
+}
+
+// A plugin at an extension point it does not implement is refused saying which it
+// implements (upstream: "configures ... extension point of non-existing plugins").
+TEST(PolicyProblems, PluginsAtTheWrongPointSayWhereTheyBelong) {
+  auto p = one_profile("  plugins:\n    deschedule: {enabled: [LowNodeUtilization, DefaultEvictor]}\n"
+                       "    filter: {enabled: [PodLifeTime]}\n    sort: {enabled: [Priority]}\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.message(),
+            "policy.yaml: profiles[0].plugins.sort: weft-descheduler does not run this extension point (upstream's profile "
+            "ignores it too): remove Priority\n"
+            "policy.yaml: profiles[0].plugins.deschedule: plugin LowNodeUtilization is a Balance plugin, not a Deschedule one\n"
+            "policy.yaml: profiles[0].plugins.deschedule: plugin DefaultEvictor is a Filter/PreEvictionFilter plugin, not a "
+            "Deschedule one\n"
+            "policy.yaml: profiles[0].plugins.filter: plugin PodLifeTime is a Deschedule plugin, not a Filter/PreEvictionFilter "
+            "one");
 }
 
 // A profile's name is a string (its Go type); absent or empty, the profile is named by its place.

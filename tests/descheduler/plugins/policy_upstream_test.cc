@@ -172,11 +172,11 @@ TEST(PolicyUpstream, TopLevelFields) {
   // Prometheus is never used): refused as every unknown field, saying where it belongs.
   expect_refused(with_top("prometheus:\n  url: https://prom:9090\n"), "prometheus: unknown field");
   expect_refused(with_top("prometheus:\n  url: https://prom:9090\n"), "metricsProviders");
-  // gracePeriodSeconds is a Go *int64 upstream does not check: a negative one is accepted
-  // and sent as it is (the API server reads it as 1 s).
+  // gracePeriodSeconds is a Go *int64 upstream does not check: a negative one is accepted;
+  // upstream sends it and the API server reads it as 1 s, so weft sends 1.
   auto negative = parse(with_top("gracePeriodSeconds: -1\n"));
   ASSERT_TRUE(negative.ok()) << negative.message();
-  EXPECT_EQ(negative->grace_period_seconds, -1);
+  EXPECT_EQ(negative->grace_period_seconds, 1);
   // The maxNoOfPodsToEvict* limits are Go *uint: any non-negative count decodes.
   auto large = parse(with_top("maxNoOfPodsToEvictTotal: 5000000000\nmaxNoOfPodsToEvictPerNode: 1000000001\n"));
   ASSERT_TRUE(large.ok()) << large.message();

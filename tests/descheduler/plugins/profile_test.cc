@@ -139,7 +139,7 @@ TEST(ProfileUpstream, APluginAtAPointItDoesNotImplementIsRefused) {
       << b.message();
   auto f = policy("filter", "RemoveDuplicates");
   ASSERT_FALSE(f.ok());
-  EXPECT_NE(f.message().find("profiles[0].plugins.filter: plugin RemoveDuplicates is not implemented"), std::string::npos)
+  EXPECT_NE(f.message().find("profiles[0].plugins.filter: plugin RemoveDuplicates is a Balance plugin, not a Filter/PreEvictionFilter one"), std::string::npos)
       << f.message();
 }
 
