@@ -204,6 +204,8 @@ Status PodFactsReader::read_statuses(JsonCursor& c, ContainerState::Kind kind, s
         if (state != "waiting" && state != "terminated") return c.pass_over();
         if (c.peek() != '{') return c.pass_over();
         const bool terminated = state == "terminated";
+        // A terminated state's exitCode is a Go int32: absent (or null) it reads 0 upstream.
+        if (terminated) cs.exit_code = 0;
         return c.members([&] { return at().append(".state.").append(state); }, [&](std::string_view part) -> Status {
           if (part == "reason") return text_of(c, terminated ? cs.terminated_reason : cs.waiting_reason, pool_);
           if (!terminated || part != "exitCode") return c.pass_over();
@@ -212,8 +214,7 @@ Status PodFactsReader::read_statuses(JsonCursor& c, ContainerState::Kind kind, s
                                    [&] { return at() + ".state.terminated.exitCode: must be a 32-bit integer"; });
               !st)
             return st;
-          if (code) cs.exit_code = static_cast<int32_t>(*code);
-          else cs.exit_code.reset();
+          cs.exit_code = static_cast<int32_t>(code.value_or(0));
           return {};
         });
       });

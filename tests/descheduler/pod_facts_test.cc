@@ -82,6 +82,24 @@ TEST(PodFacts, EveryFactFromOnePassOverTheText) {
   EXPECT_FALSE(p.affinity().empty());
 }
 
+// A terminated state's exitCode is a Go int32 upstream: absent or null, it is 0 (so
+// exitCodes: [0] matches it); a waiting state has none.
+TEST(PodFacts, ATerminatedStateWithoutExitCodeExitedZero) {
+  json p = rich_pod();
+  p["status"]["initContainerStatuses"] =
+      json::array({{{"name", "i"}, {"state", {{"terminated", {{"reason", "Completed"}}}}}},
+                   {{"name", "j"}, {"state", {{"terminated", {{"exitCode", nullptr}}}}}}});
+  ClusterBuilder b;
+  ASSERT_TRUE(b.add(test::node("n1"), "test").ok());
+  ASSERT_TRUE(b.added_as_pod(p.dump(), "test", false));
+  Cluster c = b.finish();
+  const PodInfo& pod = only_pod(c);
+  ASSERT_EQ(pod.detail.containers.size(), 3u);
+  EXPECT_FALSE(pod.detail.containers[0].exit_code.has_value());   // waiting
+  EXPECT_EQ(pod.detail.containers[1].exit_code, 0);
+  EXPECT_EQ(pod.detail.containers[2].exit_code, 0);
+}
+
 TEST(PodFacts, ASectionMetTwiceIsReadFromItsLastCopy) {
   json p = test::pod("p", "n1");
   std::string text = p.dump();
