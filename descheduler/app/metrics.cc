@@ -66,29 +66,15 @@ DeschedulerMetrics::DeschedulerMetrics()
                     .Add({}, prometheus::Histogram::BucketBoundaries{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60})),
       pods_evicted_total_(
           prometheus::BuildCounter().Name("descheduler_pods_evicted_total").Help(kEvictedHelp).Register(*registry_)),
-      pods_evicted_(prometheus::BuildCounter()
-                        .Name("descheduler_pods_evicted")
-                        .Help(std::string("(Deprecated since 0.34.0) ") + kEvictedHelp)
-                        .Register(*registry_)),
       loop_duration_(prometheus::BuildHistogram()
                          .Name("descheduler_loop_duration_seconds")
                          .Help("Time taken to complete a full descheduling cycle")
                          .Register(*registry_)
                          .Add({}, kLoopBuckets)),
-      deprecated_loop_duration_(prometheus::BuildHistogram()
-                                    .Name("descheduler_descheduler_loop_duration_seconds")
-                                    .Help("(Deprecated since 0.34.0) Time taken to complete a full descheduling cycle")
-                                    .Register(*registry_)
-                                    .Add({}, kLoopBuckets)),
       strategy_duration_(prometheus::BuildHistogram()
                              .Name("descheduler_strategy_duration_seconds")
                              .Help("Time taken to complete Each strategy of the descheduling operation")
-                             .Register(*registry_)),
-      deprecated_strategy_duration_(
-          prometheus::BuildHistogram()
-              .Name("descheduler_descheduler_strategy_duration_seconds")
-              .Help("(Deprecated since 0.34.0) Time taken to complete Each strategy of the descheduling operation")
-              .Register(*registry_)) {
+                             .Register(*registry_)) {
   cycles_.Add({{"result", "ok"}});
   cycles_.Add({{"result", "error"}});
 }
@@ -117,9 +103,8 @@ void DeschedulerMetrics::observe(const Plan& plan, bool dry_run, double seconds)
     if (std::string result = upstream_result(refused_eviction(s)); !result.empty())
       count_upstream(result, s.plugin, s.profile, s.ns, s.node);
   for (const auto& run : plan.plugin_runs)
-    for (auto* family : {&strategy_duration_, &deprecated_strategy_duration_})
-      family->Add({{"strategy", run.plugin}, {"profile", run.profile}}, kStrategyBuckets).Observe(run.seconds);
-  observe_loop(seconds);
+    strategy_duration_.Add({{"strategy", run.plugin}, {"profile", run.profile}}, kStrategyBuckets).Observe(run.seconds);
+  loop_duration_.Observe(seconds);
 }
 
 prometheus::Gauge& DeschedulerMetrics::node_gauge(NodeClass c, const std::string& profile, const std::string& plugin) {
@@ -131,15 +116,8 @@ prometheus::Gauge& DeschedulerMetrics::node_gauge(NodeClass c, const std::string
 
 void DeschedulerMetrics::count_upstream(const std::string& result, const std::string& strategy,
                                         const std::string& profile, const std::string& ns, const std::string& node) {
-  const std::map<std::string, std::string> labels{
-      {"result", result}, {"strategy", strategy}, {"profile", profile}, {"namespace", ns}, {"node", node}};
-  pods_evicted_total_.Add(labels).Increment();
-  pods_evicted_.Add(labels).Increment();
-}
-
-void DeschedulerMetrics::observe_loop(double seconds) {
-  loop_duration_.Observe(seconds);
-  deprecated_loop_duration_.Observe(seconds);
+  pods_evicted_total_.Add({{"result", result}, {"strategy", strategy}, {"profile", profile}, {"namespace", ns}, {"node", node}})
+      .Increment();
 }
 
 void DeschedulerMetrics::observe_defragment(const defragment::Outcome& outcome) {
@@ -150,7 +128,7 @@ void DeschedulerMetrics::observe_defragment(const defragment::Outcome& outcome) 
 void DeschedulerMetrics::cycle_failed(double seconds) {
   cycles_.Add({{"result", "error"}}).Increment();
   duration_.Observe(seconds);
-  observe_loop(seconds);
+  loop_duration_.Observe(seconds);
 }
 
 std::string DeschedulerMetrics::text() const {

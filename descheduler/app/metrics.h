@@ -42,20 +42,17 @@ class DeschedulerMetrics {
   prometheus::Family<prometheus::Counter>& cycles_;
   prometheus::Family<prometheus::Counter>& defragment_;
   prometheus::Histogram& duration_;
-  // Upstream's, each beside its name deprecated since 0.34 (still served there).
+  // Upstream's (not their names deprecated since 0.34: a counter without _total is not a
+  // valid Prometheus counter name, and upstream's dashboards moved to these).
   prometheus::Family<prometheus::Counter>& pods_evicted_total_;
-  prometheus::Family<prometheus::Counter>& pods_evicted_;
   prometheus::Histogram& loop_duration_;
-  prometheus::Histogram& deprecated_loop_duration_;
   prometheus::Family<prometheus::Histogram>& strategy_duration_;
-  prometheus::Family<prometheus::Histogram>& deprecated_strategy_duration_;
 
   std::map<std::map<std::string, std::string>, prometheus::Gauge*> node_gauges_;   // every series set so far
 
   prometheus::Gauge& node_gauge(NodeClass c, const std::string& profile, const std::string& plugin);
   void count_upstream(const std::string& result, const std::string& strategy, const std::string& profile,
                       const std::string& ns, const std::string& node);
-  void observe_loop(double seconds);
 };
 
 }  // namespace weft::descheduler

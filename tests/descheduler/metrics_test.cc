@@ -34,8 +34,8 @@ TEST(DeschedulerMetrics, PodsEvictedTotalAsUpstreamCountsThem) {
   DeschedulerMetrics metrics;
   metrics.observe(carried_out(), false, 1.5);
   const std::string t = metrics.text();
-  for (const char* name : {"descheduler_pods_evicted_total", "descheduler_pods_evicted"}) {
-    const std::string n = name;
+  {
+    const std::string n = "descheduler_pods_evicted_total";
     EXPECT_TRUE(has(t, n + label("success", "RemoveDuplicates", "clean", "ml", "n1") + " 2")) << t;
     // The limits in upstream's error words; a budget's or the API's refusal is "error".
     EXPECT_TRUE(has(t, n + label("maximum number of evicted pods per node reached", "PodLifeTime", "clean", "ml", "n1") +
@@ -53,6 +53,8 @@ TEST(DeschedulerMetrics, PodsEvictedTotalAsUpstreamCountsThem) {
         << t;
     EXPECT_TRUE(has(t, n + label("error", "LowNodeUtilization", "balance", "ml", "n4") + " 2")) << t;
   }
+  // Not under the name deprecated since 0.34 (no _total: promtool refuses such a counter).
+  EXPECT_EQ(t.find("descheduler_pods_evicted{"), std::string::npos) << t;
   // A candidate a filter kept was never an eviction: not counted (five series above only).
   int series = 0;
   for (size_t at = t.find("\ndescheduler_pods_evicted_total{"); at != std::string::npos;
@@ -66,13 +68,12 @@ TEST(DeschedulerMetrics, LoopAndStrategyDurationsAsUpstream) {
   metrics.observe(carried_out(), true, 1.5);
   metrics.cycle_failed(0.2);
   const std::string t = metrics.text();
-  for (const char* name : {"descheduler_loop_duration_seconds", "descheduler_descheduler_loop_duration_seconds"}) {
+  for (const char* name : {"descheduler_loop_duration_seconds"}) {
     EXPECT_TRUE(has(t, std::string(name) + "_count 2")) << t;
     EXPECT_TRUE(has(t, std::string(name) + "_bucket{le=\"0.25\"} 1")) << t;   // upstream's buckets
     EXPECT_TRUE(has(t, std::string(name) + "_bucket{le=\"500\"} 2")) << t;
   }
-  for (const char* name :
-       {"descheduler_strategy_duration_seconds", "descheduler_descheduler_strategy_duration_seconds"}) {
+  for (const char* name : {"descheduler_strategy_duration_seconds"}) {
     EXPECT_TRUE(has(t, std::string(name) + "_count{profile=\"balance\",strategy=\"LowNodeUtilization\"} 1")) << t;
     EXPECT_TRUE(has(t, std::string(name) + "_bucket{profile=\"clean\",strategy=\"RemoveDuplicates\",le=\"0.025\"} 1"))
         << t;
