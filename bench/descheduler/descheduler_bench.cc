@@ -447,6 +447,15 @@ int main(int argc, char** argv) {
     tmp = std::make_unique<weft::testing::TempDir>("descheduler-bench");
     dir = tmp->path();
   }
+  // The scenario is written with plain streams: a --dir that does not exist yet is made,
+  // and one that cannot be written is an error, not an empty run.
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  if (made || !std::ofstream(dir + "/.writable")) {
+    std::fprintf(stderr, "--dir %s: cannot write there%s%s\n", dir.c_str(), made ? ": " : "", made.message().c_str());
+    return 1;
+  }
+  std::filesystem::remove(dir + "/.writable");
   auto t = Clock::now();
   generate(dir, nodes, pods);
   weft::testing::write_file(dir + "/policy.yaml", kPolicy);
