@@ -222,10 +222,19 @@ Error second_document_error(const std::string& text, const std::string& name) {
 
 Result<json> yaml_to_json(const std::string& text, const std::string& name) {
   if (auto utf8 = require_utf8(text, name); !utf8) return utf8.error();
+  // Each document alone, never LoadAll: it never returns on a stray ',' (yaml-cpp 0.7).
+  std::vector<YAML::Node> docs;
+  for (const auto& doc : split_yaml_documents(text)) {
+    try {
+      YAML::Node d = YAML::Load(std::string(doc.text));
+      if (!d.IsNull()) docs.push_back(std::move(d));
+    } catch (const YAML::Exception& e) {
+      return make_error(name + ": YAML error at line " + std::to_string(doc.first_line + e.mark.line + 1) +
+                        ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg);
+    }
+  }
+  if (docs.size() > 1) return second_document_error(text, name);
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    std::erase_if(docs, [](const YAML::Node& d) { return d.IsNull(); });
-    if (docs.size() > 1) return second_document_error(text, name);
     return to_json(docs.empty() ? YAML::Node() : docs.front());
   } catch (const YAML::Exception& e) {
     return make_error(name + ": YAML error at line " + std::to_string(e.mark.line + 1) + ", column " +

@@ -533,7 +533,8 @@ Status add_strategies(const Ctx& c, const std::vector<std::pair<const plugins::R
       profile.strategies.push_back({reg->name, balance, std::move(*plugin)});
   }
   for (const auto& [name, cfg] : configured) {
-    bool used = std::any_of(enabled.begin(), enabled.end(), [&](const auto& e) { return name == e.first->name; });
+    const std::string& plugin = name;   // clang 14 refuses a lambda capturing a structured binding
+    bool used = std::any_of(enabled.begin(), enabled.end(), [&](const auto& e) { return plugin == e.first->name; });
     if (used) continue;
     if (problems.take(plugins::find(name)->make(c, *cfg.first, cfg.second)))
       warnings.push_back(cfg.second + ": plugin " + name + " is configured but not enabled; ignored");

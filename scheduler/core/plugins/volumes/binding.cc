@@ -32,8 +32,10 @@ const PersistentVolumeInfo* matching_volume(const StorageObjects& storage, const
     if (taken.count(name) || !pv.available()) continue;
     if (c.selector && !c.selector->matches(pv.labels)) continue;
     if (pv.storage_class != c.storage_class || !fits_node) continue;
+    // The modes by name: clang 14 refuses a lambda capturing a structured binding.
+    const auto& modes = pv.access_modes;
     if (!std::all_of(c.access_modes.begin(), c.access_modes.end(),
-                     [&](const std::string& m) { return has_mode(pv.access_modes, m); }))
+                     [&](const std::string& m) { return has_mode(modes, m); }))
       continue;
     if (!best || pv.capacity < best->capacity) best = &pv;
   }
