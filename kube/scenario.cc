@@ -203,37 +203,27 @@ std::string SourcedObject::where() const {
   return s;
 }
 
-namespace {
-
-// A file that holds one document must not hide a second one after "---": it would be
-// dropped without a word.
-Error second_document_error(const std::string& text, const std::string& name) {
-  int seen = 0;
-  for (const auto& doc : split_yaml_documents(text)) {
-    if (YAML::Load(std::string(doc.text)).IsNull()) continue;
-    if (++seen == 2)
-      return make_error(name + ": document " + std::to_string(doc.index) + " (line " + std::to_string(doc.first_line + 1) +
-                   "): a second YAML document; this file takes exactly one");
-  }
-  return make_error(name + ": more than one YAML document; this file takes exactly one");
-}
-
-}  // namespace
-
 Result<json> yaml_to_json(const std::string& text, const std::string& name) {
   if (auto utf8 = require_utf8(text, name); !utf8) return utf8.error();
   // Each document alone, never LoadAll: it never returns on a stray ',' (yaml-cpp 0.7).
+  // A file that holds one document must not hide a second one after "---": it would be
+  // dropped without a word. The first such document is named.
   std::vector<YAML::Node> docs;
+  std::optional<YamlDocument> second;
   for (const auto& doc : split_yaml_documents(text)) {
     try {
       YAML::Node d = YAML::Load(std::string(doc.text));
-      if (!d.IsNull()) docs.push_back(std::move(d));
+      if (d.IsNull()) continue;
+      docs.push_back(std::move(d));
+      if (docs.size() == 2) second = doc;
     } catch (const YAML::Exception& e) {
       return make_error(name + ": YAML error at line " + std::to_string(doc.first_line + e.mark.line + 1) +
                         ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg);
     }
   }
-  if (docs.size() > 1) return second_document_error(text, name);
+  if (second)
+    return make_error(name + ": document " + std::to_string(second->index) + " (line " +
+                      std::to_string(second->first_line + 1) + "): a second YAML document; this file takes exactly one");
   try {
     return to_json(docs.empty() ? YAML::Node() : docs.front());
   } catch (const YAML::Exception& e) {
