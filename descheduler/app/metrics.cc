@@ -87,7 +87,7 @@ void DeschedulerMetrics::observe(const Plan& plan, bool dry_run, double seconds)
   // classify counts under each); the classes of one that classifies no more read 0.
   for (auto& entry : node_gauges_) entry.second->Set(0);
   for (const auto& [by, counts] : class_counts(plan)) {
-    const size_t slash = by.find('/');
+    const size_t slash = by.rfind('/');   // a profile's name may hold '/', a plugin's never
     const std::string profile = slash == std::string::npos ? "" : by.substr(0, slash);
     const std::string plugin = slash == std::string::npos ? by : by.substr(slash + 1);
     for (NodeClass c : {NodeClass::Low, NodeClass::Normal, NodeClass::High, NodeClass::Unknown}) {
