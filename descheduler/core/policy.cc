@@ -468,7 +468,8 @@ Result<std::map<std::string, PluginSet>> parse_plugins(const Ctx& c, const json&
   if (plugins.is_null()) return out;
   args::Problems problems;
   if (!args::check_fields(problems, c, plugins, path,
-                          {"presort", "sort", "deschedule", "balance", "filter", "preEvictionFilter", "preevictionfilter"}))
+                          {"presort", "sort", "deschedule", "balance", "filter", "preEvictionFilter", "preevictionfilter",
+                           "evict"}))
     return problems.error();
   for (const auto& [key, set] : plugins.items()) {
     // upstream's JSON tag is "preevictionfilter"; its docs write "preEvictionFilter".
@@ -697,6 +698,13 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
         enabled_strategies.emplace_back(*r, std::string(point) == "balance");
     }
   }
+  // The Evict extension point of the first v1alpha2 releases (dropped upstream in 0.27, whose
+  // decoder now skips it): enabling DefaultEvictor there still means what it meant.
+  if (plugins.count("evict"))
+    for (const auto& other : plugins.at("evict").enabled)
+      if (other != "DefaultEvictor")
+        problems.add(c.at(p + ".plugins.evict", "the Evict extension point is gone (upstream dropped it in 0.27); "
+                                                "DefaultEvictor is the one evictor, and " + other + " is not one"));
   for (const auto& point : {"filter", "preEvictionFilter"})
     if (plugins.count(point))
       for (const auto& other : plugins.at(point).enabled)

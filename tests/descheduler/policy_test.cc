@@ -115,6 +115,24 @@ TEST(Policy, FullShape) {
   EXPECT_EQ(p->max_total, 5);
 }
 
+// The first v1alpha2 releases enabled the evictor under plugins.evict; upstream dropped that
+// extension point in 0.27 and its decoder skips the key, so such a policy still runs there.
+TEST(Policy, TheEarlyEvictExtensionPointEnablingDefaultEvictorIsAccepted) {
+  const std::string head = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n"
+                           "  pluginConfig:\n  - name: DefaultEvictor\n    args: {nodeFit: true}\n"
+                           "  - name: PodLifeTime\n    args: {maxPodLifeTimeSeconds: 3600}\n"
+                           "  plugins:\n    deschedule:\n      enabled: [PodLifeTime]\n";
+  auto early = parse(head + "    evict:\n      enabled: [DefaultEvictor]\n");
+  ASSERT_TRUE(early.ok()) << early.message();
+  EXPECT_TRUE(early->profiles[0].node_fit());
+  ASSERT_EQ(early->profiles[0].strategies.size(), 1u);
+  auto other = parse(head + "    evict:\n      enabled: [MyEvictor]\n");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.message().find("policy.yaml: profiles[0].plugins.evict: the Evict extension point is gone"),
+            std::string::npos)
+      << other.message();
+}
+
 // Found by fuzz/descheduler_policy_fuzz.cc: "apiVersion:" with no value threw.
 TEST(Policy, NullApiVersionOrKindIsAnError) {
   auto api = parse("apiVersion:  # nothing\nkind: DeschedulerPolicy\n");
