@@ -121,17 +121,26 @@ std::string DefaultEvictor::rule_blocker(const PodInfo& pod) const {
   return "";
 }
 
-std::string DefaultEvictor::pre_eviction_filter(int index, int target) const {
-  const PodInfo& pod = cluster_.pods[static_cast<size_t>(index)];
+std::string DefaultEvictor::standing_blocker(int index) const {
   if (evicted(index)) return "evicted";
   if (args_.namespace_label_selector) {
-    auto ns = cluster_.snapshot.namespaces.find(pod.ns);
+    auto ns = cluster_.snapshot.namespaces.find(cluster_.pods[static_cast<size_t>(index)].ns);
     if (ns == cluster_.snapshot.namespaces.end() || !args_.namespace_label_selector->matches(ns->second))
       return "namespace-label-selector";
   }
-  if (std::string b = ledger_.blocker(pod); !b.empty()) return b;
+  return "";
+}
+
+std::string DefaultEvictor::pre_eviction_filter(int index, int target) const {
+  if (std::string b = standing_blocker(index); !b.empty()) return b;
+  if (std::string b = ledger_.blocker(cluster_.pods[static_cast<size_t>(index)]); !b.empty()) return b;
   if (target == kTargetChosenLater) return "";
   if (target >= 0) return target_blocker(index, target);
+  return any_target(index);
+}
+
+std::string DefaultEvictor::listing_filter(int index) const {
+  if (std::string b = standing_blocker(index); !b.empty()) return b;
   return any_target(index);
 }
 

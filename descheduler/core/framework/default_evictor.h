@@ -52,6 +52,7 @@ class DefaultEvictor final : public Evictor {
 
   std::string filter(int pod) const override;
   std::string pre_eviction_filter(int pod, int target = -1) const override;
+  std::string listing_filter(int pod) const override;
   std::string target_blocker(int pod, int node) const override;
   std::string placement_blocker(int pod, int node) const override;
   std::string fit_blocker(int pod, int node) const override;
@@ -66,6 +67,7 @@ class DefaultEvictor final : public Evictor {
  private:
   DefaultEvictor(const EvictorArgs& args, bool node_fit, std::unique_ptr<CycleLedger> own, CycleLedger& ledger);
   std::string rule_blocker(const PodInfo& pod) const;   // the rules the evict annotation lifts
+  std::string standing_blocker(int pod) const;          // evicted, namespaceLabelSelector
   bool pvc_protected(const PodInfo& pod) const;
   // The scheduler's fit of pod on node (Cluster indices), with or without the room.
   std::string fit_reason(int pod, int node, bool room) const;

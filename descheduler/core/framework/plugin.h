@@ -62,6 +62,12 @@ class Evictor {
   // kTargetChosenLater: not yet.
   virtual std::string pre_eviction_filter(int pod, int target = -1) const = 0;
 
+  // PreEvictionFilter as upstream's plugins ask it when they list a node's pods (wrapped
+  // with Filter into the listing): "evicted", the namespaceLabelSelector and some other
+  // node taking the pod (domain, nodeFit), judged now. The cycle's limits, budgets, gang
+  // and cooldown are evict()'s, as upstream's PodEvictor and Eviction API check them then.
+  virtual std::string listing_filter(int pod) const = 0;
+
   // Could `node` take the pod back: in the pod's fabric or tier domain ("topology") and,
   // with nodeFit, the pod fits there with this cycle's moves counted ("node-fit"): the
   // scheduler's own fit (scheduler/core/query/fit.h), the pod taken off its node.

@@ -245,5 +245,25 @@ TEST(RemovePodsViolatingNodeAffinity, Validation) {
                   .ok());
 }
 
+// The pods are listed, every node before any eviction, with the scheduler's fit and the
+// evictor's nodeFit judged then: each pod requires the other node; "b" would fit on "small"
+// only once "a" has left.
+TEST(RemovePodsViolatingNodeAffinity, NodeFitAskedWhenListed) {
+  Cluster c = listing_cluster(
+      [](json p) {
+        const std::string other = p["spec"]["nodeName"] == "small" ? "large" : "small";
+        p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            {"nodeSelectorTerms", json::array({{{"matchExpressions", json::array({{{"key", "site"}, {"operator", "In"},
+                                                                                    {"values", {other}}}})}}})}};
+        return p;
+      },
+      {node("small", {{"site", "small"}}, "1000m", "3000", "10"), node("large", {{"site", "large"}}, "2000m", "3000", "10")});
+  EvictorHandle h(c, {}, with_node_fit(true));
+  na::Args a;
+  a.node_affinity_type = {na::kRequired};
+  na::Plugin plugin(a);
+  EXPECT_EQ(run_plugin(plugin, h), Keys{"default/a"});
+}
+
 }  // namespace
 }  // namespace weft::descheduler::test

@@ -329,5 +329,23 @@ TEST(RemovePodsViolatingNodeTaints, Validation) {
   EXPECT_FALSE(none->include_prefer_no_schedule);
 }
 
+// nodeFit is asked when the pods are listed, every node before any eviction: each pod
+// tolerates the other node's taint only; "b" would fit on "small" only once "a" has left.
+TEST(RemovePodsViolatingNodeTaints, NodeFitAskedWhenListed) {
+  json small = node("small", {}, "1000m", "3000", "10"), large = node("large", {}, "2000m", "3000", "10");
+  small["spec"]["taints"] = json::array({taint("t", "small")});
+  large["spec"]["taints"] = json::array({taint("t", "large")});
+  Cluster c = listing_cluster(
+      [](json p) {
+        const bool on_small = p["spec"]["nodeName"] == "small";
+        p["spec"]["tolerations"] = json::array({toleration("t", on_small ? "large" : "small")});
+        return p;
+      },
+      {small, large});
+  EvictorHandle h(c, {}, with_node_fit(true));
+  nt::Plugin plugin(nt::Args{});
+  EXPECT_EQ(run_plugin(plugin, h), Keys{"default/a"});
+}
+
 }  // namespace
 }  // namespace weft::descheduler::test

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -35,6 +36,7 @@ class RecordingEvictor : public framework::Evictor {
     return blocked.count(p.key()) ? "blocked" : "";
   }
   std::string pre_eviction_filter(int, int) const override { return ""; }
+  std::string listing_filter(int) const override { return ""; }
   std::string target_blocker(int, int node) const override {
     return refused_targets.count(cluster_.nodes[static_cast<size_t>(node)].name) ? "node-fit" : "";
   }
@@ -202,6 +204,17 @@ inline json created_at(json pod, TimePoint at) {
 }
 
 inline args::Ctx ctx() { return args::Ctx{"policy.yaml"}; }
+
+// The nodeFit-when-listed cases (upstream lists a node's pods through the evictor's
+// PreEvictionFilter): node "small" (1000m) and "large" (2000m); pod "a" (500m) on small
+// fits on large, pod "b" (900m) on large fits on small only once "a" has left. `decorate`
+// makes a pod break the plugin's rule.
+inline Cluster listing_cluster(const std::function<json(json)>& decorate, std::vector<json> nodes = {}) {
+  if (nodes.empty()) nodes = {node("small", {}, "1000m", "3000", "10"), node("large", {}, "2000m", "3000", "10")};
+  nodes.push_back(decorate(pod("a", "small", {.cpu = "500m", .memory = "0"})));
+  nodes.push_back(decorate(pod("b", "large", {.cpu = "900m", .memory = "0"})));
+  return build(nodes);
+}
 
 // A policy whose one profile enables RemovePodsViolatingNodeTaints and gives the
 // DefaultEvictor these args (YAML flow, as a policy writes them).

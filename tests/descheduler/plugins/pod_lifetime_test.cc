@@ -338,9 +338,10 @@ TEST(PodLifeTime, UpstreamRowsThroughTheEvictor) {
 // listing): "a" fits on "large" and goes; "b" fits on "small" only once "a" has left, so
 // it stays, as upstream.
 TEST(PodLifeTime, NodeFitAskedWhenListed) {
-  json a = created_at(pod("a", "small", {.cpu = "500m", .memory = "0"}), kOlder);
-  json b = created_at(pod("b", "large", {.cpu = "900m", .memory = "0"}), kOlder + std::chrono::hours(1));
-  Cluster c = build({node("small", {}, "1000m", "3000", "10"), node("large", {}, "2000m", "3000", "10"), a, b});
+  Cluster c = listing_cluster([](json p) {
+    const auto age = std::chrono::hours(p["metadata"]["name"] == "a" ? 0 : 1);
+    return created_at(std::move(p), kOlder + age);
+  });
   EvictorHandle h(c, {}, with_node_fit(true));
   plt::Plugin plugin(max_age());
   EXPECT_EQ(run_plugin(plugin, h), Keys{"default/a"});

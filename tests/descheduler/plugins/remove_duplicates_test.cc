@@ -414,5 +414,20 @@ TEST(RemoveDuplicates, Validation) {
   EXPECT_NE(typo.message().find("args.excludeOwnerKind: unknown field"), std::string::npos) << typo.message();
 }
 
+// Upstream lists the pods through the evictor's PreEvictionFilter (nodeFit), every node
+// before any eviction: a pod it refuses is not counted. x2 (700m) fits on "spare"; y2
+// (800m) would fit on "a" only once x2 has left, so Y has no duplicate to evict.
+TEST(RemoveDuplicates, NodeFitAskedWhenListed) {
+  auto sized = [](const std::string& name, const std::string& node_name, const std::string& rs, const std::string& cpu) {
+    return pod(name, node_name, {.cpu = cpu, .memory = "0", .owner = rs});
+  };
+  Cluster c = build({node("a", {}, "1100m", "3000", "10"), node("b", {}, "1600m", "3000", "10"),
+                     node("spare", {}, "700m", "3000", "10"), sized("x1", "a", "x", "300m"), sized("x2", "a", "x", "700m"),
+                     sized("y1", "b", "y", "800m"), sized("y2", "b", "y", "800m")});
+  EvictorHandle h(c, {}, with_node_fit(true));
+  rd::Plugin plugin(rd::Args{});
+  EXPECT_EQ(run_plugin(plugin, h), std::vector<std::string>{"default/x2"});
+}
+
 }  // namespace
 }  // namespace weft::descheduler::test

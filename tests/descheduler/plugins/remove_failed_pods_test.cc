@@ -166,5 +166,14 @@ TEST(RemoveFailedPods, OldEnoughFailedPodWithDefaultArgs) {
   EXPECT_EQ(run_plugin(plugin, h), std::vector<std::string>{"default/p1"});
 }
 
+// nodeFit is asked when the pods are listed, every node before any eviction, as upstream.
+// A failed pod holds no room, so no eviction of this plugin frees any: both go.
+TEST(RemoveFailedPods, NodeFitAskedWhenListed) {
+  Cluster c = listing_cluster([](json p) { return created_at(with_status(std::move(p), "Failed"), t0()); });
+  EvictorHandle h(c, {}, with_node_fit(true));
+  rfp::Plugin plugin(args_of(false, {}, {}));
+  EXPECT_EQ(run_plugin(plugin, h), (std::vector<std::string>{"default/a", "default/b"}));
+}
+
 }  // namespace
 }  // namespace weft::descheduler::test

@@ -225,5 +225,19 @@ TEST(RemovePodsHavingTooManyRestarts, Validation) {
   EXPECT_EQ(ok->pod_restart_threshold, 100);
 }
 
+// nodeFit is asked when the pods are listed, every node before any eviction (upstream wraps
+// PreEvictionFilter into the listing): "b" would fit on "small" only once "a" has left.
+TEST(RemovePodsHavingTooManyRestarts, NodeFitAskedWhenListed) {
+  Cluster c = listing_cluster([](json p) {
+    p["status"]["containerStatuses"] = json::array({restarted(5)});
+    return p;
+  });
+  EvictorHandle h(c, {}, with_node_fit(true));
+  tmr::Args a;
+  a.pod_restart_threshold = 1;
+  tmr::Plugin plugin(a);
+  EXPECT_EQ(run_plugin(plugin, h), std::vector<std::string>{"default/a"});
+}
+
 }  // namespace
 }  // namespace weft::descheduler::test

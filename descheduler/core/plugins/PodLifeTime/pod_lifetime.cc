@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 
 namespace weft::descheduler::plugins::pod_lifetime {
 namespace {
@@ -147,32 +146,22 @@ bool qualifies(const PodInfo& pod, const Args& a, TimePoint now) {
 Status Plugin::deschedule(const std::vector<int>& nodes, framework::Handle& handle) {
   const Cluster& cluster = handle.cluster();
   framework::Evictor& evictor = handle.evictor();
-  // As upstream, the evictor's PreEvictionFilter (nodeFit) is asked when the pods are
-  // listed, on the cluster as it is: room an earlier eviction of this loop frees on a
-  // node does not let a later pod go.
-  std::vector<int> candidates;
-  std::map<int, std::string> refused_when_listed;
+  std::vector<int> qualifying;
   for (int node : nodes)
     for (int p : all_pods_on(cluster, node))
-      if (qualifies(cluster.pods[static_cast<size_t>(p)], args_, handle.now()) && evictor.filter(p).empty()) {
-        candidates.push_back(p);
-        if (std::string why = evictor.pre_eviction_filter(p, -1); !why.empty()) refused_when_listed[p] = why;
-      }
+      if (qualifies(cluster.pods[static_cast<size_t>(p)], args_, handle.now())) qualifying.push_back(p);
+  std::vector<Listed> candidates = list_pods(evictor, qualifying);
   // Oldest first across every node (a pod without a creation time is the oldest).
-  std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) {
-    const auto& ca = cluster.pods[static_cast<size_t>(a)].detail.created;
-    const auto& cb = cluster.pods[static_cast<size_t>(b)].detail.created;
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const Listed& a, const Listed& b) {
+    const auto& ca = cluster.pods[static_cast<size_t>(a.pod)].detail.created;
+    const auto& cb = cluster.pods[static_cast<size_t>(b.pod)].detail.created;
     if (!ca || !cb) return !ca && cb;
     return *ca < *cb;
   });
-  for (int p : candidates) {
+  for (const Listed& listed : candidates) {
     if (evictor.total_limit_reached()) return {};
-    if (evictor.node_limit_reached(cluster.pods[static_cast<size_t>(p)].node)) continue;
-    if (auto refused = refused_when_listed.find(p); refused != refused_when_listed.end()) {
-      handle.skip(p, refused->second);
-      continue;
-    }
-    evictor.evict({p, -1, "older than its lifetime or in a listed state", kName});
+    if (evictor.node_limit_reached(cluster.pods[static_cast<size_t>(listed.pod)].node)) continue;
+    evict_listed(handle, listed, {-1, -1, "older than its lifetime or in a listed state", kName});
   }
   return {};
 }

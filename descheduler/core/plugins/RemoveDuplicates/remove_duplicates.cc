@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "descheduler/core/plugins/common/placement.h"
@@ -83,16 +84,17 @@ Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::
   return out;
 }
 
-Status Plugin::balance(const std::vector<int>& nodes, framework::Handle& handle) {
-  const Cluster& cluster = handle.cluster();
+namespace {
+
+// Counts the pods `listed` takes, node by node, as upstream's listing: the first pod of each
+// key list on a node stays, the others are its duplicates.
+Found count(const Cluster& cluster, const std::vector<int>& nodes, const std::function<bool(int)>& listed) {
   Found found;
   for (int node : nodes) {
-    std::set<std::vector<std::string>> seen_here;   // the first pod of each key list stays
+    std::set<std::vector<std::string>> seen_here;
     for (int p : cluster.nodes[static_cast<size_t>(node)].pods) {
+      if (!listed(p)) continue;
       const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
-      if (pod.detail.owners.empty() || !args_.namespaces.allows(pod.ns) ||
-          owned_by_any(pod, args_.exclude_owner_kinds) || !handle.evictor().filter(p).empty())
-        continue;
       const std::string_view images = found.images_of(pod);
       for (const auto& o : pod.detail.owners) found.occurrences[{pod.ns.view(), o.kind.view(), o.name.view(), images}]++;
       if (seen_here.insert(container_keys(pod)).second) continue;
@@ -100,7 +102,36 @@ Status Plugin::balance(const std::vector<int>& nodes, framework::Handle& handle)
         found.duplicates[{pod.ns.view(), o.kind.view(), o.name.view(), images}][node].push_back(p);
     }
   }
+  return found;
+}
+
+using OwnerName = std::tuple<std::string_view, std::string_view, std::string_view>;   // namespace, kind, name
+
+bool has_owner_in(const PodInfo& pod, const std::set<OwnerName>& owners) {
+  return std::any_of(pod.detail.owners.begin(), pod.detail.owners.end(),
+                     [&](const OwnerRef& o) { return owners.count({pod.ns.view(), o.kind.view(), o.name.view()}) > 0; });
+}
+
+}  // namespace
+
+Status Plugin::balance(const std::vector<int>& nodes, framework::Handle& handle) {
+  const Cluster& cluster = handle.cluster();
   framework::Evictor& evictor = handle.evictor();
+  auto eligible = [&](int p) {
+    const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
+    return !pod.detail.owners.empty() && args_.namespaces.allows(pod.ns) &&
+           !owned_by_any(pod, args_.exclude_owner_kinds) && evictor.filter(p).empty();
+  };
+  // Upstream lists through the evictor's PreEvictionFilter too (nodeFit, before any
+  // eviction): a pod it refuses is not counted. Asked only of the pods of owners that have
+  // duplicates without it, as only those owners can have any with it.
+  Found found = count(cluster, nodes, eligible);
+  if (found.duplicates.empty()) return {};
+  std::set<OwnerName> owners;   // those with duplicates
+  for (const auto& [owner, _] : found.duplicates) owners.insert({owner.ns, owner.kind, owner.name});
+  found = count(cluster, nodes, [&](int p) {
+    return eligible(p) && has_owner_in(cluster.pods[static_cast<size_t>(p)], owners) && evictor.listing_filter(p).empty();
+  });
   for (const auto& [owner, by_node] : found.duplicates) {
     size_t targets = feasible_nodes(cluster, by_node, nodes);
     if (targets < 2) {

@@ -63,15 +63,13 @@ std::string mismatch(const PodInfo& pod, const Args& a, TimePoint now) {
 
 Status Plugin::deschedule(const std::vector<int>& nodes, framework::Handle& handle) {
   const Cluster& cluster = handle.cluster();
-  for (int node : nodes) {
-    std::vector<int> candidates;
-    for (int p : all_pods_on(cluster, node)) {
-      const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
-      if (mismatch(pod, args_, handle.now()).empty() && handle.evictor().filter(p).empty()) candidates.push_back(p);
-    }
-    auto stop = evict_in_order(handle, node, candidates, kName, [](int) { return std::string("failed pod"); });
-    if (stop == Stop::Total) return {};
-  }
+  auto failed = [&](int node) {
+    std::vector<int> out;
+    for (int p : all_pods_on(cluster, node))
+      if (mismatch(cluster.pods[static_cast<size_t>(p)], args_, handle.now()).empty()) out.push_back(p);
+    return out;
+  };
+  evict_per_node(handle, nodes, failed, kName, [](int) { return std::string("failed pod"); });
   return {};
 }
 

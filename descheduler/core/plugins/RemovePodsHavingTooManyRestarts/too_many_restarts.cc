@@ -55,22 +55,21 @@ bool qualifies(const PodInfo& pod, const Args& a) {
 
 Status Plugin::deschedule(const std::vector<int>& nodes, framework::Handle& handle) {
   const Cluster& cluster = handle.cluster();
-  for (int node : nodes) {
+  auto most_restarts_first = [&](int node) {
     std::vector<std::pair<int32_t, int>> ranked;   // (restarts, pod)
     for (int p : all_pods_on(cluster, node)) {
       const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
-      if (qualifies(pod, args_) && handle.evictor().filter(p).empty())
-        ranked.emplace_back(total_restarts(pod, args_.including_init_containers), p);
+      if (qualifies(pod, args_)) ranked.emplace_back(total_restarts(pod, args_.including_init_containers), p);
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<int> order;
     for (const auto& [_, p] : ranked) order.push_back(p);
-    auto stop = evict_in_order(handle, node, order, kName, [&](int p) {
-      return std::to_string(total_restarts(cluster.pods[static_cast<size_t>(p)], args_.including_init_containers)) +
-             " restarts >= " + std::to_string(args_.pod_restart_threshold);
-    });
-    if (stop == Stop::Total) return {};
-  }
+    return order;
+  };
+  evict_per_node(handle, nodes, most_restarts_first, kName, [&](int p) {
+    return std::to_string(total_restarts(cluster.pods[static_cast<size_t>(p)], args_.including_init_containers)) +
+           " restarts >= " + std::to_string(args_.pod_restart_threshold);
+  });
   return {};
 }
 

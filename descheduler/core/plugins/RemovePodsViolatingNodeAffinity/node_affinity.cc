@@ -54,21 +54,22 @@ Status Plugin::deschedule(const std::vector<int>& nodes, framework::Handle& hand
   const Cluster& cluster = handle.cluster();
   for (const std::string& type : args_.node_affinity_type) {   // as upstream, once per type listed
     const bool required = type == kRequired;
-    for (int node : nodes) {
+    auto violating = [&](int node) {
       const NodeInfo& info = cluster.nodes[static_cast<size_t>(node)];
-      std::vector<int> violating;
+      std::vector<int> out;
       for (int p : info.pods) {
         const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
         if (!args_.filter.matches(pod)) continue;
         if (required ? !violates_required(pod, info) : !better_preferred_node(cluster, pod, nodes)) continue;
-        if (handle.evictor().filter(p).empty() && fits_other_node(handle, p, nodes)) violating.push_back(p);
+        if (fits_other_node(handle, p, nodes)) out.push_back(p);
       }
-      auto stop = evict_in_order(handle, node, violating, kName, [required](int) {
-        return std::string(required ? "node no longer matches its required node affinity"
-                                    : "another node matches more of its preferred node affinity");
-      });
-      if (stop == Stop::Total) return {};
-    }
+      return out;
+    };
+    evict_per_node(handle, nodes, violating, kName, [required](int) {
+      return std::string(required ? "node no longer matches its required node affinity"
+                                  : "another node matches more of its preferred node affinity");
+    });
+    if (handle.evictor().total_limit_reached()) return {};
   }
   return {};
 }

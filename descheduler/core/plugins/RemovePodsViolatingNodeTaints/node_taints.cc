@@ -46,21 +46,23 @@ std::optional<kube::Taint> violated_taint(const PodInfo& pod, const NodeInfo& no
 
 Status Plugin::deschedule(const std::vector<int>& nodes, framework::Handle& handle) {
   const Cluster& cluster = handle.cluster();
-  for (int node : nodes) {
+  auto node_of = [&](int pod) -> const NodeInfo& {
+    return cluster.nodes[static_cast<size_t>(cluster.pods[static_cast<size_t>(pod)].node)];
+  };
+  auto violating = [&](int node) {
     const NodeInfo& info = cluster.nodes[static_cast<size_t>(node)];
-    if (info.taints.empty()) continue;
-    std::vector<int> violating;
+    std::vector<int> out;
+    if (info.taints.empty()) return out;
     for (int p : info.pods) {
       const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
-      if (args_.filter.matches(pod) && violated_taint(pod, info, args_) && handle.evictor().filter(p).empty())
-        violating.push_back(p);
+      if (args_.filter.matches(pod) && violated_taint(pod, info, args_)) out.push_back(p);
     }
-    auto stop = evict_in_order(handle, node, violating, kName, [&](int p) {
-      auto t = violated_taint(cluster.pods[static_cast<size_t>(p)], info, args_);
-      return "does not tolerate taint " + t->key + (t->value.empty() ? "" : "=" + t->value) + ":" + t->effect;
-    });
-    if (stop == Stop::Total) return {};
-  }
+    return out;
+  };
+  evict_per_node(handle, nodes, violating, kName, [&](int p) {
+    auto t = violated_taint(cluster.pods[static_cast<size_t>(p)], node_of(p), args_);
+    return "does not tolerate taint " + t->key + (t->value.empty() ? "" : "=" + t->value) + ":" + t->effect;
+  });
   return {};
 }
 

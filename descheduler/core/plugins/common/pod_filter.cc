@@ -35,19 +35,44 @@ std::vector<int> all_pods_on(const Cluster& cluster, int node) {
   return out;
 }
 
-Stop evict_in_order(framework::Handle& handle, int node, const std::vector<int>& pods, const std::string& plugin,
+std::vector<Listed> list_pods(const framework::Evictor& evictor, const std::vector<int>& pods) {
+  std::vector<Listed> out;
+  for (int p : pods)
+    if (evictor.filter(p).empty()) out.push_back({p, evictor.listing_filter(p)});
+  return out;
+}
+
+std::string evict_listed(framework::Handle& handle, const Listed& listed, framework::EvictionRequest request) {
+  if (!listed.refused.empty()) {
+    handle.skip(listed.pod, listed.refused);
+    return listed.refused;
+  }
+  request.pod = listed.pod;
+  return handle.evictor().evict(request);   // a refusal is recorded as the pod's skip by the evictor
+}
+
+Stop evict_in_order(framework::Handle& handle, int node, const std::vector<Listed>& pods, const std::string& plugin,
                     const std::function<std::string(int)>& reason) {
   framework::Evictor& evictor = handle.evictor();
-  for (int pod : pods) {
+  for (const Listed& listed : pods) {
     if (evictor.total_limit_reached()) return Stop::Total;
     if (evictor.node_limit_reached(node)) return Stop::Node;
     framework::EvictionRequest request;
-    request.pod = pod;
-    request.reason = reason(pod);
+    request.reason = reason(listed.pod);
     request.plugin = plugin;
-    evictor.evict(request);   // a refusal is recorded as the pod's skip by the evictor
+    evict_listed(handle, listed, std::move(request));
   }
   return evictor.total_limit_reached() ? Stop::Total : Stop::None;
+}
+
+void evict_per_node(framework::Handle& handle, const std::vector<int>& nodes,
+                    const std::function<std::vector<int>(int node)>& breaking, const std::string& plugin,
+                    const std::function<std::string(int)>& reason) {
+  std::vector<std::vector<Listed>> listed;
+  listed.reserve(nodes.size());
+  for (int node : nodes) listed.push_back(list_pods(handle.evictor(), breaking(node)));
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (evict_in_order(handle, nodes[i], listed[i], plugin, reason) == Stop::Total) return;
 }
 
 }  // namespace weft::descheduler::plugins
