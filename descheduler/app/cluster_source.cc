@@ -170,9 +170,10 @@ auto list_into(kube::Client& client, std::vector<std::string>& warnings, bool sc
 
 }  // namespace
 
-Result<Cluster> cluster_from_file(const std::string& path) {
+Result<Cluster> cluster_from_file(const std::string& path, const std::function<void()>& when_read) {
   ClusterBuilder builder;
   if (auto s = fill_from_file(builder, path); !s) return s.error();
+  if (when_read) when_read();
   return builder.finish();
 }
 
@@ -189,9 +190,11 @@ Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>&
   return list_into<ClusterBuilder>(client, warnings, false, [](ClusterBuilder& b) -> Result<Cluster> { return b.finish(); });
 }
 
-Result<defragment::World> world_from_file(const std::string& path, TimePoint now) {
+Result<defragment::World> world_from_file(const std::string& path, TimePoint now,
+                                          const std::function<void()>& when_read) {
   defragment::WorldBuilder builder;
   if (auto s = fill_from_file(builder, path); !s) return s.error();
+  if (when_read) when_read();
   return builder.finish(now);
 }
 
