@@ -111,8 +111,8 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
         !s)
       spdlog::error("defragment: {}", s.message());
   }
-  // A load that does not read the cluster is read early: Prometheus while the cluster is
-  // listed (this waits on the API), a file while it is finished (LoadReader).
+  // A load that does not read the cluster (a file, Prometheus) is read while the cluster is
+  // listed: on another core, or while this one waits for the API.
   const Cluster not_listed;
   LoadReader loads(
       config_.loads, [&](const LoadRead& read, const Cluster& c) { return read_load(client_, read, c, now, config_.node_usage); },
@@ -121,14 +121,14 @@ Result<Plan> Cycle::run(DeschedulerState& state) {
   std::optional<defragment::World> world;
   Result<Cluster> listed = make_error("not listed");
   if (config_.policy.gang_profile()) {
-    auto w = world_from_api(client_, warnings, now, [&loads] { loads.start_early(); });
+    auto w = world_from_api(client_, warnings, now);
     if (!w) {
       metrics_.cycle_failed(seconds());
       return wrap(w.error(), "listing the cluster from " + client_.address());
     }
     world = std::move(*w);
   } else {
-    listed = cluster_from_api(client_, warnings, [&loads] { loads.start_early(); });
+    listed = cluster_from_api(client_, warnings);
     if (!listed) {
       metrics_.cycle_failed(seconds());
       return wrap(listed.error(), "listing the cluster from " + client_.address());
