@@ -1,5 +1,8 @@
 #include "common/shared_string.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace weft {
 
 SharedString::SharedString(std::string_view text) {
@@ -46,24 +49,51 @@ void SharedString::release() noexcept {
 
 SharedString StringPool::intern(std::string_view text) {
   if (text.empty()) return {};
+  const size_t hash = std::hash<std::string_view>()(text);
   std::lock_guard lock(mu_);
-  auto it = texts_.find(text);
-  if (it != texts_.end()) return it->second;
-  SharedString kept(text);
-  const std::string_view key = kept.view();
-  return texts_.emplace(key, std::move(kept)).first->second;
+  if (2 * (used_ + 1) > slots_.size()) grow();
+  Slot& slot = find(text, hash);
+  if (slot.text.empty()) {
+    slot.hash = hash;
+    slot.text = SharedString(text);
+    ++used_;
+  }
+  return slot.text;
+}
+
+StringPool::Slot& StringPool::find(std::string_view text, size_t hash) {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    Slot& slot = slots_[i];
+    if (slot.text.empty() || (slot.hash == hash && slot.text.view() == text)) return slot;
+  }
+}
+
+void StringPool::grow() {
+  std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(std::max<size_t>(64, 2 * slots_.size())));
+  for (Slot& slot : old)
+    if (!slot.text.empty()) find(slot.text.view(), slot.hash) = std::move(slot);
 }
 
 size_t StringPool::sweep() {
   std::lock_guard lock(mu_);
   // A count of 1 is the pool's own reference; a holder that copies concurrently needs a
   // reference it got from the pool (under this lock) or from a record, so none is lost.
-  return std::erase_if(texts_, [](const auto& entry) { return entry.second.use_count() == 1; });
+  // Survivors are placed again (a free slot in a probe run would hide what follows it).
+  std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(slots_.size()));
+  const size_t before = used_;
+  used_ = 0;
+  for (Slot& slot : old)
+    if (!slot.text.empty() && slot.text.use_count() > 1) {
+      find(slot.text.view(), slot.hash) = std::move(slot);
+      ++used_;
+    }
+  return before - used_;
 }
 
 size_t StringPool::size() const {
   std::lock_guard lock(mu_);
-  return texts_.size();
+  return used_;
 }
 
 }  // namespace weft

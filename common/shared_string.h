@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace weft {
 
@@ -100,11 +101,20 @@ class StringPool {
   size_t size() const;
 
  private:
-  // Keyed by a view of the value's own text (a Rep never moves). The standard hash of a
-  // string_view makes the table keep each hash beside its key, so a lookup compares
-  // hashes before texts and never rehashes a stored text while it walks a bucket.
+  // An open-addressed table (linear probing, at most half full): a lookup reads one slot,
+  // whose hash is compared before its text, rather than a bucket and then a chain of nodes
+  // (a decoder interns some ten texts per pod, so each cache miss counts).
+  struct Slot {
+    size_t hash = 0;
+    SharedString text;   // empty: a free slot
+  };
+  // The slot holding `text`, else the free slot where it goes.
+  Slot& find(std::string_view text, size_t hash);
+  void grow();
+
   mutable std::mutex mu_;
-  std::unordered_map<std::string_view, SharedString> texts_;
+  std::vector<Slot> slots_;   // a power of two in size, or none yet
+  size_t used_ = 0;
 };
 
 // Interns through the pool when there is one, else makes an unshared copy (decoders take

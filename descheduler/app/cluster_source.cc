@@ -94,13 +94,27 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
       if (!builder.add(item, where)) failed = builder.add(item, where + " item " + kube::key_of(item));
     };
   };
-  // Pods (most of the cluster) in one pass over their text; one it refuses, as a tree.
-  auto add_pod_text = [&](const kube::ResourceRef& ref) {
-    return [&builder, &failed, tree = add("Pod", ref), where = ref.collection_path("")](std::string_view text) {
-      if (!failed || builder.added_as_pod(text, where, true)) return;
-      auto item = kube::read_json(text);
-      if (!item) failed = make_error(where + ": " + item.message());
-      else tree(std::move(*item));
+  // Pods (most of the cluster) in one pass over their text, each page's on two threads
+  // and added in the page's order; one a reader refuses, as a tree. The thread beside
+  // pools on its own (as fill_from_file's).
+  scheduler::DecodePools beside_pools;
+  ClusterBuilder::PodReader beside(beside_pools);
+  auto add_pod_page = [&](const kube::ResourceRef& ref) {
+    return [&, tree = add("Pod", ref), where = ref.collection_path("")](const std::vector<std::string_view>& texts) {
+      using ReadPod = std::optional<ClusterBuilder::ReadPod>;
+      auto read = [&where](ClusterBuilder::PodReader& reader, std::string_view text) -> ReadPod {
+        return reader.read_if_pod(text, where, true);
+      };
+      read_on_two_threads(texts, builder.pod_reader(), beside, read, [&](size_t i, ReadPod&& pod) {
+        if (!failed) return;
+        if (pod) {
+          builder.add_read(std::move(*pod));
+          return;
+        }
+        auto item = kube::read_json(texts[i]);
+        if (!item) failed = make_error(where + ": " + item.message());
+        else tree(std::move(*item));
+      });
     };
   };
   struct Kind {
@@ -138,7 +152,7 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
     const Kind& k = kinds[i];
     // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.
     if (std::string(k.kind) == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));
-    auto r = std::string(k.kind) == "Pod" ? lists[i]->each_text(add_pod_text(k.ref)) : lists[i]->each(add(k.kind, k.ref));
+    auto r = std::string(k.kind) == "Pod" ? lists[i]->each_page_texts(add_pod_page(k.ref)) : lists[i]->each(add(k.kind, k.ref));
     lists[i].reset();
     if (!r) {
       if (k.optional && (r.error().code == 404 || r.error().code == 403)) {
@@ -152,11 +166,12 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
   return {};
 }
 
-// fill_from_api into a fresh Builder, then `finish` it. A list that expired after some of
-// its pages were read (410: list_ahead.h) is listed again once, into another builder.
+// fill_from_api into a fresh Builder, then `when_read`, then `finish` it. A list that
+// expired after some of its pages were read (410: list_ahead.h) is listed again once, into
+// another builder.
 template <class Builder, class Finish>
-auto list_into(kube::Client& client, std::vector<std::string>& warnings, bool scheduling, Finish&& finish)
-    -> decltype(finish(std::declval<Builder&>())) {
+auto list_into(kube::Client& client, std::vector<std::string>& warnings, bool scheduling,
+               const std::function<void()>& when_read, Finish&& finish) -> decltype(finish(std::declval<Builder&>())) {
   for (int attempt = 0;; ++attempt) {
     Builder builder;
     std::vector<std::string> noted;
@@ -164,15 +179,17 @@ auto list_into(kube::Client& client, std::vector<std::string>& warnings, bool sc
     if (!s && s.error().code == 410 && attempt == 0) continue;
     if (!s) return s.error();
     warnings.insert(warnings.end(), noted.begin(), noted.end());
+    if (when_read) when_read();
     return finish(builder);
   }
 }
 
 }  // namespace
 
-Result<Cluster> cluster_from_file(const std::string& path) {
+Result<Cluster> cluster_from_file(const std::string& path, const std::function<void()>& when_read) {
   ClusterBuilder builder;
   if (auto s = fill_from_file(builder, path); !s) return s.error();
+  if (when_read) when_read();
   return builder.finish();
 }
 
@@ -185,19 +202,25 @@ kube::ListOptions pod_list_options(bool scheduling) {
   return o;
 }
 
-Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings) {
-  return list_into<ClusterBuilder>(client, warnings, false, [](ClusterBuilder& b) -> Result<Cluster> { return b.finish(); });
+Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings,
+                                 const std::function<void()>& when_read) {
+  return list_into<ClusterBuilder>(client, warnings, false, when_read,
+                                   [](ClusterBuilder& b) -> Result<Cluster> { return b.finish(); });
 }
 
-Result<defragment::World> world_from_file(const std::string& path, TimePoint now) {
+Result<defragment::World> world_from_file(const std::string& path, TimePoint now,
+                                          const std::function<void()>& when_read) {
   defragment::WorldBuilder builder;
   if (auto s = fill_from_file(builder, path); !s) return s.error();
+  if (when_read) when_read();
   return builder.finish(now);
 }
 
-Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now) {
+Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now,
+                                         const std::function<void()>& when_read) {
   return list_into<defragment::WorldBuilder>(
-      client, warnings, true, [now](defragment::WorldBuilder& b) -> Result<defragment::World> { return b.finish(now); });
+      client, warnings, true, when_read,
+      [now](defragment::WorldBuilder& b) -> Result<defragment::World> { return b.finish(now); });
 }
 
 }  // namespace weft::descheduler

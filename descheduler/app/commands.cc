@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <iostream>
 #include <mutex>
@@ -264,14 +265,16 @@ struct PlanModel {
   const Cluster& cluster() const { return world ? world->cluster : *listed; }
 };
 
-Result<std::unique_ptr<PlanModel>> read_model(const std::string& scenario, bool gang_defragment, TimePoint now) {
+// `when_read`: as cluster_from_file's.
+Result<std::unique_ptr<PlanModel>> read_model(const std::string& scenario, bool gang_defragment, TimePoint now,
+                                              const std::function<void()>& when_read) {
   auto model = std::make_unique<PlanModel>();
   if (gang_defragment) {
-    auto w = world_from_file(scenario, now);
+    auto w = world_from_file(scenario, now, when_read);
     if (!w) return w.error();
     model->world = std::move(*w);
   } else {
-    auto c = cluster_from_file(scenario);
+    auto c = cluster_from_file(scenario, when_read);
     if (!c) return c.error();
     model->listed = std::move(*c);
   }
@@ -299,7 +302,8 @@ int plan_command(const PlanFlags& f) {
   options.max_metric_age = *age;
   options.cooldown = *cool;
   // The loads' sources are settled before the scenario is read; their errors still come
-  // after the scenario's, as they did when one was read after the other.
+  // after the scenario's, as they did when one was read after the other. Those that do
+  // not read the cluster (a file, Prometheus) are read while the cluster is finished.
   Result<std::vector<LoadRead>> reads = std::vector<LoadRead>{};
   for (const PolicyProfile& profile : policy->profiles) {
     const bool kubernetes_metrics = profile.load_aware.metrics.type == MetricsType::KubernetesMetrics;
@@ -321,8 +325,9 @@ int plan_command(const PlanFlags& f) {
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         return fetched;
       },
-      no_cluster);
-  auto model = read_model(f.scenario, policy->gang_profile() != nullptr, options.now);
+      no_cluster, LoadReader::Start::Later);
+  auto model =
+      read_model(f.scenario, policy->gang_profile() != nullptr, options.now, [&loads] { loads.start_early(); });
   phases.lap("scenario");
   if (!model) return fail(model.message());
   const Cluster& cluster = (*model)->cluster();

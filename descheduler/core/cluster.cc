@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <future>
+#include <utility>
 
 #include "kube/load_annotation.h"
 #include "kube/priority.h"
@@ -62,9 +64,8 @@ Status add_node(Cluster& c, const json& obj, const std::string& where) {
   return {};
 }
 
-// Each node's and pod's index in the snapshot (sorted by name and key, as it keeps them),
-// and the scheduler's topology over its nodes.
-void link_snapshot(Cluster& c) {
+// Each node's index in the snapshot (sorted by name, as it keeps them).
+void link_nodes(Cluster& c) {
   const auto& nodes = c.snapshot.nodes;
   c.topology_node.assign(c.nodes.size(), -1);
   for (size_t i = 0; i < c.nodes.size(); ++i) {
@@ -72,7 +73,6 @@ void link_snapshot(Cluster& c) {
                                [](const scheduler::NodeInfo& n, const std::string& name) { return n.name < name; });
     if (it != nodes.end() && it->name == c.nodes[i].name) c.topology_node[i] = static_cast<int>(it - nodes.begin());
   }
-  c.topology = scheduler::build_topology(c.snapshot);
 }
 
 // Each pod's twin in the snapshot: `twins` (the order each was added to the snapshot's
@@ -272,6 +272,11 @@ Cluster ClusterBuilder::finish(TimePoint now) {
   Cluster c = std::move(cluster_);
   c.snapshot = scheduling_.build(now);
   c.groups = c.snapshot.podgroups;
+  // The scheduler's topology reads only the snapshot's nodes and HyperNodes, and what
+  // follows here only reads the snapshot: it is built meanwhile, on another core.
+  auto topology = std::async(std::launch::async, [&snapshot = std::as_const(c.snapshot)] {
+    return scheduler::build_topology(snapshot);
+  });
   link_pods(c, pod_twins_, scheduling_.pod_slots());
   // Kept pods are compacted in place: a second vector of 100,000 pods would double the peak.
   size_t kept = 0;
@@ -301,10 +306,11 @@ Cluster ClusterBuilder::finish(TimePoint now) {
     ++kept;
   }
   c.pods.erase(c.pods.begin() + static_cast<std::ptrdiff_t>(kept), c.pods.end());
-  link_snapshot(c);
+  link_nodes(c);
   match_pdbs(c);
   pod_nodes_ = {};
   pod_twins_ = {};
+  c.topology = topology.get();
   return c;
 }
 

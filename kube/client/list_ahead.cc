@@ -116,4 +116,22 @@ Result<ObjectList> ListAhead::each_text(const std::function<void(std::string_vie
   });
 }
 
+Result<ObjectList> ListAhead::each_page_texts(const std::function<void(const std::vector<std::string_view>&)>& on_page) {
+  std::vector<std::string_view> texts;
+  if (mode_ == Items::Trees)
+    return read([&](const std::string& body) {
+      texts.clear();
+      auto meta = decode_list_texts(body, [&](std::string_view item) { texts.push_back(item); });
+      on_page(texts);
+      return meta;
+    });
+  return read_pages([&](const Page& page) {   // the fetcher found the items
+    const std::string_view body = page.response->body;
+    texts.clear();
+    for (const auto& [at, size] : page.items) texts.push_back(body.substr(at, size));
+    on_page(texts);
+    return page.meta;
+  });
+}
+
 }  // namespace weft::kube

@@ -38,6 +38,9 @@ class ListAhead {
   // Items as trees (options.keep applies), or as their unchecked texts (decode_list_texts).
   Result<ObjectList> each(const std::function<void(nlohmann::json&&)>& on_item);
   Result<ObjectList> each_text(const std::function<void(std::string_view)>& on_item);
+  // The same texts a page at a time (valid during the call), so a reader may spread one
+  // page's items over threads.
+  Result<ObjectList> each_page_texts(const std::function<void(const std::vector<std::string_view>&)>& on_page);
 
  private:
   struct Page {

@@ -66,6 +66,32 @@ TEST(StringPool, EqualTextsAreOneAndUnusedOnesAreSwept) {
   EXPECT_TRUE(shared_text(&pool, "team-a").same_text_object(a));
 }
 
+// Through the pool's growth and sweeps, each text stays one object: what is held is found
+// again after the texts around it were dropped.
+TEST(StringPool, ManyTextsStayOneEachThroughGrowthAndSweeps) {
+  StringPool pool;
+  std::vector<SharedString> held;
+  for (int i = 0; i < 5000; ++i) {
+    SharedString s = pool.intern("owner-" + std::to_string(i));
+    if (i % 3 == 0) held.push_back(s);
+  }
+  EXPECT_EQ(pool.size(), 5000u);
+  EXPECT_EQ(pool.sweep(), 5000u - held.size());
+  EXPECT_EQ(pool.size(), held.size());
+  for (size_t k = 0; k < held.size(); ++k) {
+    SharedString again = pool.intern("owner-" + std::to_string(3 * k));
+    EXPECT_TRUE(again.same_text_object(held[k])) << again;
+  }
+  EXPECT_EQ(pool.size(), held.size());
+  SharedString fresh = pool.intern("owner-1");
+  EXPECT_EQ(fresh, "owner-1");
+  EXPECT_EQ(fresh.use_count(), 2u);   // new, and the pool's
+  EXPECT_EQ(pool.size(), held.size() + 1);
+  held.clear();
+  EXPECT_EQ(pool.sweep(), 5000u / 3 + 1);
+  EXPECT_EQ(pool.size(), 1u);
+}
+
 TEST(StringPool, ThreadsInterningAndCopyingAgree) {
   StringPool pool;
   std::vector<std::vector<SharedString>> kept(4);

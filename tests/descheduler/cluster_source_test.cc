@@ -86,14 +86,44 @@ TEST(ClusterFromApi, APodListExpiredHalfReadIsListedAgainIntoAFreshCluster) {
   });
   kube::Client client(transport, fast());
   std::vector<std::string> warnings;
-  auto cluster = cluster_from_api(client, warnings);
+  int read_calls = 0;
+  auto cluster = cluster_from_api(client, warnings, [&] { ++read_calls; });
   ASSERT_TRUE(cluster) << cluster.message();
+  EXPECT_EQ(read_calls, 1) << "when_read: once, when the list read again is read";
   ASSERT_EQ(cluster->pods.size(), 3u);
   std::vector<std::string> names;
   for (const auto& p : cluster->pods) names.push_back(p.name);
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(pod_requests, 4);   // two pages, the second expired; then both again
+}
+
+// Each page's pods are read on two threads: the cluster still has them in the list's
+// order, each linked to its own record in the scheduler's snapshot.
+TEST(ClusterFromApi, PagesReadOnTwoThreadsKeepTheListsOrder) {
+  constexpr int kPages = 3, kPerPage = 150;
+  auto name = [](int i) { return "p" + std::to_string(1000 + i); };
+  auto transport = std::make_shared<testing::FunctionTransport>([&](const HttpRequest& r) {
+    const std::string what = collection(r);
+    if (what == "/api/v1/nodes") return list_of(kNode);
+    if (what != "/api/v1/pods") return list_of("");
+    const size_t at = r.path.find("continue=page");
+    const int page = at == std::string::npos ? 0 : std::stoi(r.path.substr(at + 13));
+    std::string items;
+    for (int i = page * kPerPage; i < (page + 1) * kPerPage; ++i) items += (items.empty() ? "" : ",") + pod(name(i));
+    return list_of(items, page + 1 < kPages ? "page" + std::to_string(page + 1) : "");
+  });
+  kube::Client client(transport, fast());
+  std::vector<std::string> warnings;
+  auto cluster = cluster_from_api(client, warnings);
+  ASSERT_TRUE(cluster) << cluster.message();
+  ASSERT_EQ(cluster->pods.size(), static_cast<size_t>(kPages * kPerPage));
+  for (int i = 0; i < kPages * kPerPage; ++i) {
+    const PodInfo& p = cluster->pods[static_cast<size_t>(i)];
+    EXPECT_EQ(p.name, name(i));
+    ASSERT_NE(p.spec, nullptr);
+    EXPECT_EQ(p.spec->name, name(i));
+  }
 }
 
 }  // namespace

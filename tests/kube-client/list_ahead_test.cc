@@ -92,6 +92,25 @@ TEST(ListAhead, ItemTextsFoundByTheFetcherAreEveryItemInOrder) {
   }
 }
 
+TEST(ListAhead, PageTextsAreEachPagesItemsInOrder) {
+  auto transport = std::make_shared<FunctionTransport>([&](const HttpRequest& r) { return page_of(asked_page(r), 4); });
+  Client client(transport, fast());
+  for (auto mode : {ListAhead::Items::Texts, ListAhead::Items::Trees}) {
+    ListAhead list(client, resources::configmaps(), "default", pages_of_two(), mode);
+    std::vector<std::vector<std::string>> pages;
+    auto result = list.each_page_texts([&](const std::vector<std::string_view>& texts) {
+      pages.emplace_back(texts.begin(), texts.end());
+    });
+    ASSERT_TRUE(result) << result.message();
+    EXPECT_EQ(result->resource_version, "7");
+    ASSERT_EQ(pages.size(), 4u);
+    for (int i = 0; i < 8; ++i) {
+      ASSERT_EQ(pages[i / 2].size(), 2u);
+      EXPECT_EQ(pages[i / 2][i % 2], R"({"metadata":{"name":"cm-)" + std::to_string(i) + R"("}})");
+    }
+  }
+}
+
 TEST(ListAhead, FetchesBeforeItIsRead) {
   std::atomic<int> sent{0};
   auto transport = std::make_shared<FunctionTransport>([&](const HttpRequest& r) {
