@@ -86,15 +86,11 @@ void DeschedulerMetrics::observe(const Plan& plan, bool dry_run, double seconds)
   // Each classifying plugin's counts under its profile and plugin labels (a node two
   // classify counts under each); the classes of one that classifies no more read 0.
   for (auto& entry : node_gauges_) entry.second->Set(0);
-  for (const auto& [by, counts] : class_counts(plan)) {
-    const size_t slash = by.rfind('/');   // a profile's name may hold '/', a plugin's never
-    const std::string profile = slash == std::string::npos ? "" : by.substr(0, slash);
-    const std::string plugin = slash == std::string::npos ? by : by.substr(slash + 1);
+  for (const auto& [by, counts] : class_counts(plan))
     for (NodeClass c : {NodeClass::Low, NodeClass::Normal, NodeClass::High, NodeClass::Unknown}) {
       auto it = counts.find(c);
-      node_gauge(c, profile, plugin).Set(it == counts.end() ? 0 : it->second);
+      node_gauge(c, by.profile, by.plugin).Set(it == counts.end() ? 0 : it->second);
     }
-  }
   cycles_.Add({{"result", "ok"}}).Increment();
   duration_.Observe(seconds);
   // Upstream counts an eviction a success when it is asked for, in a dry run too.

@@ -87,10 +87,10 @@ TEST(DeschedulerMetrics, LoopAndStrategyDurationsAsUpstream) {
 TEST(DeschedulerMetrics, NodesByClassPerClassifyingPlugin) {
   DeschedulerMetrics metrics;
   Plan plan;
-  plan.nodes = {{.name = "a", .cls = NodeClass::High, .by = "cpu/LowNodeUtilization"},
-                {.name = "b", .cls = NodeClass::Low, .by = "cpu/LowNodeUtilization"},
-                {.name = "a", .cls = NodeClass::Low, .by = "memory/LowNodeUtilization"},
-                {.name = "b", .cls = NodeClass::Low, .by = "memory/LowNodeUtilization"}};
+  plan.nodes = {{.name = "a", .cls = NodeClass::High, .by = {"cpu", "LowNodeUtilization"}},
+                {.name = "b", .cls = NodeClass::Low, .by = {"cpu", "LowNodeUtilization"}},
+                {.name = "a", .cls = NodeClass::Low, .by = {"memory", "LowNodeUtilization"}},
+                {.name = "b", .cls = NodeClass::Low, .by = {"memory", "LowNodeUtilization"}}};
   metrics.observe(plan, true, 0.1);
   std::string t = metrics.text();
   EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"high\",plugin=\"LowNodeUtilization\",profile=\"cpu\"} 1")) << t;
@@ -101,6 +101,19 @@ TEST(DeschedulerMetrics, NodesByClassPerClassifyingPlugin) {
   t = metrics.text();
   EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"low\",plugin=\"LowNodeUtilization\",profile=\"memory\"} 0")) << t;
   EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"low\",plugin=\"LowNodeUtilization\",profile=\"cpu\"} 1")) << t;
+}
+
+// A verdict names its profile and plugin apart: a profile's name holding '/' reaches the
+// gauge's labels as written, with no split of a joined text.
+TEST(DeschedulerMetrics, NodesByClassLabelsAreTheVerdictsProfileAndPlugin) {
+  DeschedulerMetrics metrics;
+  Plan plan;
+  plan.nodes = {{.name = "a", .cls = NodeClass::High, .by = {"team/gpu", "LowNodeUtilization"}},
+                {.name = "b", .cls = NodeClass::Low, .by = {"", "LoadAware"}}};
+  metrics.observe(plan, true, 0.1);
+  const std::string t = metrics.text();
+  EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"high\",plugin=\"LowNodeUtilization\",profile=\"team/gpu\"} 1")) << t;
+  EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"low\",plugin=\"LoadAware\",profile=\"\"} 1")) << t;
 }
 
 }  // namespace
