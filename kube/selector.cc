@@ -1,6 +1,7 @@
 #include "kube/selector.h"
 
 #include "kube/objects.h"
+#include "kube/workload.h"
 
 #include <algorithm>
 #include <cctype>
@@ -55,11 +56,44 @@ Result<Requirement::Op> op_from_name(const std::string& name, bool allow_numeric
                     std::string(allow_numeric ? ", Gt, Lt" : ""));
 }
 
-Result<Requirement> requirement_from_json(const nlohmann::json& e, const std::string& where, bool allow_numeric) {
-  if (!e.is_object() || !e.contains("key") || !e["key"].is_string())
-    return make_error(where + ".key: missing");
+// Where a requirement's problems are: its key, its values, and whether each value is
+// named by its index ("values[1]").
+struct Places {
+  std::string key, values;
+  bool indexed = true;
+};
+
+// What labels.NewRequirement finds wrong with a requirement, every problem in its order:
+// the key, the number of values for the operator, then each value. Label syntax aside, only
+// the number of values is checked.
+Status requirement_problems(const Requirement& r, LabelSyntax syntax, const Places& at) {
+  using Op = Requirement::Op;
+  std::vector<std::string> lines;
+  const bool checked = syntax == LabelSyntax::Checked;
+  if (checked && !valid_label_key(r.key)) lines.push_back(at.key + ": '" + r.key + "' is not a valid label key");
+  if ((r.op == Op::In || r.op == Op::NotIn) && r.values.empty())
+    lines.push_back(at.values + ": In/NotIn need at least one value");
+  if ((r.op == Op::Exists || r.op == Op::DoesNotExist) && !r.values.empty())
+    lines.push_back(at.values + ": Exists/DoesNotExist take no values");
+  if ((r.op == Op::Gt || r.op == Op::Lt) && r.values.size() != 1)
+    lines.push_back(at.values + ": Gt/Lt need exactly one integer value");
+  for (size_t i = 0; checked && i < r.values.size(); ++i)
+    if (!valid_label_value(r.values[i]))
+      lines.push_back((at.indexed ? at.values + "[" + std::to_string(i) + "]" : at.values) + ": '" + r.values[i] +
+                      "' (of " + r.key + ") is not a valid label value");
+  if (lines.empty()) return {};
+  std::string text;
+  for (const auto& line : lines) text += (text.empty() ? "" : "\n") + line;
+  return make_error(text);
+}
+
+Result<Requirement> requirement_from_json(const nlohmann::json& e, const std::string& where, bool allow_numeric,
+                                          LabelSyntax syntax) {
+  if (!e.is_object()) return make_error(where + ".key: missing");
   Requirement r;
-  r.key = e["key"].get<std::string>();
+  // A key absent is "", which label syntax refuses with the rest (upstream decodes it so).
+  if (auto key = e.find("key"); key != e.end() && key->is_string()) r.key = key->get<std::string>();
+  else if (syntax == LabelSyntax::Unchecked || (key != e.end() && !key->is_null())) return make_error(where + ".key: missing");
   auto op_name = optional_string(e, "operator", where);
   if (!op_name) return op_name.error();
   auto op = op_from_name(*op_name, allow_numeric);
@@ -67,13 +101,7 @@ Result<Requirement> requirement_from_json(const nlohmann::json& e, const std::st
   r.op = *op;
   if (e.contains("values") && e["values"].is_array())
     for (const auto& v : e["values"]) r.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
-  using Op = Requirement::Op;
-  if ((r.op == Op::In || r.op == Op::NotIn) && r.values.empty())
-    return make_error(where + ".values: In/NotIn need at least one value");
-  if ((r.op == Op::Exists || r.op == Op::DoesNotExist) && !r.values.empty())
-    return make_error(where + ".values: Exists/DoesNotExist take no values");
-  if ((r.op == Op::Gt || r.op == Op::Lt) && r.values.size() != 1)
-    return make_error(where + ".values: Gt/Lt need exactly one integer value");
+  if (Status s = requirement_problems(r, syntax, {where + ".key", where + ".values"}); !s) return s.error();
   return r;
 }
 
@@ -180,21 +208,24 @@ bool Requirement::matches_value(const std::string* value) const {
   return false;
 }
 
-Result<LabelSelector> LabelSelector::from_json(const nlohmann::json& selector) {
+Result<LabelSelector> LabelSelector::from_json(const nlohmann::json& selector, LabelSyntax syntax) {
   LabelSelector out;
   if (selector.is_null()) return out;
   if (!selector.is_object()) return make_error("selector: not an object");
   if (auto ml = selector.find("matchLabels"); ml != selector.end() && !ml->is_null()) {
     if (!ml->is_object()) return make_error("selector.matchLabels: not a map");
     for (const auto& [k, v] : ml->items()) {
-      if (!v.is_string()) return make_error("selector.matchLabels." + k + ": not a string");
-      out.requirements_.push_back({k, Requirement::Op::Equals, {v.get<std::string>()}});
+      const std::string at = "selector.matchLabels." + k;
+      if (!v.is_string()) return make_error(at + ": not a string");
+      Requirement r{k, Requirement::Op::Equals, {v.get<std::string>()}};
+      if (Status s = requirement_problems(r, syntax, {at, at, false}); !s) return s.error();
+      out.requirements_.push_back(std::move(r));
     }
   }
   if (auto me = selector.find("matchExpressions"); me != selector.end() && !me->is_null()) {
     if (!me->is_array()) return make_error("selector.matchExpressions: not a list");
     for (size_t i = 0; i < me->size(); ++i) {
-      auto r = requirement_from_json((*me)[i], "selector.matchExpressions[" + std::to_string(i) + "]", false);
+      auto r = requirement_from_json((*me)[i], "selector.matchExpressions[" + std::to_string(i) + "]", false, syntax);
       if (!r) return r.error();
       out.requirements_.push_back(std::move(*r));
     }
@@ -202,7 +233,7 @@ Result<LabelSelector> LabelSelector::from_json(const nlohmann::json& selector) {
   return out;
 }
 
-Result<LabelSelector> LabelSelector::parse(const std::string& text) {
+Result<LabelSelector> LabelSelector::parse(const std::string& text, LabelSyntax syntax) {
   LabelSelector out;
   if (trim(text).empty()) return out;
   auto parts = split_top_level(text);
@@ -211,6 +242,8 @@ Result<LabelSelector> LabelSelector::parse(const std::string& text) {
     if (p.empty()) return make_error("selector '" + text + "': empty term");
     auto r = parse_requirement(p);
     if (!r) return r.error();
+    const std::string at = "selector term '" + p + "'";
+    if (Status s = requirement_problems(*r, syntax, {at, at, false}); !s) return s.error();
     out.requirements_.push_back(std::move(*r));
   }
   return out;
@@ -331,7 +364,8 @@ Result<NodeAffinity> NodeAffinity::from_pod(const nlohmann::json& pod) {
       auto list = terms[i].value(kind, nlohmann::json::array());
       if (!list.is_array()) return make_error(where + "." + kind + ": not a list");
       for (size_t j = 0; j < list.size(); ++j) {
-        auto r = requirement_from_json(list[j], where + "." + kind + "[" + std::to_string(j) + "]", true);
+        auto r = requirement_from_json(list[j], where + "." + kind + "[" + std::to_string(j) + "]", true,
+                                       LabelSyntax::Unchecked);
         if (!r) return r.error();
         if (std::string(kind) == "matchFields") {
           if (r->key != "metadata.name")

@@ -44,12 +44,22 @@ struct Requirement {
   bool matches_value(const std::string* value) const;
 };
 
+// Whether a selector's keys and values must be label keys and values: upstream's
+// LabelSelectorAsSelector and labels.Parse check them (objects read from the API server
+// were checked there).
+enum class LabelSyntax { Unchecked, Checked };
+
 class LabelSelector {
  public:
   // {matchLabels:{..}, matchExpressions:[{key,operator,values}]}; null/absent selects everything.
-  static Result<LabelSelector> from_json(const nlohmann::json& selector);
-  // "app=web,tier!=db,env in (a,b),!legacy,release" (as kubectl -l and ?labelSelector=).
-  static Result<LabelSelector> parse(const std::string& text);
+  // Requirement by requirement (matchLabels by key, then matchExpressions in order), the
+  // first with a problem is refused with every problem it has, one a line, as
+  // labels.NewRequirement aggregates them: its key, its number of values for the operator,
+  // then each value. An unknown operator is refused alone (LabelSelectorAsSelector).
+  static Result<LabelSelector> from_json(const nlohmann::json& selector, LabelSyntax syntax = LabelSyntax::Unchecked);
+  // "app=web,tier!=db,env in (a,b),!legacy,release" (as kubectl -l and ?labelSelector=);
+  // each term checked as from_json checks a requirement.
+  static Result<LabelSelector> parse(const std::string& text, LabelSyntax syntax = LabelSyntax::Unchecked);
   bool matches(const Labels& labels) const;
   bool matches(const InternedLabels& labels) const;
   bool empty() const { return requirements_.empty(); }

@@ -37,7 +37,7 @@ std::string class_counts_text(const ClassCounts& counts) {
   for (const auto& [by, of] : counts) {
     auto count = [&](NodeClass c) { return of.count(c) ? of.at(c) : 0; };
     if (!out.empty()) out += "; ";
-    if (counts.size() > 1) out += by + ": ";
+    if (counts.size() > 1) out += by.text() + ": ";
     out += fmt::format("{} high, {} normal, {} low, {} unknown nodes", count(NodeClass::High),
                        count(NodeClass::Normal), count(NodeClass::Low), count(NodeClass::Unknown));
   }

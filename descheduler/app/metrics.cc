@@ -13,9 +13,18 @@ const prometheus::Histogram::BucketBoundaries kLoopBuckets{0.01, 0.025, 0.05, 0.
                                                            5,    10,    25,   50,  100, 250, 500};
 const prometheus::Histogram::BucketBoundaries kStrategyBuckets{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                                2.5,  5,     10,   25,  50,   100};
+// Upstream's series are ALPHA: its metrics library prefixes their help with the level.
 constexpr const char* kEvictedHelp =
-    "Number of total evicted pods, by the result, by the strategy, by the namespace, by the node name. 'error' "
-    "result means a pod could not be evicted";
+    "[ALPHA] Number of total evicted pods, by the result, by the strategy, by the namespace, by the node name. "
+    "'error' result means a pod could not be evicted";
+
+// The build facts upstream's descheduler_build_info carries as labels. weft's version is its
+// project version (the binaries' --version); weft has no Go runtime and bakes in no git
+// facts, so those labels are empty, as in an upstream build without its -ldflags.
+std::map<std::string, std::string> build_info_labels() {
+  return {{"AppVersion", WEFT_VERSION}, {"DeschedulerVersion", WEFT_VERSION}, {"GoVersion", ""},
+          {"GitBranch", ""}, {"GitSha1", ""}};
+}
 
 // pods_evicted_total's result for a refused eviction: upstream's limit errors, or "error".
 std::string upstream_result(const RefusedEviction& r) {
@@ -68,15 +77,21 @@ DeschedulerMetrics::DeschedulerMetrics()
           prometheus::BuildCounter().Name("descheduler_pods_evicted_total").Help(kEvictedHelp).Register(*registry_)),
       loop_duration_(prometheus::BuildHistogram()
                          .Name("descheduler_loop_duration_seconds")
-                         .Help("Time taken to complete a full descheduling cycle")
+                         .Help("[ALPHA] Time taken to complete a full descheduling cycle")
                          .Register(*registry_)
                          .Add({}, kLoopBuckets)),
       strategy_duration_(prometheus::BuildHistogram()
                              .Name("descheduler_strategy_duration_seconds")
-                             .Help("Time taken to complete Each strategy of the descheduling operation")
+                             .Help("[ALPHA] Time taken to complete Each strategy of the descheduling operation")
                              .Register(*registry_)) {
   cycles_.Add({{"result", "ok"}});
   cycles_.Add({{"result", "error"}});
+  prometheus::BuildGauge()
+      .Name("descheduler_build_info")
+      .Help("[ALPHA] Build info about descheduler, including Go version, Descheduler version, Git SHA, Git branch")
+      .Register(*registry_)
+      .Add(build_info_labels())
+      .Set(1);
 }
 
 void DeschedulerMetrics::observe(const Plan& plan, bool dry_run, double seconds) {
@@ -86,15 +101,11 @@ void DeschedulerMetrics::observe(const Plan& plan, bool dry_run, double seconds)
   // Each classifying plugin's counts under its profile and plugin labels (a node two
   // classify counts under each); the classes of one that classifies no more read 0.
   for (auto& entry : node_gauges_) entry.second->Set(0);
-  for (const auto& [by, counts] : class_counts(plan)) {
-    const size_t slash = by.rfind('/');   // a profile's name may hold '/', a plugin's never
-    const std::string profile = slash == std::string::npos ? "" : by.substr(0, slash);
-    const std::string plugin = slash == std::string::npos ? by : by.substr(slash + 1);
+  for (const auto& [by, counts] : class_counts(plan))
     for (NodeClass c : {NodeClass::Low, NodeClass::Normal, NodeClass::High, NodeClass::Unknown}) {
       auto it = counts.find(c);
-      node_gauge(c, profile, plugin).Set(it == counts.end() ? 0 : it->second);
+      node_gauge(c, by.profile, by.plugin).Set(it == counts.end() ? 0 : it->second);
     }
-  }
   cycles_.Add({{"result", "ok"}}).Increment();
   duration_.Observe(seconds);
   // Upstream counts an eviction a success when it is asked for, in a dry run too.

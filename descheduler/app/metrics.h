@@ -1,8 +1,8 @@
 // The descheduler's metrics (prometheus-cpp), served on --metrics-listen in --interval
 // mode and written to the log after a --once run: weft's own (evictions and skips by
 // reason, nodes by class, cycle duration) and the Kubernetes descheduler's series under
-// their names and labels (pods_evicted_total, loop and strategy durations), so its
-// dashboards and alerts keep working.
+// their names and labels (pods_evicted_total, loop and strategy durations, build_info), so
+// its dashboards and alerts keep working.
 #pragma once
 
 #include <map>

@@ -33,7 +33,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
                      {"cpu", n.cpu ? nlohmann::json(*n.cpu) : nlohmann::json(nullptr)},
                      {"memory", n.memory ? nlohmann::json(*n.memory) : nlohmann::json(nullptr)},
                      {"class", to_string(n.cls)}});
-    if (by) nodes.back()["by"] = n.by;
+    if (by) nodes.back()["by"] = n.by.text();
   }
   nlohmann::json evictions = nlohmann::json::array();
   for (const auto& e : plan.evictions)
@@ -53,11 +53,11 @@ std::string plan_to_table(const Plan& plan) {
   for (const auto& n : plan.nodes) w = std::max(w, n.name.size());
   const bool several = several_classifications(plan);
   size_t bw = 2;
-  for (const auto& n : plan.nodes) bw = std::max(bw, n.by.size());
+  for (const auto& n : plan.nodes) bw = std::max(bw, n.by.text().size());
   auto by = [&](const std::string& text) { return several ? pad(text, bw) : std::string(); };
   out += pad("NODE", w) + by("BY") + pad("CPU", 7) + pad("MEMORY", 7) + pad("CLASS", 8) + "NOTE\n";
   for (const auto& n : plan.nodes)
-    out += pad(n.name, w) + by(n.by) + pad(ratio_text(n.cpu), 7) + pad(ratio_text(n.memory), 7) + pad(to_string(n.cls), 8) +
+    out += pad(n.name, w) + by(n.by.text()) + pad(ratio_text(n.cpu), 7) + pad(ratio_text(n.memory), 7) + pad(to_string(n.cls), 8) +
            n.why + "\n";
   out += "\n";
   size_t pw = 3;

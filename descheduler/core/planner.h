@@ -24,12 +24,19 @@ struct PlanOptions {
   Seconds cooldown{600};
 };
 
+// Who classified a node: a profile and its plugin (the runner sets them).
+struct Classifier {
+  std::string profile, plugin;
+  std::string text() const { return profile + "/" + plugin; }   // "profile/plugin", as the plan shows it
+  auto operator<=>(const Classifier&) const = default;
+};
+
 struct NodeVerdict {
   std::string name;
   std::optional<double> cpu, memory;   // ratios 0..1 as measured (also shown for stale nodes)
   NodeClass cls = NodeClass::Unknown;
   std::string why;                     // for unknown: what was missing or stale
-  std::string by;                      // the classifying "profile/plugin" (the runner sets it)
+  Classifier by;
 };
 
 struct PlannedSkip;
@@ -61,8 +68,8 @@ struct PluginRun {
   double seconds = 0;
 };
 
-// Nodes by class as one classifying plugin saw them ("by": NodeVerdict::by).
-using ClassCounts = std::map<std::string, std::map<NodeClass, int>>;
+// Nodes by class as each classifying plugin saw them (NodeVerdict::by).
+using ClassCounts = std::map<Classifier, std::map<NodeClass, int>>;
 
 struct Plan {
   std::vector<NodeVerdict> nodes;

@@ -761,9 +761,8 @@ Result<PolicyProfile> parse_profile(const Ctx& c, const json& prof, const std::s
     if (policy.gang_profile())
       problems.add(c.at(p, "a second profile enables " + std::string(defragment::kPluginName) +
                                " (weft-descheduler runs it in one profile; enable it in one)"));
-    auto parsed = defragment::parse_args(defragment_args ? *defragment_args : json(), df_path);
-    if (parsed) out.gang_defragment = *parsed;
-    else problems.add(make_error(c.name + ": " + parsed.message()));
+    if (auto parsed = problems.take(defragment::parse_args(c, defragment_args ? *defragment_args : json(), df_path)))
+      out.gang_defragment = *parsed;
   } else if (defragment_args) {
     policy.warnings.push_back(df_path + ": " + defragment::kPluginName + " is configured but not enabled in plugins.balance; ignored");
   }

@@ -390,21 +390,46 @@ TEST(Defragment, PlanListsMovesAndReasons) {
 }
 
 TEST(DefragmentArgs, ParsesAndRefuses) {
-  auto ok = dd::parse_args(json{{"reservationTTL", "5m"}, {"maxEvictionsPerGang", 8},
-                                {"evictableNamespaces", {{"exclude", {"kube-system"}}}}},
-                           "p: args");
+  const descheduler::args::Ctx p{"p"};
+  auto ok = dd::parse_args(p, json{{"reservationTTL", "5m"}, {"maxEvictionsPerGang", 8},
+                                   {"evictableNamespaces", {{"exclude", {"kube-system"}}}}},
+                           "args");
   ASSERT_TRUE(ok) << ok.message();
   EXPECT_EQ(ok->reservation_ttl.count(), 300);
   EXPECT_EQ(ok->max_evictions_per_gang, 8);
   EXPECT_EQ(ok->exclude_namespaces, std::vector<std::string>{"kube-system"});
-  auto bad = dd::parse_args(json{{"reservationTtl", "5m"}}, "p: args");
+  auto bad = dd::parse_args(p, json{{"reservationTtl", "5m"}}, "args");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.message(), "p: args.reservationTtl: unknown field");
-  bad = dd::parse_args(json{{"evictableNamespaces", {{"include", {"a"}}, {"exclude", {"b"}}}}}, "p: args");
+  bad = dd::parse_args(p, json{{"evictableNamespaces", {{"include", {"a"}}, {"exclude", {"b"}}}}}, "args");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.message(), "p: args.evictableNamespaces: set include or exclude, not both");
-  bad = dd::parse_args(json{{"maxEvictionsPerGang", 0}}, "p: args");
+  bad = dd::parse_args(p, json{{"maxEvictionsPerGang", 0}}, "args");
   ASSERT_FALSE(bad);
+  EXPECT_FALSE(dd::parse_args(p, json::array(), "args"));
+}
+
+// Every problem of the args at once, one a line in the order of the fields, as the
+// upstream plugins' args are told.
+TEST(DefragmentArgs, NamesEveryProblemAtOnce) {
+  auto bad = dd::parse_args(descheduler::args::Ctx{"p"},
+                            json{{"reservationTtl", "5m"},
+                                 {"evictableNamespaces", {{"include", {"a"}}, {"exclude", {"b"}}, {"only", {"c"}}}},
+                                 {"reservationTTL", 5},
+                                 {"maxEvictionsPerGang", 0}},
+                            "args");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.message(),
+            "p: args.reservationTtl: unknown field\n"
+            "p: args.evictableNamespaces.only: unknown field\n"
+            "p: args.evictableNamespaces: set include or exclude, not both\n"
+            "p: args.reservationTTL: must be a duration such as 10m\n"
+            "p: args.maxEvictionsPerGang: must be an integer from 1 to 100000");
+  bad = dd::parse_args(descheduler::args::Ctx{"p"}, json{{"evictableNamespaces", {{"exclude", {"a", "", ""}}}}}, "args");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.message(),
+            "p: args.evictableNamespaces.exclude[1]: must be a namespace name\n"
+            "p: args.evictableNamespaces.exclude[2]: must be a namespace name");
 }
 
 TEST(DefragmentArgs, NamespaceFilterKeepsPodsInPlace) {

@@ -87,10 +87,10 @@ TEST(DeschedulerMetrics, LoopAndStrategyDurationsAsUpstream) {
 TEST(DeschedulerMetrics, NodesByClassPerClassifyingPlugin) {
   DeschedulerMetrics metrics;
   Plan plan;
-  plan.nodes = {{.name = "a", .cls = NodeClass::High, .by = "cpu/LowNodeUtilization"},
-                {.name = "b", .cls = NodeClass::Low, .by = "cpu/LowNodeUtilization"},
-                {.name = "a", .cls = NodeClass::Low, .by = "memory/LowNodeUtilization"},
-                {.name = "b", .cls = NodeClass::Low, .by = "memory/LowNodeUtilization"}};
+  plan.nodes = {{.name = "a", .cls = NodeClass::High, .by = {"cpu", "LowNodeUtilization"}},
+                {.name = "b", .cls = NodeClass::Low, .by = {"cpu", "LowNodeUtilization"}},
+                {.name = "a", .cls = NodeClass::Low, .by = {"memory", "LowNodeUtilization"}},
+                {.name = "b", .cls = NodeClass::Low, .by = {"memory", "LowNodeUtilization"}}};
   metrics.observe(plan, true, 0.1);
   std::string t = metrics.text();
   EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"high\",plugin=\"LowNodeUtilization\",profile=\"cpu\"} 1")) << t;
@@ -101,6 +101,42 @@ TEST(DeschedulerMetrics, NodesByClassPerClassifyingPlugin) {
   t = metrics.text();
   EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"low\",plugin=\"LowNodeUtilization\",profile=\"memory\"} 0")) << t;
   EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"low\",plugin=\"LowNodeUtilization\",profile=\"cpu\"} 1")) << t;
+}
+
+// A verdict names its profile and plugin apart: a profile's name holding '/' reaches the
+// gauge's labels as written, with no split of a joined text.
+TEST(DeschedulerMetrics, NodesByClassLabelsAreTheVerdictsProfileAndPlugin) {
+  DeschedulerMetrics metrics;
+  Plan plan;
+  plan.nodes = {{.name = "a", .cls = NodeClass::High, .by = {"team/gpu", "LowNodeUtilization"}},
+                {.name = "b", .cls = NodeClass::Low, .by = {"", "LoadAware"}}};
+  metrics.observe(plan, true, 0.1);
+  const std::string t = metrics.text();
+  EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"high\",plugin=\"LowNodeUtilization\",profile=\"team/gpu\"} 1")) << t;
+  EXPECT_TRUE(has(t, "weft_descheduler_nodes{class=\"low\",plugin=\"LoadAware\",profile=\"\"} 1")) << t;
+}
+
+// Upstream's descheduler_build_info: a gauge of constant 1 whose labels are the build facts
+// (Go version, app and descheduler version, git branch and sha), served from the start.
+TEST(DeschedulerMetrics, BuildInfoAsUpstreamServesIt) {
+  DeschedulerMetrics metrics;
+  const std::string t = metrics.text();
+  EXPECT_TRUE(has(t, "# TYPE descheduler_build_info gauge")) << t;
+  EXPECT_TRUE(has(t, "# HELP descheduler_build_info [ALPHA] Build info about descheduler, including Go version, "
+                     "Descheduler version, Git SHA, Git branch"))
+      << t;
+  const std::string version = WEFT_VERSION;
+  EXPECT_FALSE(version.empty());
+  EXPECT_TRUE(has(t, "descheduler_build_info{AppVersion=\"" + version + "\",DeschedulerVersion=\"" + version +
+                         "\",GitBranch=\"\",GitSha1=\"\",GoVersion=\"\"} 1"))
+      << t;
+  // Upstream's other series carry its metrics library's stability prefix too.
+  EXPECT_TRUE(has(t, "# HELP descheduler_loop_duration_seconds [ALPHA] Time taken to complete a full descheduling cycle"))
+      << t;
+  // The names deprecated since 0.34 are not served (a counter without _total is not valid).
+  for (const char* old : {"descheduler_pods_evicted{", "descheduler_descheduler_loop_duration_seconds",
+                          "descheduler_descheduler_strategy_duration_seconds"})
+    EXPECT_EQ(t.find(old), std::string::npos) << old;
 }
 
 }  // namespace

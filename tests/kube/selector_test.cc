@@ -79,6 +79,29 @@ TEST(LabelSelector, JsonForm) {
   EXPECT_FALSE(LabelSelector::from_json(json::parse(R"({"matchExpressions":[{"key":"a","operator":"In"}]})")).ok());
 }
 
+// Label syntax checked (upstream's LabelSelectorAsSelector): the first requirement with a
+// problem is refused with all of its problems, one a line, key first, then the number of
+// values, then each value; the string form alike, term by term.
+TEST(LabelSelector, CheckedSyntaxNamesEveryProblemOfTheFirstBadRequirement) {
+  auto bad = LabelSelector::from_json(
+      json::parse(R"({"matchExpressions":[{"key":"ok","operator":"Exists"},
+                                          {"key":"-k","operator":"In","values":[]},
+                                          {"key":"-z","operator":"Exists"}]})"),
+      LabelSyntax::Checked);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(),
+            "selector.matchExpressions[1].key: '-k' is not a valid label key\n"
+            "selector.matchExpressions[1].values: In/NotIn need at least one value");
+  auto text = LabelSelector::parse("a=b,-c!=-d,-e", LabelSyntax::Checked);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.message(),
+            "selector term '-c!=-d': '-c' is not a valid label key\n"
+            "selector term '-c!=-d': '-d' (of -c) is not a valid label value");
+  // Unchecked (objects the API server has checked): only the number of values counts.
+  EXPECT_TRUE(LabelSelector::from_json(json::parse(R"({"matchLabels":{"-k":"-v"}})")).ok());
+  EXPECT_TRUE(LabelSelector::from_json(json::parse(R"({"matchLabels":{"k":"v"}})"), LabelSyntax::Checked).ok());
+}
+
 TEST(FieldSelector, PathsAndAbsentFields) {
   json pod = json::parse(R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"nodeName":"n1"},"status":{"phase":"Running"}})");
   json unbound = json::parse(R"({"metadata":{"name":"q"},"spec":{}})");

@@ -15,6 +15,7 @@
 
 #include "common/result.h"
 #include "descheduler/core/load.h"
+#include "descheduler/core/plugins/common/args.h"
 
 namespace weft::descheduler::defragment {
 
@@ -26,8 +27,8 @@ struct Args {
   int max_evictions_per_gang = 32;
 };
 
-// `path` prefixes errors: "policy.yaml: profiles[0].pluginConfig[2].args.reservationTTL: ...".
-// Null args are the defaults.
-Result<Args> parse_args(const nlohmann::json& args, const std::string& path);
+// Every problem at once, one a line naming its place (as the other plugins' args):
+// "policy.yaml: profiles[0].pluginConfig[2].args.reservationTTL: ...". Null args are the defaults.
+Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& args, const std::string& path);
 
 }  // namespace weft::descheduler::defragment

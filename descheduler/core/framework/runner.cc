@@ -80,7 +80,7 @@ Result<Plan> run_profiles(std::span<const Profile> profiles, const Policy& polic
       plan.skipped[k].profile = profile;
       plan.skipped[k].plugin = p.name();
     }
-    for (size_t k = classified; k < plan.nodes.size(); ++k) plan.nodes[k].by = profile + "/" + p.name();
+    for (size_t k = classified; k < plan.nodes.size(); ++k) plan.nodes[k].by = {profile, p.name()};
   };
   for (size_t i = 0; i < profiles.size(); ++i)
     for (const auto& p : profiles[i].deschedule)

@@ -224,11 +224,11 @@ TEST(MultiProfile, TwoLowNodeUtilizationProfilesEachAct) {
   // Each classifier's counts apart: three nodes each, never six under one.
   const ClassCounts counts = class_counts(plan);
   ASSERT_EQ(counts.size(), 2u);
-  EXPECT_EQ(counts.at("cpu/LowNodeUtilization").at(NodeClass::High), 1);
-  EXPECT_EQ(counts.at("memory/LowNodeUtilization").at(NodeClass::High), 1);
+  EXPECT_EQ(counts.at({"cpu", "LowNodeUtilization"}).at(NodeClass::High), 1);
+  EXPECT_EQ(counts.at({"memory", "LowNodeUtilization"}).at(NodeClass::High), 1);
   std::map<std::string, std::string> high;   // node -> the profile that found it high
   for (const auto& v : plan.nodes)
-    if (v.cls == NodeClass::High) high[v.name] = v.by;
+    if (v.cls == NodeClass::High) high[v.name] = v.by.text();
   EXPECT_EQ(high, (std::map<std::string, std::string>{{"cpu-busy", "cpu/LowNodeUtilization"},
                                                       {"memory-busy", "memory/LowNodeUtilization"}}));
   // With two classifications the plan output says whose each verdict is.

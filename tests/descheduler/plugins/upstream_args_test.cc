@@ -44,13 +44,20 @@ auto parse_with(Parse parse, const char* text) {
 
 // upstream's "invalid label selector args" row: a requirement without key, In without values.
 constexpr const char* kBadSelector = R"({"labelSelector": {"matchExpressions": [{"operator": "In"}]}})";
+
+// Both problems of that requirement, as labels.NewRequirement aggregates them.
+template <class R>
+void expect_bad_selector(const R& r) {
+  expect_problems(r, {"args.labelSelector: selector.matchExpressions[0].key: '' is not a valid label key",
+                      "args.labelSelector: selector.matchExpressions[0].values: In/NotIn need at least one value"});
+}
 constexpr const char* kBadValues = R"({"labelSelector": {"matchExpressions": [{"key": "a", "operator": "In", "values": []}]}})";
 // metav1.LabelSelector is a mapping; its string form does not decode into it.
 constexpr const char* kStringSelector = R"({"labelSelector": "app=web"})";
 
 TEST(UpstreamArgs, RemoveFailedPodsLabelSelector) {
   namespace rfp = plugins::remove_failed_pods;
-  expect_refused(parse_with(rfp::parse_args, kBadSelector), "args.labelSelector");
+  expect_bad_selector(parse_with(rfp::parse_args, kBadSelector));
   expect_refused(parse_with(rfp::parse_args, kBadValues), "args.labelSelector");
   expect_refused(parse_with(rfp::parse_args, kStringSelector), "args.labelSelector");
   auto ok = parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"app": "web"}}})");
@@ -61,8 +68,8 @@ TEST(UpstreamArgs, RemoveFailedPodsLabelSelector) {
 TEST(UpstreamArgs, TooManyRestartsRows) {
   namespace tmr = plugins::too_many_restarts;
   expect_refused(parse_with(tmr::parse_args, R"({"podRestartThreshold": -1})"), "args.podRestartThreshold");
-  expect_refused(parse_with(tmr::parse_args, R"({"podRestartThreshold": 1, "labelSelector": {"matchExpressions": [{"operator": "In"}]}})"),
-                 "args.labelSelector");
+  expect_bad_selector(
+      parse_with(tmr::parse_args, R"({"podRestartThreshold": 1, "labelSelector": {"matchExpressions": [{"operator": "In"}]}})"));
   expect_refused(parse_with(tmr::parse_args, R"({"podRestartThreshold": 1, "states": ["Failed"]})"), "args.states[0]");
   EXPECT_TRUE(parse_with(tmr::parse_args, R"({"podRestartThreshold": 1, "states": ["CrashLoopBackOff"]})").ok());
   // "invalid PodRestartThreshold arg and invalid States arg": both, as upstream aggregates them.
@@ -74,7 +81,7 @@ TEST(UpstreamArgs, TooManyRestartsRows) {
 TEST(UpstreamArgs, NodeTaintsRows) {
   namespace nt = plugins::node_taints;
   EXPECT_TRUE(parse_with(nt::parse_args, R"({"includedTaints": ["key1=value1", "key2"]})").ok());
-  expect_refused(parse_with(nt::parse_args, kBadSelector), "args.labelSelector");
+  expect_bad_selector(parse_with(nt::parse_args, kBadSelector));
   // Every problem of the args at once: unknown fields, both namespace lists, both taint lists.
   expect_problems(parse_with(nt::parse_args, R"({"includedTaints": ["a"], "excludedTaints": ["b"], "taints": [],
                                                  "namespace": "x", "namespaces": {"include": ["a"], "exclude": ["b"]}})"),
@@ -87,17 +94,59 @@ TEST(UpstreamArgs, NodeTaintsRows) {
 TEST(UpstreamArgs, LabelSelectorKeysAndValuesAreLabels) {
   namespace rfp = plugins::remove_failed_pods;
   expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"bad key": "x"}}})"),
-                 "args.labelSelector: 'bad key' is not a valid label key");
+                 "args.labelSelector: selector.matchLabels.bad key: 'bad key' is not a valid label key");
   expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchExpressions": [{"key": "-x", "operator": "Exists"}]}})"),
-                 "args.labelSelector: '-x' is not a valid label key");
+                 "args.labelSelector: selector.matchExpressions[0].key: '-x' is not a valid label key");
   EXPECT_TRUE(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"example.com/app.name": "x"}}})").ok());
   // ... and a value that is not a label value.
   expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"app": "web server"}}})"),
-                 "args.labelSelector: 'web server' (of app) is not a valid label value");
+                 "args.labelSelector: selector.matchLabels.app: 'web server' (of app) is not a valid label value");
   expect_refused(parse_with(rfp::parse_args, R"({"labelSelector": {"matchExpressions": [{"key": "tier", "operator": "In",
                                                  "values": ["front", "-back"]}]}})"),
-                 "args.labelSelector: '-back' (of tier) is not a valid label value");
+                 "args.labelSelector: selector.matchExpressions[0].values[1]: '-back' (of tier) is not a valid label value");
   EXPECT_TRUE(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"app": "", "tier": "a.b_c-d"}}})").ok());
+}
+
+// LabelSelectorAsSelector: requirement by requirement (matchLabels, then matchExpressions
+// in order), the first with a problem is refused with every problem labels.NewRequirement
+// finds in it (its key, its number of values, each value); later requirements are not read.
+TEST(UpstreamArgs, LabelSelectorNamesEveryProblemOfItsFirstBadRequirement) {
+  namespace rfp = plugins::remove_failed_pods;
+  expect_problems(parse_with(rfp::parse_args, R"({"labelSelector": {"matchExpressions": [
+                      {"key": "ok", "operator": "Exists"},
+                      {"key": "-x", "operator": "NotIn", "values": ["fine", "-a", "b c"]},
+                      {"key": "-y", "operator": "Exists"}]}})"),
+                  {"args.labelSelector: selector.matchExpressions[1].key: '-x' is not a valid label key",
+                   "args.labelSelector: selector.matchExpressions[1].values[1]: '-a' (of -x) is not a valid label value",
+                   "args.labelSelector: selector.matchExpressions[1].values[2]: 'b c' (of -x) is not a valid label value"});
+  expect_problems(parse_with(rfp::parse_args, R"({"labelSelector": {"matchExpressions": [
+                      {"key": "-x", "operator": "Exists", "values": ["-v"]}]}})"),
+                  {"args.labelSelector: selector.matchExpressions[0].key: '-x' is not a valid label key",
+                   "args.labelSelector: selector.matchExpressions[0].values: Exists/DoesNotExist take no values",
+                   "args.labelSelector: selector.matchExpressions[0].values[0]: '-v' (of -x) is not a valid label value"});
+  // matchLabels come first: their requirement is the one refused.
+  expect_problems(parse_with(rfp::parse_args, R"({"labelSelector": {"matchLabels": {"bad key": "web server"},
+                                                  "matchExpressions": [{"key": "-y", "operator": "Exists"}]}})"),
+                  {"args.labelSelector: selector.matchLabels.bad key: 'bad key' is not a valid label key",
+                   "args.labelSelector: selector.matchLabels.bad key: 'web server' (of bad key) is not a valid label value"});
+  // An operator LabelSelectorAsSelector does not know is refused alone, before its key is read.
+  auto op = parse_with(rfp::parse_args, R"({"labelSelector": {"matchExpressions": [{"key": "-x", "operator": "Gt", "values": []}]}})");
+  ASSERT_FALSE(op.ok());
+  EXPECT_NE(op.message().find("selector.matchExpressions[0].operator"), std::string::npos) << op.message();
+  EXPECT_EQ(op.message().find('\n'), std::string::npos) << op.message();
+}
+
+// The DefaultEvictor's selectors and the policy's nodeSelector string are checked alike.
+TEST(UpstreamArgs, PolicySelectorsNameEveryProblemOfARequirement) {
+  auto parsed = parse_policy_text(evictor_policy_text(
+      R"({namespaceLabelSelector: {matchExpressions: [{key: "-x", operator: In, values: []}]}, nodeSelector: "-a=-b"})"),
+      "policy.yaml");
+  ASSERT_FALSE(parsed.ok());
+  for (const char* line : {"namespaceLabelSelector: selector.matchExpressions[0].key: '-x' is not a valid label key",
+                           "namespaceLabelSelector: selector.matchExpressions[0].values: In/NotIn need at least one value",
+                           "nodeSelector: selector term '-a=-b': '-a' is not a valid label key",
+                           "nodeSelector: selector term '-a=-b': '-b' (of -a) is not a valid label value"})
+    EXPECT_NE(parsed.message().find(line), std::string::npos) << line << "\n" << parsed.message();
 }
 
 TEST(UpstreamArgs, TopologySpreadDefaults) {
@@ -113,7 +162,7 @@ TEST(UpstreamArgs, TopologySpreadDefaults) {
   EXPECT_TRUE(both->soft);
   EXPECT_FALSE(both->topology_balance_node_fit);
   expect_refused(parse_with(ts::parse_args, R"({"constraints": ["Sometimes"]})"), "args.constraints[0]");
-  expect_refused(parse_with(ts::parse_args, kBadSelector), "args.labelSelector");
+  expect_bad_selector(parse_with(ts::parse_args, kBadSelector));
 }
 
 TEST(UpstreamArgs, PodLifeTimeRows) {
@@ -135,8 +184,8 @@ TEST(UpstreamArgs, PodLifeTimeRows) {
                    "args.states[0]: 'Bad' is not a pod phase, pod status reason or container state reason upstream knows",
                    "args.conditions[0]: set at least one of type, status, reason or minTimeSinceLastTransitionSeconds",
                    "args.conditions[2]: set at least one of type, status, reason or minTimeSinceLastTransitionSeconds"});
-  expect_refused(parse_with(plt::parse_args, R"({"maxPodLifeTimeSeconds": 1, "labelSelector": {"matchExpressions": [{"operator": "In"}]}})"),
-                 "args.labelSelector");
+  expect_bad_selector(
+      parse_with(plt::parse_args, R"({"maxPodLifeTimeSeconds": 1, "labelSelector": {"matchExpressions": [{"operator": "In"}]}})"));
 }
 
 TEST(UpstreamArgs, NodeAffinityAndAntiAffinityRows) {
@@ -152,7 +201,7 @@ TEST(UpstreamArgs, NodeAffinityAndAntiAffinityRows) {
                                                  "exclude": ["kube-system"]}})"),
                   {"args.namespaces: set include or exclude, not both",
                    "args.nodeAffinityType: is required (requiredDuringSchedulingIgnoredDuringExecution)"});
-  expect_refused(parse_with(ipa::parse_args, kBadSelector), "args.labelSelector");
+  expect_bad_selector(parse_with(ipa::parse_args, kBadSelector));
   expect_refused(parse_with(ipa::parse_args, kStringSelector), "args.labelSelector");
 }
 

@@ -116,16 +116,17 @@ Result<std::vector<int32_t>> get_int32s(const Ctx& c, const json& v, const std::
 
 Result<std::optional<kube::LabelSelector>> get_selector(const Ctx& c, const json& v, const std::string& path) {
   if (v.is_null()) return std::optional<kube::LabelSelector>();
-  auto sel = v.is_string() ? kube::LabelSelector::parse(v.get<std::string>()) : kube::LabelSelector::from_json(v);
-  if (!sel) return c.at(path, sel.message());
   // As upstream's conversion to a selector: every key a label key, every value a label value.
-  for (const auto& r : sel->requirements()) {
-    if (!kube::valid_label_key(r.key)) return c.at(path, "'" + r.key + "' is not a valid label key");
-    for (const auto& value : r.values)
-      if (!kube::valid_label_value(value))
-        return c.at(path, "'" + value + "' (of " + r.key + ") is not a valid label value");
-  }
-  return std::optional<kube::LabelSelector>(std::move(*sel));
+  constexpr auto checked = kube::LabelSyntax::Checked;
+  auto sel = v.is_string() ? kube::LabelSelector::parse(v.get<std::string>(), checked)
+                           : kube::LabelSelector::from_json(v, checked);
+  if (sel) return std::optional<kube::LabelSelector>(std::move(*sel));
+  Problems problems;   // each problem of the requirement refused, a line naming `path`
+  size_t start = 0;
+  for (size_t end; (end = sel.message().find('\n', start)) != std::string::npos; start = end + 1)
+    problems.add(c.at(path, sel.message().substr(start, end - start)));
+  problems.add(c.at(path, sel.message().substr(start)));
+  return problems.error();
 }
 
 Result<std::optional<kube::LabelSelector>> get_label_selector(const Ctx& c, const json& v, const std::string& path) {
