@@ -302,8 +302,8 @@ int plan_command(const PlanFlags& f) {
   options.max_metric_age = *age;
   options.cooldown = *cool;
   // The loads' sources are settled before the scenario is read; their errors still come
-  // after the scenario's, as they did when one was read after the other. Those that do
-  // not read the cluster (a file, Prometheus) are read while the cluster is finished.
+  // after the scenario's, as they did when one was read after the other. A load file is
+  // read while the cluster is finished (LoadReader::Files).
   Result<std::vector<LoadRead>> reads = std::vector<LoadRead>{};
   for (const PolicyProfile& profile : policy->profiles) {
     const bool kubernetes_metrics = profile.load_aware.metrics.type == MetricsType::KubernetesMetrics;
@@ -325,7 +325,7 @@ int plan_command(const PlanFlags& f) {
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         return fetched;
       },
-      no_cluster, LoadReader::Start::Later);
+      no_cluster, LoadReader::Files::AtStartEarly);
   auto model =
       read_model(f.scenario, policy->gang_profile() != nullptr, options.now, [&loads] { loads.start_early(); });
   phases.lap("scenario");

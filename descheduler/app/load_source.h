@@ -64,22 +64,23 @@ bool load_reads_cluster(const LoadSpec& spec);
 using ReadLoadFn = std::function<Result<LoadReport>(const LoadRead& read, const Cluster& cluster)>;
 class LoadReader {
  public:
-  // When the early reads start: at once (beside an API listing, which mostly waits on the
-  // server), or at start_early() (a scenario file: reading it keeps every core busy, but
-  // finishing the cluster after is one thread's work, so they start then).
-  enum class Start { AtOnce, Later };
+  // When a load file (CPU work) is read: at once (beside an API listing, which leaves
+  // the CPU idle while it waits on the server), or at start_early() (beside a scenario
+  // file, whose reading keeps every core busy while finishing the cluster after is one
+  // thread's work). A Prometheus query, which waits on its server, starts at once.
+  enum class Files { AtOnce, AtStartEarly };
   LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed,
-             Start start = Start::AtOnce);
-  // Starts the early reads (once; finish() starts those not started yet).
+             Files files = Files::AtOnce);
+  // Starts the early reads not started yet (finish() starts any still waiting).
   void start_early();
   Result<std::vector<LoadReport>> finish(const Cluster& cluster);
   bool any_early() const;
 
  private:
+  void start(size_t i);
   const std::vector<LoadRead>& reads_;
   ReadLoadFn read_;
   const Cluster& not_listed_;
-  bool started_ = false;
   std::vector<std::future<Result<LoadReport>>> early_;
 };
 

@@ -226,29 +226,37 @@ TEST(Load, ReadEarlyBesideTheClusterAtALowerPriority) {
   EXPECT_EQ(priorities[0], std::min(mine + 5, 19));   // nicer, down to the lowest priority
 }
 
-// Started Later, an early read waits for start_early() (plan: the load file is read while
-// the scenario's cluster is finished, not while its reading keeps every core busy);
-// finish() starts one never started.
-TEST(Load, ReadEarlyStartsWhenAskedWhenStartedLater) {
-  const std::vector<LoadRead> reads = {{LoadSpec{LoadSpec::Kind::File, "early.json"}, {}, {0}}};
+// Files::AtStartEarly (plan): a load file is read once the scenario is read (start_early:
+// reading it keeps every core busy, finishing it does not), a Prometheus query at once (it
+// waits on its server); finish() starts what was never started.
+TEST(Load, FileReadWaitsForStartEarlyPrometheusDoesNot) {
+  const std::vector<LoadRead> reads = {{LoadSpec{LoadSpec::Kind::File, "load.json"}, {}, {0}},
+                                       {LoadSpec{LoadSpec::Kind::Prometheus, "http://prometheus"}, {}, {1}}};
   const Cluster none;
-  std::atomic<int> read_count{0};
-  auto read = [&](const LoadRead&, const Cluster&) -> Result<LoadReport> {
-    ++read_count;
+  std::atomic<int> files{0}, queries{0};
+  auto read = [&](const LoadRead& r, const Cluster&) -> Result<LoadReport> {
+    ++(r.spec.kind == LoadSpec::Kind::File ? files : queries);
     return LoadReport{};
   };
-  LoadReader asked(reads, read, none, LoadReader::Start::Later);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_EQ(read_count.load(), 0);
+  LoadReader asked(reads, read, none, LoadReader::Files::AtStartEarly);
+  for (int i = 0; i < 500 && queries.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(queries.load(), 1);
+  EXPECT_EQ(files.load(), 0);
   asked.start_early();
   asked.start_early();   // once
   ASSERT_TRUE(asked.finish(none).ok());
-  EXPECT_EQ(read_count.load(), 1);
-  LoadReader never_asked(reads, read, none, LoadReader::Start::Later);
+  EXPECT_EQ(files.load(), 1);
+  EXPECT_EQ(queries.load(), 1);
+  LoadReader never_asked(reads, read, none, LoadReader::Files::AtStartEarly);
   auto loads = never_asked.finish(none);
   ASSERT_TRUE(loads.ok()) << loads.message();
-  EXPECT_EQ(loads->size(), 1u);
-  EXPECT_EQ(read_count.load(), 2);
+  EXPECT_EQ(loads->size(), 2u);
+  EXPECT_EQ(files.load(), 2);
+  // Files::AtOnce (run, beside the API's listing): the file too starts at once.
+  LoadReader at_once(reads, read, none);
+  for (int i = 0; i < 500 && files.load() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(files.load(), 3);
+  ASSERT_TRUE(at_once.finish(none).ok());
 }
 
 TEST(State, RoundTripAndPrune) {
