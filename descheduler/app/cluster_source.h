@@ -34,15 +34,12 @@ kube::ListOptions pod_list_options(bool scheduling);
 // pods, PodGroups, PriorityClasses, PodDisruptionBudgets, HyperNodes, the storage kinds,
 // Namespaces. Items are added as they are decoded. Kinds the server does not serve (no
 // Volcano CRDs) or the service account may not list are noted in warnings, not errors.
-// `when_read`: as cluster_from_file's.
-Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings,
-                                 const std::function<void()>& when_read = {});
+Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings);
 
 // GangDefragment's world (its cluster is what the two above build): the same lists plus
 // pending pods and Queues.
 Result<defragment::World> world_from_file(const std::string& path, TimePoint now,
                                           const std::function<void()>& when_read = {});
-Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now,
-                                         const std::function<void()>& when_read = {});
+Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now);
 
 }  // namespace weft::descheduler
