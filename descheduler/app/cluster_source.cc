@@ -197,10 +197,9 @@ auto list_into(kube::Client& client, std::vector<std::string>& warnings, bool sc
 
 }  // namespace
 
-Result<Cluster> cluster_from_file(const std::string& path, const std::function<void()>& when_read) {
+Result<Cluster> cluster_from_file(const std::string& path) {
   ClusterBuilder builder;
   if (auto s = fill_from_file(builder, path); !s) return s.error();
-  if (when_read) when_read();
   return builder.finish();
 }
 
@@ -217,11 +216,9 @@ Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>&
   return list_into<ClusterBuilder>(client, warnings, false, [](ClusterBuilder& b) -> Result<Cluster> { return b.finish(); });
 }
 
-Result<defragment::World> world_from_file(const std::string& path, TimePoint now,
-                                          const std::function<void()>& when_read) {
+Result<defragment::World> world_from_file(const std::string& path, TimePoint now) {
   defragment::WorldBuilder builder;
   if (auto s = fill_from_file(builder, path); !s) return s.error();
-  if (when_read) when_read();
   return builder.finish(now);
 }
 

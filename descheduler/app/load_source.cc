@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <utility>
 
 #include "descheduler/app/prometheus_load.h"
 #include "descheduler/core/kubernetes_metrics.h"
@@ -151,9 +150,9 @@ bool load_reads_cluster(const LoadSpec& spec) {
 
 namespace {
 
-// A load read early runs beside the cluster's reading or finishing, on a machine that may
-// have two cores: at a lower priority it takes the CPU they leave rather than slow them
-// down, and still runs when they do not.
+// A load read early runs beside the cluster's two reading threads, on a machine that may
+// have two cores: at a lower priority it takes the CPU they leave (while the cluster is
+// finished, one thread's work) rather than slow them down, and still runs when they do not.
 void yield_to_the_cluster() {
   constexpr int kNicer = 5;
   (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), ::getpriority(PRIO_PROCESS, 0) + kNicer);
@@ -161,23 +160,14 @@ void yield_to_the_cluster() {
 
 }  // namespace
 
-LoadReader::LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed, Files files)
-    : reads_(reads), read_(std::move(read)), not_listed_(not_listed), early_(reads.size()) {
+LoadReader::LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed)
+    : reads_(reads), read_(std::move(read)), early_(reads.size()) {
   for (size_t i = 0; i < reads_.size(); ++i)
-    if (reads_[i].spec.kind == LoadSpec::Kind::Prometheus) start(i);
-  if (files == Files::AtOnce) start_early();
-}
-
-void LoadReader::start(size_t i) {
-  early_[i] = std::async(std::launch::async, [this, i] {
-    yield_to_the_cluster();
-    return read_(reads_[i], not_listed_);
-  });
-}
-
-void LoadReader::start_early() {
-  for (size_t i = 0; i < reads_.size(); ++i)
-    if (!early_[i].valid() && !load_reads_cluster(reads_[i].spec)) start(i);
+    if (!load_reads_cluster(reads_[i].spec))
+      early_[i] = std::async(std::launch::async, [this, i, &not_listed] {
+        yield_to_the_cluster();
+        return read_(reads_[i], not_listed);
+      });
 }
 
 bool LoadReader::any_early() const {
@@ -185,7 +175,6 @@ bool LoadReader::any_early() const {
 }
 
 Result<std::vector<LoadReport>> LoadReader::finish(const Cluster& cluster) {
-  start_early();
   std::vector<LoadReport> out;
   for (size_t i = 0; i < reads_.size(); ++i) {
     auto fetched = early_[i].valid() ? early_[i].get() : read_(reads_[i], cluster);

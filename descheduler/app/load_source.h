@@ -58,29 +58,19 @@ bool reads_metrics_server(const std::vector<LoadRead>& reads);
 // does not, so a cycle may read it while the cluster is being listed.
 bool load_reads_cluster(const LoadSpec& spec);
 
-// Reading a cycle's loads: those that do not read the cluster start early on their own
-// threads (with `not_listed`, which must outlive them) while the cluster is read; the
+// Reading a cycle's loads: those that do not read the cluster start at once on their own
+// threads (with `not_listed`, which must outlive them) while the cluster is listed; the
 // others when it is. One read per LoadRead; the first error ends it.
 using ReadLoadFn = std::function<Result<LoadReport>(const LoadRead& read, const Cluster& cluster)>;
 class LoadReader {
  public:
-  // When a load file (CPU work) is read: at once (beside an API listing, which leaves
-  // the CPU idle while it waits on the server), or at start_early() (beside a scenario
-  // file, whose reading keeps every core busy while finishing the cluster after is one
-  // thread's work). A Prometheus query, which waits on its server, starts at once.
-  enum class Files { AtOnce, AtStartEarly };
-  LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed,
-             Files files = Files::AtOnce);
-  // Starts the early reads not started yet (finish() starts any still waiting).
-  void start_early();
+  LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed);
   Result<std::vector<LoadReport>> finish(const Cluster& cluster);
   bool any_early() const;
 
  private:
-  void start(size_t i);
   const std::vector<LoadRead>& reads_;
   ReadLoadFn read_;
-  const Cluster& not_listed_;
   std::vector<std::future<Result<LoadReport>>> early_;
 };
 

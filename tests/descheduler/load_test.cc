@@ -4,10 +4,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <chrono>
-#include <thread>
-
 #include "descheduler/app/cluster_source.h"
 #include "descheduler/app/cycle.h"
 #include "descheduler/app/load_source.h"
@@ -226,39 +222,6 @@ TEST(Load, ReadEarlyBesideTheClusterAtALowerPriority) {
   EXPECT_EQ(priorities[0], std::min(mine + 5, 19));   // nicer, down to the lowest priority
 }
 
-// Files::AtStartEarly (plan): a load file is read once the scenario is read (start_early:
-// reading it keeps every core busy, finishing it does not), a Prometheus query at once (it
-// waits on its server); finish() starts what was never started.
-TEST(Load, FileReadWaitsForStartEarlyPrometheusDoesNot) {
-  const std::vector<LoadRead> reads = {{LoadSpec{LoadSpec::Kind::File, "load.json"}, {}, {0}},
-                                       {LoadSpec{LoadSpec::Kind::Prometheus, "http://prometheus"}, {}, {1}}};
-  const Cluster none;
-  std::atomic<int> files{0}, queries{0};
-  auto read = [&](const LoadRead& r, const Cluster&) -> Result<LoadReport> {
-    ++(r.spec.kind == LoadSpec::Kind::File ? files : queries);
-    return LoadReport{};
-  };
-  LoadReader asked(reads, read, none, LoadReader::Files::AtStartEarly);
-  for (int i = 0; i < 500 && queries.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  EXPECT_EQ(queries.load(), 1);
-  EXPECT_EQ(files.load(), 0);
-  asked.start_early();
-  asked.start_early();   // once
-  ASSERT_TRUE(asked.finish(none).ok());
-  EXPECT_EQ(files.load(), 1);
-  EXPECT_EQ(queries.load(), 1);
-  LoadReader never_asked(reads, read, none, LoadReader::Files::AtStartEarly);
-  auto loads = never_asked.finish(none);
-  ASSERT_TRUE(loads.ok()) << loads.message();
-  EXPECT_EQ(loads->size(), 2u);
-  EXPECT_EQ(files.load(), 2);
-  // Files::AtOnce (run, beside the API's listing): the file too starts at once.
-  LoadReader at_once(reads, read, none);
-  for (int i = 0; i < 500 && files.load() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  EXPECT_EQ(files.load(), 3);
-  ASSERT_TRUE(at_once.finish(none).ok());
-}
-
 TEST(State, RoundTripAndPrune) {
   DeschedulerState s;
   TimePoint now = test::t0();
@@ -316,10 +279,8 @@ TEST(ClusterSource, JsonListYamlAndErrors) {
   for (const auto& o : items) yaml += "---\n" + o.dump() + "\n";   // JSON is YAML
   testing::write_file(dir.file("docs.yaml"), yaml);
   for (const char* file : {"list.json", "docs.yaml"}) {
-    int read_calls = 0;
-    auto c = cluster_from_file(dir.file(file), [&] { ++read_calls; });
+    auto c = cluster_from_file(dir.file(file));
     ASSERT_TRUE(c.ok()) << file << ": " << c.message();
-    EXPECT_EQ(read_calls, 1) << file << ": when_read runs once, when every object is read";
     EXPECT_EQ(c->nodes.size(), 2u) << file;
     EXPECT_EQ(c->pods.size(), 5u) << file << ": the pod on an unknown node is dropped";
     EXPECT_EQ(c->node("n1")->pods.size(), 2u) << file;
@@ -333,10 +294,8 @@ TEST(ClusterSource, JsonListYamlAndErrors) {
 
   items[4]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "lots";
   testing::write_file(dir.file("bad.json"), test::json{{"kind", "List"}, {"items", items}}.dump());
-  bool bad_read = false;
-  auto bad = cluster_from_file(dir.file("bad.json"), [&] { bad_read = true; });
+  auto bad = cluster_from_file(dir.file("bad.json"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_FALSE(bad_read) << "a file that fails is not read";
   EXPECT_NE(bad.message().find("bad.json: item 5 (Pod default/p1)"), std::string::npos) << bad.message();
   testing::write_file(dir.file("broken.json"), R"({"kind":"List","items":[)" + test::node("n1").dump() + ",{");
   auto broken = cluster_from_file(dir.file("broken.json"));
