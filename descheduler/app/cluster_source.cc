@@ -94,6 +94,20 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
       if (!builder.add(item, where)) failed = builder.add(item, where + " item " + kube::key_of(item));
     };
   };
+  // Other kinds as trees, each page's parsed on two threads (5,000 nodes are worth it;
+  // a tree needs no reader of its own) and added in the page's order.
+  auto add_tree_page = [&](const char* kind, const kube::ResourceRef& ref) {
+    return [&, tree = add(kind, ref), where = ref.collection_path("")](const std::vector<std::string_view>& texts) {
+      struct NoState {} mine, other;
+      using Parsed = std::optional<Result<nlohmann::json>>;   // held in a ring of default-made slots
+      auto parse = [](NoState&, std::string_view text) -> Parsed { return kube::read_json(text); };
+      read_on_two_threads(texts, mine, other, parse, [&](size_t, Parsed&& item) {
+        if (!failed) return;
+        if (!*item) failed = make_error(where + ": " + item->message());
+        else tree(std::move(**item));
+      });
+    };
+  };
   // Pods (most of the cluster) in one pass over their text, each page's on two threads
   // and added in the page's order; one a reader refuses, as a tree. The thread beside
   // pools on its own (as fill_from_file's).
@@ -144,15 +158,14 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
   // Every kind is requested at once, each fetched ahead on a thread of its own, and read
   // here in order as it arrives: the server's work and the client's overlap.
   std::vector<std::unique_ptr<kube::ListAhead>> lists;
-  for (const Kind& k : kinds) {
-    const auto items = std::string(k.kind) == "Pod" ? kube::ListAhead::Items::Texts : kube::ListAhead::Items::Trees;
-    lists.push_back(std::make_unique<kube::ListAhead>(client, k.ref, "", k.options, items));
-  }
+  for (const Kind& k : kinds)
+    lists.push_back(std::make_unique<kube::ListAhead>(client, k.ref, "", k.options, kube::ListAhead::Items::Texts));
   for (size_t i = 0; i < kinds.size(); ++i) {
     const Kind& k = kinds[i];
     // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.
     if (std::string(k.kind) == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));
-    auto r = std::string(k.kind) == "Pod" ? lists[i]->each_page_texts(add_pod_page(k.ref)) : lists[i]->each(add(k.kind, k.ref));
+    auto r = std::string(k.kind) == "Pod" ? lists[i]->each_page_texts(add_pod_page(k.ref))
+                                          : lists[i]->each_page_texts(add_tree_page(k.kind, k.ref));
     lists[i].reset();
     if (!r) {
       if (k.optional && (r.error().code == 404 || r.error().code == 403)) {
@@ -166,12 +179,11 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
   return {};
 }
 
-// fill_from_api into a fresh Builder, then `when_read`, then `finish` it. A list that
-// expired after some of its pages were read (410: list_ahead.h) is listed again once, into
-// another builder.
+// fill_from_api into a fresh Builder, then `finish` it. A list that expired after some of
+// its pages were read (410: list_ahead.h) is listed again once, into another builder.
 template <class Builder, class Finish>
-auto list_into(kube::Client& client, std::vector<std::string>& warnings, bool scheduling,
-               const std::function<void()>& when_read, Finish&& finish) -> decltype(finish(std::declval<Builder&>())) {
+auto list_into(kube::Client& client, std::vector<std::string>& warnings, bool scheduling, Finish&& finish)
+    -> decltype(finish(std::declval<Builder&>())) {
   for (int attempt = 0;; ++attempt) {
     Builder builder;
     std::vector<std::string> noted;
@@ -179,17 +191,15 @@ auto list_into(kube::Client& client, std::vector<std::string>& warnings, bool sc
     if (!s && s.error().code == 410 && attempt == 0) continue;
     if (!s) return s.error();
     warnings.insert(warnings.end(), noted.begin(), noted.end());
-    if (when_read) when_read();
     return finish(builder);
   }
 }
 
 }  // namespace
 
-Result<Cluster> cluster_from_file(const std::string& path, const std::function<void()>& when_read) {
+Result<Cluster> cluster_from_file(const std::string& path) {
   ClusterBuilder builder;
   if (auto s = fill_from_file(builder, path); !s) return s.error();
-  if (when_read) when_read();
   return builder.finish();
 }
 
@@ -202,25 +212,19 @@ kube::ListOptions pod_list_options(bool scheduling) {
   return o;
 }
 
-Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings,
-                                 const std::function<void()>& when_read) {
-  return list_into<ClusterBuilder>(client, warnings, false, when_read,
-                                   [](ClusterBuilder& b) -> Result<Cluster> { return b.finish(); });
+Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings) {
+  return list_into<ClusterBuilder>(client, warnings, false, [](ClusterBuilder& b) -> Result<Cluster> { return b.finish(); });
 }
 
-Result<defragment::World> world_from_file(const std::string& path, TimePoint now,
-                                          const std::function<void()>& when_read) {
+Result<defragment::World> world_from_file(const std::string& path, TimePoint now) {
   defragment::WorldBuilder builder;
   if (auto s = fill_from_file(builder, path); !s) return s.error();
-  if (when_read) when_read();
   return builder.finish(now);
 }
 
-Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now,
-                                         const std::function<void()>& when_read) {
+Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now) {
   return list_into<defragment::WorldBuilder>(
-      client, warnings, true, when_read,
-      [now](defragment::WorldBuilder& b) -> Result<defragment::World> { return b.finish(now); });
+      client, warnings, true, [now](defragment::WorldBuilder& b) -> Result<defragment::World> { return b.finish(now); });
 }
 
 }  // namespace weft::descheduler

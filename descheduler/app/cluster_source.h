@@ -1,7 +1,6 @@
 // The cluster a cycle plans on: from a scenario file (plan) or listed from the API (run).
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,10 +11,7 @@
 
 namespace weft::descheduler {
 
-// `when_read` (optional) runs once every object is read, before the cluster is finished:
-// reading takes every core, finishing one thread, so work meant to run beside the finish
-// starts there (plan's load file).
-Result<Cluster> cluster_from_file(const std::string& path, const std::function<void()>& when_read = {});
+Result<Cluster> cluster_from_file(const std::string& path);
 
 // Page size of the cluster lists. Large, so a cluster within Kubernetes' tested limits
 // (5,000 nodes, 150,000 pods) is listed in one request per kind whatever its size; a
@@ -34,15 +30,11 @@ kube::ListOptions pod_list_options(bool scheduling);
 // pods, PodGroups, PriorityClasses, PodDisruptionBudgets, HyperNodes, the storage kinds,
 // Namespaces. Items are added as they are decoded. Kinds the server does not serve (no
 // Volcano CRDs) or the service account may not list are noted in warnings, not errors.
-// `when_read`: as cluster_from_file's.
-Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings,
-                                 const std::function<void()>& when_read = {});
+Result<Cluster> cluster_from_api(kube::Client& client, std::vector<std::string>& warnings);
 
 // GangDefragment's world (its cluster is what the two above build): the same lists plus
 // pending pods and Queues.
-Result<defragment::World> world_from_file(const std::string& path, TimePoint now,
-                                          const std::function<void()>& when_read = {});
-Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now,
-                                         const std::function<void()>& when_read = {});
+Result<defragment::World> world_from_file(const std::string& path, TimePoint now);
+Result<defragment::World> world_from_api(kube::Client& client, std::vector<std::string>& warnings, TimePoint now);
 
 }  // namespace weft::descheduler

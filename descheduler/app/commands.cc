@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <future>
 #include <iostream>
 #include <mutex>
@@ -265,16 +264,14 @@ struct PlanModel {
   const Cluster& cluster() const { return world ? world->cluster : *listed; }
 };
 
-// `when_read`: as cluster_from_file's.
-Result<std::unique_ptr<PlanModel>> read_model(const std::string& scenario, bool gang_defragment, TimePoint now,
-                                              const std::function<void()>& when_read) {
+Result<std::unique_ptr<PlanModel>> read_model(const std::string& scenario, bool gang_defragment, TimePoint now) {
   auto model = std::make_unique<PlanModel>();
   if (gang_defragment) {
-    auto w = world_from_file(scenario, now, when_read);
+    auto w = world_from_file(scenario, now);
     if (!w) return w.error();
     model->world = std::move(*w);
   } else {
-    auto c = cluster_from_file(scenario, when_read);
+    auto c = cluster_from_file(scenario);
     if (!c) return c.error();
     model->listed = std::move(*c);
   }
@@ -302,8 +299,7 @@ int plan_command(const PlanFlags& f) {
   options.max_metric_age = *age;
   options.cooldown = *cool;
   // The loads' sources are settled before the scenario is read; their errors still come
-  // after the scenario's, as they did when one was read after the other. Those that do
-  // not read the cluster (a file, Prometheus) are read while the cluster is finished.
+  // after the scenario's, as they did when one was read after the other.
   Result<std::vector<LoadRead>> reads = std::vector<LoadRead>{};
   for (const PolicyProfile& profile : policy->profiles) {
     const bool kubernetes_metrics = profile.load_aware.metrics.type == MetricsType::KubernetesMetrics;
@@ -325,9 +321,8 @@ int plan_command(const PlanFlags& f) {
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         return fetched;
       },
-      no_cluster, LoadReader::Start::Later);
-  auto model =
-      read_model(f.scenario, policy->gang_profile() != nullptr, options.now, [&loads] { loads.start_early(); });
+      no_cluster);
+  auto model = read_model(f.scenario, policy->gang_profile() != nullptr, options.now);
   phases.lap("scenario");
   if (!model) return fail(model.message());
   const Cluster& cluster = (*model)->cluster();

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <utility>
 
 #include "descheduler/app/prometheus_load.h"
 #include "descheduler/core/kubernetes_metrics.h"
@@ -161,18 +160,13 @@ void yield_to_the_cluster() {
 
 }  // namespace
 
-LoadReader::LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed, Start start)
-    : reads_(reads), read_(std::move(read)), not_listed_(not_listed), early_(reads.size()) {
-  if (start == Start::AtOnce) start_early();
-}
-
-void LoadReader::start_early() {
-  if (std::exchange(started_, true)) return;
+LoadReader::LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed)
+    : reads_(reads), read_(std::move(read)), early_(reads.size()) {
   for (size_t i = 0; i < reads_.size(); ++i)
     if (!load_reads_cluster(reads_[i].spec))
-      early_[i] = std::async(std::launch::async, [this, i] {
+      early_[i] = std::async(std::launch::async, [this, i, &not_listed] {
         yield_to_the_cluster();
-        return read_(reads_[i], not_listed_);
+        return read_(reads_[i], not_listed);
       });
 }
 
@@ -181,7 +175,6 @@ bool LoadReader::any_early() const {
 }
 
 Result<std::vector<LoadReport>> LoadReader::finish(const Cluster& cluster) {
-  start_early();
   std::vector<LoadReport> out;
   for (size_t i = 0; i < reads_.size(); ++i) {
     auto fetched = early_[i].valid() ? early_[i].get() : read_(reads_[i], cluster);

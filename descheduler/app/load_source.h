@@ -58,28 +58,19 @@ bool reads_metrics_server(const std::vector<LoadRead>& reads);
 // does not, so a cycle may read it while the cluster is being listed.
 bool load_reads_cluster(const LoadSpec& spec);
 
-// Reading a cycle's loads: those that do not read the cluster start early on their own
-// threads (with `not_listed`, which must outlive them) while the cluster is read; the
+// Reading a cycle's loads: those that do not read the cluster start at once on their own
+// threads (with `not_listed`, which must outlive them) while the cluster is listed; the
 // others when it is. One read per LoadRead; the first error ends it.
 using ReadLoadFn = std::function<Result<LoadReport>(const LoadRead& read, const Cluster& cluster)>;
 class LoadReader {
  public:
-  // When the early reads start: at once (beside an API listing, which mostly waits on the
-  // server), or at start_early() (a scenario file: reading it keeps every core busy, but
-  // finishing the cluster after is one thread's work, so they start then).
-  enum class Start { AtOnce, Later };
-  LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed,
-             Start start = Start::AtOnce);
-  // Starts the early reads (once; finish() starts those not started yet).
-  void start_early();
+  LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed);
   Result<std::vector<LoadReport>> finish(const Cluster& cluster);
   bool any_early() const;
 
  private:
   const std::vector<LoadRead>& reads_;
   ReadLoadFn read_;
-  const Cluster& not_listed_;
-  bool started_ = false;
   std::vector<std::future<Result<LoadReport>>> early_;
 };
 

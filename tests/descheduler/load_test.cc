@@ -4,10 +4,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <chrono>
-#include <thread>
-
 #include "descheduler/app/cluster_source.h"
 #include "descheduler/app/cycle.h"
 #include "descheduler/app/load_source.h"
@@ -226,31 +222,6 @@ TEST(Load, ReadEarlyBesideTheClusterAtALowerPriority) {
   EXPECT_EQ(priorities[0], std::min(mine + 5, 19));   // nicer, down to the lowest priority
 }
 
-// Started Later, an early read waits for start_early() (plan: the load file is read while
-// the scenario's cluster is finished, not while its reading keeps every core busy);
-// finish() starts one never started.
-TEST(Load, ReadEarlyStartsWhenAskedWhenStartedLater) {
-  const std::vector<LoadRead> reads = {{LoadSpec{LoadSpec::Kind::File, "early.json"}, {}, {0}}};
-  const Cluster none;
-  std::atomic<int> read_count{0};
-  auto read = [&](const LoadRead&, const Cluster&) -> Result<LoadReport> {
-    ++read_count;
-    return LoadReport{};
-  };
-  LoadReader asked(reads, read, none, LoadReader::Start::Later);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_EQ(read_count.load(), 0);
-  asked.start_early();
-  asked.start_early();   // once
-  ASSERT_TRUE(asked.finish(none).ok());
-  EXPECT_EQ(read_count.load(), 1);
-  LoadReader never_asked(reads, read, none, LoadReader::Start::Later);
-  auto loads = never_asked.finish(none);
-  ASSERT_TRUE(loads.ok()) << loads.message();
-  EXPECT_EQ(loads->size(), 1u);
-  EXPECT_EQ(read_count.load(), 2);
-}
-
 TEST(State, RoundTripAndPrune) {
   DeschedulerState s;
   TimePoint now = test::t0();
@@ -308,10 +279,8 @@ TEST(ClusterSource, JsonListYamlAndErrors) {
   for (const auto& o : items) yaml += "---\n" + o.dump() + "\n";   // JSON is YAML
   testing::write_file(dir.file("docs.yaml"), yaml);
   for (const char* file : {"list.json", "docs.yaml"}) {
-    int read_calls = 0;
-    auto c = cluster_from_file(dir.file(file), [&] { ++read_calls; });
+    auto c = cluster_from_file(dir.file(file));
     ASSERT_TRUE(c.ok()) << file << ": " << c.message();
-    EXPECT_EQ(read_calls, 1) << file << ": when_read runs once, when every object is read";
     EXPECT_EQ(c->nodes.size(), 2u) << file;
     EXPECT_EQ(c->pods.size(), 5u) << file << ": the pod on an unknown node is dropped";
     EXPECT_EQ(c->node("n1")->pods.size(), 2u) << file;
@@ -325,10 +294,8 @@ TEST(ClusterSource, JsonListYamlAndErrors) {
 
   items[4]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "lots";
   testing::write_file(dir.file("bad.json"), test::json{{"kind", "List"}, {"items", items}}.dump());
-  bool bad_read = false;
-  auto bad = cluster_from_file(dir.file("bad.json"), [&] { bad_read = true; });
+  auto bad = cluster_from_file(dir.file("bad.json"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_FALSE(bad_read) << "a file that fails is not read";
   EXPECT_NE(bad.message().find("bad.json: item 5 (Pod default/p1)"), std::string::npos) << bad.message();
   testing::write_file(dir.file("broken.json"), R"({"kind":"List","items":[)" + test::node("n1").dump() + ",{");
   auto broken = cluster_from_file(dir.file("broken.json"));
