@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -83,6 +84,17 @@ std::pair<int, std::string> promtool_check(const std::string& text) {
   TempDir dir("promtool");
   write_file(dir.file("metrics.txt"), text);
   return run_command({"bash", "-c", "promtool check metrics < " + dir.file("metrics.txt")});
+}
+
+// promtool's lint findings, less those on series weft serves under the Kubernetes
+// descheduler's own names and labels (descheduler_build_info's labels are CamelCase there):
+// a dashboard written for upstream keeps working, so these are not renamed.
+std::string lint_beyond_upstream_names(const std::string& out) {
+  std::string kept;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    if (line != "descheduler_build_info label names should be written in 'snake_case' not 'camelCase'") kept += line + "\n";
+  return kept;
 }
 
 // weft-scheduler run on a scenario where a gang reclaims from another queue, plus one pod
@@ -233,8 +245,9 @@ TEST(Dashboard, EveryExpressionNamesAMetricTheBinariesExport) {
       {"weft-agent", &agent_metrics}, {"weft-descheduler", &desched_metrics}, {"weft-scheduler", &sched.metrics}};
   for (const auto& [who, text] : texts) {
     auto [rc, out] = promtool_check(*text);
-    EXPECT_EQ(rc, 0) << who << ":\n" << out;
-    EXPECT_EQ(out, "") << who << ":\n" << out;
+    const std::string lint = lint_beyond_upstream_names(out);
+    EXPECT_TRUE(rc == 0 || (rc == 3 && lint.empty())) << who << ": promtool exited " << rc << ":\n" << out;
+    EXPECT_EQ(lint, "") << who << ":\n" << out;
     for (const auto& n : exported_names(*text)) exported.insert(n);
   }
   ASSERT_NE(agent_metrics.find("weft_ib_port_up{"), std::string::npos) << agent_metrics << agent.output();
