@@ -108,11 +108,8 @@ Result<ObjectList> ListAhead::each(const std::function<void(nlohmann::json&&)>& 
 }
 
 Result<ObjectList> ListAhead::each_text(const std::function<void(std::string_view)>& on_item) {
-  if (mode_ == Items::Trees) return read([&](const std::string& body) { return decode_list_texts(body, on_item); });
-  return read_pages([&](const Page& page) {   // the fetcher found the items
-    const std::string_view body = page.response->body;
-    for (const auto& [at, size] : page.items) on_item(body.substr(at, size));
-    return page.meta;
+  return each_page_texts([&](const std::vector<std::string_view>& texts) {
+    for (std::string_view text : texts) on_item(text);
   });
 }
 
