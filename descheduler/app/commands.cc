@@ -328,21 +328,25 @@ int plan_command(const PlanFlags& f) {
   const Cluster& cluster = (*model)->cluster();
   const defragment::World* world = (*model)->world ? &*(*model)->world : nullptr;
   if (!reads) return fail(reads.message());
-  auto fetched = loads.finish(cluster);
-  if (!fetched) return fail(fetched.message());
-  for (const LoadReport& load : *fetched)
-    if (!load.source_error.empty())
-      spdlog::error("load source {} is down: {}; every node it measures is unknown, its profiles evict nothing",
-                    load.source_name, load.source_error);
-  (*model)->loads = std::move(*fetched);
-  phases.lap("load");
   auto profiles = profiles_from_policy(*policy, {options, world});
   if (!profiles) return fail(profiles.message());
+  // The loads are awaited only when a plugin first reads one (the Balance plugins at the
+  // latest): a load file still being read finishes beside the Deschedule plugins.
+  auto later_loads = [&]() -> Result<std::vector<const LoadReport*>> {
+    auto fetched = loads.finish(cluster);
+    if (!fetched) return fetched.error();
+    for (const LoadReport& load : *fetched)
+      if (!load.source_error.empty())
+        spdlog::error("load source {} is down: {}; every node it measures is unknown, its profiles evict nothing",
+                      load.source_name, load.source_error);
+    (*model)->loads = std::move(*fetched);
+    return loads_by_profile(*reads, (*model)->loads, policy->profiles.size());
+  };
   const DeschedulerState no_state;
   const LoadReport no_load;
-  auto plan = framework::run_profiles(*profiles, *policy,
-                                      {cluster, no_load, no_state, options.now, options.cooldown,
-                                       loads_by_profile(*reads, (*model)->loads, policy->profiles.size())});
+  framework::CycleInputs inputs{cluster, no_load, no_state, options.now, options.cooldown};
+  inputs.later_profile_loads = later_loads;
+  auto plan = framework::run_profiles(*profiles, *policy, inputs);
   if (!plan) return fail(plan.message());
   phases.lap("plan");
   for (const auto& note : plan->notes) spdlog::info("plan: {}", note);

@@ -1,21 +1,49 @@
 #include "descheduler/core/framework/runner.h"
 
 #include <chrono>
+#include <optional>
 
 #include "descheduler/core/framework/default_evictor.h"
 
 namespace weft::descheduler::framework {
 namespace {
 
+// The loads the profiles read: given, or asked of the caller once (CycleInputs::later_profile_loads).
+class CycleLoads {
+ public:
+  explicit CycleLoads(const CycleInputs& in) : in_(in) {
+    if (!in.later_profile_loads) resolved_ = in.profile_loads;
+  }
+  // Profile i's load (empty while the loads could not be read: the cycle then ends).
+  const LoadReport& of(size_t profile) {
+    (void)resolve();
+    const auto& loads = *resolved_;
+    return profile < loads.size() && loads[profile] ? *loads[profile] : in_.load;
+  }
+  Status resolve() {
+    if (!resolved_) {
+      auto loads = in_.later_profile_loads();
+      if (!loads) failed_ = loads.error();
+      resolved_ = loads ? std::move(*loads) : std::vector<const LoadReport*>{};
+    }
+    return failed_;
+  }
+
+ private:
+  const CycleInputs& in_;
+  std::optional<std::vector<const LoadReport*>> resolved_;
+  Status failed_;
+};
+
 class CycleHandle final : public Handle {
  public:
-  CycleHandle(const CycleInputs& in, const LoadReport& load, Evictor& evictor, Plan& plan)
-      : in_(in), load_(load), evictor_(evictor), plan_(plan) {}
+  CycleHandle(const CycleInputs& in, CycleLoads& loads, size_t profile, Evictor& evictor, Plan& plan)
+      : in_(in), loads_(loads), profile_(profile), evictor_(evictor), plan_(plan) {}
 
   const Cluster& cluster() const override { return in_.cluster; }
   Evictor& evictor() override { return evictor_; }
   TimePoint now() const override { return in_.now; }
-  const LoadReport& load() const override { return load_; }
+  const LoadReport& load() const override { return loads_.of(profile_); }
   const DeschedulerState& state() const override { return in_.state; }
   void skip(int pod, const std::string& reason) override {
     const PodInfo& p = in_.cluster.pods[static_cast<size_t>(pod)];
@@ -26,7 +54,8 @@ class CycleHandle final : public Handle {
 
  private:
   const CycleInputs& in_;
-  const LoadReport& load_;
+  CycleLoads& loads_;
+  const size_t profile_;
   Evictor& evictor_;
   Plan& plan_;
 };
@@ -49,6 +78,7 @@ Result<Plan> run_profiles(std::span<const Profile> profiles, const Policy& polic
   CycleLedger ledger(in.cluster, in.state,
                      LedgerOptions{in.now, in.cooldown, policy.max_per_node, policy.max_per_namespace, policy.max_total},
                      plan);
+  CycleLoads loads(in);
   std::vector<std::unique_ptr<DefaultEvictor>> evictors;
   std::vector<CycleHandle> handles;
   handles.reserve(profiles.size());
@@ -57,11 +87,11 @@ Result<Plan> run_profiles(std::span<const Profile> profiles, const Policy& polic
     auto evictor = DefaultEvictor::create(p.evictor, p.node_fit.value_or(p.evictor.node_fit), ledger);
     if (!evictor) return profiles.size() > 1 ? wrap(evictor.error(), "profile " + p.name) : evictor.error();
     evictors.push_back(std::move(*evictor));
-    const LoadReport* load = i < in.profile_loads.size() && in.profile_loads[i] ? in.profile_loads[i] : &in.load;
-    handles.emplace_back(in, *load, *evictors.back(), plan);
+    handles.emplace_back(in, loads, i, *evictors.back(), plan);
   }
   const std::vector<int> nodes = profile_nodes(in.cluster, policy);
   if (nodes.size() < 2) {
+    if (auto s = loads.resolve(); !s) return s.error();
     plan.notes.push_back("skipping the cycle: it needs at least 2 ready nodes, " + std::to_string(nodes.size()) +
                          " found (as upstream)");
     return plan;
@@ -85,6 +115,7 @@ Result<Plan> run_profiles(std::span<const Profile> profiles, const Policy& polic
   for (size_t i = 0; i < profiles.size(); ++i)
     for (const auto& p : profiles[i].deschedule)
       run(profiles[i].name, *p, [&] { return p->deschedule(nodes, handles[i]); });
+  if (auto s = loads.resolve(); !s) return s.error();
   for (size_t i = 0; i < profiles.size(); ++i)
     for (const auto& p : profiles[i].balance) run(profiles[i].name, *p, [&] { return p->balance(nodes, handles[i]); });
   return plan;

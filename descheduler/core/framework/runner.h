@@ -4,6 +4,7 @@
 // plugins, profiles in order, each seeing what the earlier ones evicted.
 #pragma once
 
+#include <functional>
 #include <span>
 
 #include "common/result.h"
@@ -19,6 +20,11 @@ struct CycleInputs {
   Seconds cooldown{600};
   // Per profile, the load its plugins read when it is not `load` (null: `load`).
   std::vector<const LoadReport*> profile_loads = {};
+  // Instead of profile_loads, when the caller is still reading the loads as the cycle
+  // starts: asked once, when a plugin first reads a load and at the latest before the
+  // Balance plugins (the Deschedule plugins, which read none, run meanwhile). Its error
+  // ends the cycle, as a load that could not be read ends it before any plugin runs.
+  std::function<Result<std::vector<const LoadReport*>>()> later_profile_loads = {};
 };
 
 // The nodes the profiles run on, as upstream: the ready ones the top-level nodeSelector

@@ -71,6 +71,31 @@ Plan run(const std::vector<framework::Profile>& profiles, const Cluster& c, cons
   return plan.ok() ? *plan : Plan{};
 }
 
+// Profiles A and B, each with an Asking Deschedule plugin and a `BalancePlugin` (made of
+// its name and the log), named "deschedule A", "balance A", ...
+template <class BalancePlugin>
+std::vector<framework::Profile> deschedule_then_balance(std::vector<std::string>& log) {
+  std::vector<framework::Profile> profiles;
+  for (const char* name : {"A", "B"}) {
+    profiles.push_back(profile(name));
+    profiles.back().deschedule.push_back(std::make_unique<Asking>(std::string("deschedule ") + name, log));
+    profiles.back().balance.push_back(std::make_unique<BalancePlugin>(std::string("balance ") + name, log));
+  }
+  return profiles;
+}
+
+using LoadsRead = Result<std::vector<const LoadReport*>>;
+
+// A cycle whose loads are given later, by `later`.
+Result<Plan> run_with_later_loads(const std::vector<framework::Profile>& profiles, const Cluster& c,
+                                  std::function<LoadsRead()> later) {
+  const LoadReport none;
+  const DeschedulerState state;
+  framework::CycleInputs in{c, none, state, t0(), Seconds(600)};
+  in.later_profile_loads = std::move(later);
+  return framework::run_profiles(profiles, Policy{}, in);
+}
+
 Policy parsed(const std::string& profiles, const std::string& top = "") {
   auto p = parse_policy_text("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + top + "profiles:\n" + profiles,
                              "policy.yaml");
@@ -130,14 +155,80 @@ TEST(MultiProfile, APolicysProfilesKeepTheirOwnEvictorArgs) {
 TEST(MultiProfile, EveryDeschedulePluginRunsBeforeAnyBalancePlugin) {
   const Cluster c = build({node("n1"), node("n2")});
   std::vector<std::string> log;
-  std::vector<framework::Profile> profiles;
-  for (const char* name : {"A", "B"}) {
-    profiles.push_back(profile(name));
-    profiles.back().deschedule.push_back(std::make_unique<Asking>(std::string("deschedule ") + name, log));
-    profiles.back().balance.push_back(std::make_unique<Asking>(std::string("balance ") + name, log));
-  }
-  run(profiles, c);
+  run(deschedule_then_balance<Asking>(log), c);
   EXPECT_EQ(log, (std::vector<std::string>{"deschedule A", "deschedule B", "balance A", "balance B"}));
+}
+
+// A plugin at both extension points that records its call and the load its handle reads.
+class LoadReading final : public framework::DeschedulePlugin, public framework::BalancePlugin {
+ public:
+  LoadReading(std::string name, std::vector<std::string>& log) : name_(std::move(name)), log_(log) {}
+  std::string name() const override { return name_; }
+  Status deschedule(const std::vector<int>&, framework::Handle& h) override { return run(h); }
+  Status balance(const std::vector<int>&, framework::Handle& h) override { return run(h); }
+
+ private:
+  Status run(framework::Handle& h) {
+    log_.push_back(name_ + " reads " + h.load().source_name);
+    return {};
+  }
+  std::string name_;
+  std::vector<std::string>& log_;
+};
+
+// `plan` reads its load file while the Deschedule plugins run: loads given later are asked
+// for once, after every Deschedule plugin and before the first Balance plugin; each profile
+// then reads its own.
+TEST(MultiProfile, LoadsGivenLaterAreAskedOnceBeforeTheBalancePlugins) {
+  const Cluster c = build({node("n1"), node("n2")});
+  std::vector<std::string> log;
+  LoadReport first, second;
+  first.source_name = "file a";
+  second.source_name = "file b";
+  auto plan = run_with_later_loads(deschedule_then_balance<LoadReading>(log), c, [&]() -> LoadsRead {
+    log.push_back("loads read");
+    return std::vector<const LoadReport*>{&first, &second};
+  });
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  EXPECT_EQ(log, (std::vector<std::string>{"deschedule A", "deschedule B", "loads read", "balance A reads file a",
+                                           "balance B reads file b"}));
+}
+
+// A Deschedule plugin that reads a load asks for the loads then; they are not asked again.
+TEST(MultiProfile, ADeschedulePluginReadingALoadAsksForTheLoadsGivenLater) {
+  const Cluster c = build({node("n1"), node("n2")});
+  std::vector<std::string> log;
+  std::vector<framework::Profile> profiles;
+  profiles.push_back(profile("A"));
+  profiles.back().deschedule.push_back(std::make_unique<LoadReading>("deschedule A", log));
+  profiles.back().balance.push_back(std::make_unique<LoadReading>("balance A", log));
+  LoadReport report;
+  report.source_name = "file a";
+  auto plan = run_with_later_loads(profiles, c, [&]() -> LoadsRead {
+    log.push_back("loads read");
+    return std::vector<const LoadReport*>{&report};
+  });
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  EXPECT_EQ(log, (std::vector<std::string>{"loads read", "deschedule A reads file a", "balance A reads file a"}));
+}
+
+// Loads that could not be read end the cycle before any Balance plugin, with their error,
+// as they end it before any plugin when read first; with fewer than two nodes too.
+TEST(MultiProfile, LoadsGivenLaterThatFailEndTheCycleWithTheirError) {
+  for (int nodes : {2, 1}) {
+    const Cluster c = nodes == 2 ? build({node("n1"), node("n2")}) : build({node("n1")});
+    std::vector<std::string> log;
+    std::vector<framework::Profile> profiles;
+    profiles.push_back(profile("A"));
+    profiles.back().deschedule.push_back(std::make_unique<Asking>("deschedule A", log));
+    profiles.back().balance.push_back(std::make_unique<LoadReading>("balance A", log));
+    auto plan = run_with_later_loads(profiles, c, []() -> LoadsRead {
+      return make_error("load file load.json: pods[3]: cpu: not a number");
+    });
+    ASSERT_FALSE(plan.ok()) << nodes;
+    EXPECT_EQ(plan.message(), "load file load.json: pods[3]: cpu: not a number");
+    EXPECT_EQ(log, nodes == 2 ? std::vector<std::string>{"deschedule A"} : std::vector<std::string>{});
+  }
 }
 
 // Upstream's one PodEvictor: maxNoOfPodsToEvictTotal and ...PerNode count every profile's

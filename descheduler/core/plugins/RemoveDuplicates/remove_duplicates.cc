@@ -29,12 +29,17 @@ struct OwnerKeyHash {
   }
 };
 
+// One (namespace, owner kind, owner name, image) of a pod, as views of the cluster's texts.
+using ContainerKey = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
+
 // Every (owner, image) of the pod, sorted: two pods are duplicates when these are equal.
-std::vector<std::string> container_keys(const PodInfo& pod) {
-  std::vector<std::string> out;
+// Upstream compares "ns/kind/name/image" strings; the parts name no '/' but the image
+// (the last), so comparing the parts is the same test without building a string per pod.
+std::vector<ContainerKey> container_keys(const PodInfo& pod) {
+  std::vector<ContainerKey> out;
+  out.reserve(pod.detail.owners.size() * pod.detail.images.size());
   for (const auto& o : pod.detail.owners)
-    for (const auto& i : pod.detail.images)
-      out.push_back(pod.ns + "/" + std::string(o.kind.view()) + "/" + std::string(o.name.view()) + "/" + std::string(i.view()));
+    for (const auto& i : pod.detail.images) out.emplace_back(pod.ns.view(), o.kind.view(), o.name.view(), i.view());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -87,16 +92,18 @@ Result<Args> parse_args(const args::Ctx& c, const nlohmann::json& a, const std::
 namespace {
 
 // Counts the pods `listed` takes, node by node, as upstream's listing: the first pod of each
-// key list on a node stays, the others are its duplicates.
-Found count(const Cluster& cluster, const std::vector<int>& nodes, const std::function<bool(int)>& listed) {
+// key list on a node stays, the others are its duplicates. With `tally`, also every owner's
+// pods (Found::occurrences); without, only whether there are duplicates is of use.
+Found count(const Cluster& cluster, const std::vector<int>& nodes, const std::function<bool(int)>& listed, bool tally) {
   Found found;
   for (int node : nodes) {
-    std::set<std::vector<std::string>> seen_here;
+    std::set<std::vector<ContainerKey>> seen_here;
     for (int p : cluster.nodes[static_cast<size_t>(node)].pods) {
       if (!listed(p)) continue;
       const PodInfo& pod = cluster.pods[static_cast<size_t>(p)];
       const std::string_view images = found.images_of(pod);
-      for (const auto& o : pod.detail.owners) found.occurrences[{pod.ns.view(), o.kind.view(), o.name.view(), images}]++;
+      if (tally)
+        for (const auto& o : pod.detail.owners) found.occurrences[{pod.ns.view(), o.kind.view(), o.name.view(), images}]++;
       if (seen_here.insert(container_keys(pod)).second) continue;
       for (const auto& o : pod.detail.owners)
         found.duplicates[{pod.ns.view(), o.kind.view(), o.name.view(), images}][node].push_back(p);
@@ -125,13 +132,13 @@ Status Plugin::balance(const std::vector<int>& nodes, framework::Handle& handle)
   // Upstream lists through the evictor's PreEvictionFilter too (nodeFit, before any
   // eviction): a pod it refuses is not counted. Asked only of the pods of owners that have
   // duplicates without it, as only those owners can have any with it.
-  Found found = count(cluster, nodes, eligible);
+  Found found = count(cluster, nodes, eligible, false);
   if (found.duplicates.empty()) return {};
   std::set<OwnerName> owners;   // those with duplicates
   for (const auto& [owner, _] : found.duplicates) owners.insert({owner.ns, owner.kind, owner.name});
   found = count(cluster, nodes, [&](int p) {
     return eligible(p) && has_owner_in(cluster.pods[static_cast<size_t>(p)], owners) && evictor.listing_filter(p).empty();
-  });
+  }, true);
   for (const auto& [owner, by_node] : found.duplicates) {
     size_t targets = feasible_nodes(cluster, by_node, nodes);
     if (targets < 2) {
