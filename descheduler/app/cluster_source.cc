@@ -1,11 +1,12 @@
 #include "descheduler/app/cluster_source.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <variant>
 
+#include "common/fault_in.h"
 #include "descheduler/app/read_on_two_threads.h"
-
 #include "kube/client/json_reader.h"
 #include "kube/client/list_ahead.h"
 #include "kube/client/list_decoder.h"
@@ -34,8 +35,16 @@ Status fill_from_file(Builder& builder, const std::string& path) {
     // The items are found (by their brackets) on the thread beside while those found are read.
     FoundItems items(text.size() / 2 + 1);   // an item and its comma take two bytes at least
     std::optional<Result<kube::ListMeta>> listed;
+    // Once every item is found, the thread beside faults in the room the pods will take
+    // (at most one per item) while this one reads and adds the first of them.
+    const ClusterBuilder::PodRoom room = builder.reserved_pod_room();
     auto find = [&](FoundItems& found) {
-      listed = kube::decode_list_texts(text, [&](std::string_view item) { found.add(item); });
+      size_t count = 0;
+      listed = kube::decode_list_texts(text, [&](std::string_view item) {
+        found.add(item);
+        ++count;
+      });
+      (void)fault_in(room.begin, std::min(count, room.pods) * room.bytes_per_pod);
     };
     // The second thread pools on its own: sharing the builder's pools would have both
     // threads wait on one lock and count references on the same texts for every pod.

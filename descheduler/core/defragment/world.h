@@ -37,6 +37,7 @@ class WorldBuilder {
   void add_read(ClusterBuilder::ReadPod&& pod) { cluster_.add_read(std::move(pod)); }
   void reserve_pods(size_t pods) { cluster_.reserve_pods(pods); }
   size_t pod_capacity() const { return cluster_.pod_capacity(); }
+  ClusterBuilder::PodRoom reserved_pod_room() { return cluster_.reserved_pod_room(); }
   World finish(TimePoint now);
 
  private:
