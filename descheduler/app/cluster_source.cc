@@ -1,11 +1,9 @@
 #include "descheduler/app/cluster_source.h"
 
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <variant>
 
-#include "common/fault_in.h"
 #include "descheduler/app/read_on_two_threads.h"
 #include "kube/client/json_reader.h"
 #include "kube/client/list_ahead.h"
@@ -44,7 +42,7 @@ Status fill_from_file(Builder& builder, const std::string& path) {
         found.add(item);
         ++count;
       });
-      (void)fault_in(room.begin, std::min(count, room.pods) * room.bytes_per_pod);
+      room.fault_in(count);
     };
     // The second thread pools on its own: sharing the builder's pools would have both
     // threads wait on one lock and count references on the same texts for every pod.

@@ -5,6 +5,7 @@
 #include <future>
 #include <utility>
 
+#include "common/fault_in.h"
 #include "kube/load_annotation.h"
 #include "kube/priority.h"
 #include "kube/objects.h"
@@ -257,6 +258,16 @@ void ClusterBuilder::reserve_pods(size_t pods) {
   cluster_.pods.reserve(pods);
   pod_nodes_.reserve(pods);
   pod_twins_.reserve(pods);
+}
+
+ClusterBuilder::PodRoom ClusterBuilder::reserved_pod_room() {
+  const auto [scheduling, room] = scheduling_.reserved_pod_room();
+  return {{cluster_.pods.data(), sizeof(PodInfo), cluster_.pods.capacity()},
+          {scheduling, sizeof(scheduler::PodInfo), room}};
+}
+
+void ClusterBuilder::PodRoom::fault_in(size_t pods) const {
+  for (const Records& r : {own, scheduling}) (void)weft::fault_in(r.begin, std::min(pods, r.pods) * r.bytes_per_pod);
 }
 
 size_t ClusterBuilder::pod_capacity() const {

@@ -181,17 +181,20 @@ class ClusterBuilder {
   void add_read(ReadPod&& pod);
   // Room for about this many pods, so a big list does not regrow (and move) the pods.
   void reserve_pods(size_t pods);
-  // Where the pods reserved for will be kept, in this builder's own records: for a thread
-  // that faults that memory in ahead of the adds (common/fault_in.h), so adding does not
-  // wait for the kernel to zero it. Valid until reserve_pods is called again.
+  // Where the pods reserved for will be kept (both records of each): for a thread that
+  // faults that memory in ahead of the adds (common/fault_in.h), so adding does not wait
+  // for the kernel to zero it. Valid until reserve_pods is called again.
   struct PodRoom {
-    void* begin = nullptr;
-    size_t bytes_per_pod = 0;
-    size_t pods = 0;
+    struct Records {
+      void* begin = nullptr;
+      size_t bytes_per_pod = 0;
+      size_t pods = 0;
+    };
+    Records own, scheduling;
+    // Faults in the room of the first `pods` pods.
+    void fault_in(size_t pods) const;
   };
-  PodRoom reserved_pod_room() {
-    return {cluster_.pods.data(), sizeof(PodInfo), cluster_.pods.capacity()};
-  }
+  PodRoom reserved_pod_room();
   // How many pods the nodes added so far can hold (allocatable pods, 110 when not given):
   // a bound on the bound pods still to come.
   size_t pod_capacity() const;

@@ -235,6 +235,9 @@ class SnapshotBuilder {
   void add(PodInfo pod) { snap_.pods.push_back(std::move(pod)); }
   void reserve(size_t nodes, size_t pods);
   size_t pods_added() const { return snap_.pods.size(); }
+  // The memory reserved for pods (its start and room in pods): for a thread that faults it
+  // in ahead of the adds. Valid until reserve is called again.
+  std::pair<void*, size_t> reserved_pod_room() { return {snap_.pods.data(), snap_.pods.capacity()}; }
   // Resolves priority classes, the default queue and pod counts per group.
   Snapshot build(TimePoint now = Clock::now());
   // Where each pod added landed in the snapshot last built (its index in Snapshot::pods),
