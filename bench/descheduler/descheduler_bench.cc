@@ -476,7 +476,8 @@ int main(int argc, char** argv) {
     std::snprintf(label, sizeof label, "weft-descheduler plan, %s:", name);
     std::printf("%-44s %.3f s, peak RSS %.0f MiB (exit %d)\n", label, plan.seconds, plan.max_rss_kib / 1024.0,
                 WEXITSTATUS(plan.status));
-    // Where its time went, as the plan logs it (its phases; the load file is read beside the scenario).
+    // Where its time went, as the plan logs it (its phases; the load file is read beside the scenario
+    // and the Deschedule plugins).
     std::smatch phases;
     if (std::regex_search(plan.output, phases, std::regex(R"(plan phases: ([^\n]*))")))
       std::printf("%-44s %s\n", "", phases[1].str().c_str());

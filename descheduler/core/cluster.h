@@ -183,7 +183,8 @@ class ClusterBuilder {
   void reserve_pods(size_t pods);
   // Where the pods reserved for will be kept (both records of each): for a thread that
   // faults that memory in ahead of the adds (common/fault_in.h), so adding does not wait
-  // for the kernel to zero it. Valid until reserve_pods is called again.
+  // for the kernel to zero it. Valid until reserve_pods is called again or more pods are
+  // added than were reserved for (faulting in a room since left is harmless: fault_in.h).
   struct PodRoom {
     struct Records {
       void* begin = nullptr;
