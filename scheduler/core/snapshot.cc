@@ -529,25 +529,27 @@ void SnapshotBuilder::reserve(size_t nodes, size_t pods) {
 }
 
 namespace {
+constexpr size_t kSortOnTwoThreads = 20000;   // fewer keys sort in less time than a thread takes to start
+
 // Records sorted by key through their indexes, then moved about once each, in place (a
 // PodInfo is large: sorting 100,000 of them directly moves each many times, and a sorted
 // copy would be as big again). Keys are compared through views gathered first, so the
 // sort does not visit the records. Sets slots[i] to where pods[i] landed.
-constexpr size_t kSortOnTwoThreads = 20000;   // fewer keys sort in less time than a thread takes to start
 void sort_by_key(std::vector<PodInfo>& pods, std::vector<size_t>& slots) {
   std::vector<std::pair<std::string_view, size_t>> keys(pods.size());
   for (size_t i = 0; i < pods.size(); ++i) keys[i] = {pods[i].key, i};
   // Stable on equal keys (the index breaks ties), as the records keep their order of add.
   // A big list's halves are sorted on two cores, then merged.
-  const auto middle = keys.begin() + static_cast<std::ptrdiff_t>(keys.size() / 2);
   if (keys.size() >= kSortOnTwoThreads) {
-    std::jthread other([&] { std::sort(keys.begin(), middle); });
-    std::sort(middle, keys.end());
+    const auto middle = keys.begin() + static_cast<std::ptrdiff_t>(keys.size() / 2);
+    {
+      std::jthread other([&] { std::sort(keys.begin(), middle); });
+      std::sort(middle, keys.end());
+    }
+    std::inplace_merge(keys.begin(), middle, keys.end());
   } else {
-    std::sort(keys.begin(), middle);
-    std::sort(middle, keys.end());
+    std::sort(keys.begin(), keys.end());
   }
-  std::inplace_merge(keys.begin(), middle, keys.end());
   std::vector<size_t> order(pods.size());   // slot i takes pods[order[i]]
   for (size_t i = 0; i < keys.size(); ++i) {
     order[i] = keys[i].second;
