@@ -1,9 +1,13 @@
 #include "descheduler/app/load_source.h"
 
+#include <linux/capability.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <mutex>
 
 #include "descheduler/app/prometheus_load.h"
 #include "descheduler/core/kubernetes_metrics.h"
@@ -153,33 +157,88 @@ namespace {
 // A load read early runs beside the cluster's two reading threads, on a machine that may
 // have two cores: as an idle-priority thread (SCHED_IDLE) it takes only the CPU they leave
 // (while the cluster is finished and the Deschedule plugins run, one thread's work) rather
-// than slow them down, and it runs at once whenever they wait for it. (At nice 5 it took
-// about a third of a core from them.)
-void yield_to_the_cluster() {
+// than slow them down. (At nice 5 it took about a third of a core from them.) But an idle
+// thread gets nothing while anything else on the machine runs: once the cycle waits for
+// it, it is raised back to normal priority. Going back needs CAP_SYS_NICE or an
+// RLIMIT_NICE of 20 or more; without either the read runs at nice 5, which never starves.
+bool may_leave_idle_priority() {
+  rlimit nice{};
+  if (::getrlimit(RLIMIT_NICE, &nice) == 0 && (nice.rlim_cur == RLIM_INFINITY || nice.rlim_cur >= 20)) return true;
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+  return ::syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1u << CAP_SYS_NICE)) != 0;
+}
+
+void yield_to_the_cluster(bool idle) {
   const sched_param none{};
-  (void)::sched_setscheduler(::gettid(), SCHED_IDLE, &none);
+  if (idle) (void)::sched_setscheduler(::gettid(), SCHED_IDLE, &none);
+  else (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 5);   // this thread only, on Linux
 }
 
 }  // namespace
 
+// A read started at once on a thread of its own, at idle priority until awaited.
+struct LoadReader::Early {
+  std::future<Result<LoadReport>> result;
+
+  // On the read's thread, before it reads and after.
+  void lower_priority(bool idle) {
+    std::lock_guard lock(mutex);
+    if (awaited) return;
+    yield_to_the_cluster(idle);
+    if (idle) idle_thread = ::gettid();
+  }
+  void read_done() {
+    std::lock_guard lock(mutex);
+    idle_thread = 0;
+  }
+  // Whoever waits for the result: the read runs at normal priority from now on.
+  void await() {
+    std::lock_guard lock(mutex);
+    awaited = true;
+    const sched_param none{};
+    if (idle_thread != 0) (void)::sched_setscheduler(idle_thread, SCHED_OTHER, &none);
+    idle_thread = 0;
+  }
+
+ private:
+  std::mutex mutex;
+  bool awaited = false;
+  pid_t idle_thread = 0;
+};
+
 LoadReader::LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed)
     : reads_(reads), read_(std::move(read)), early_(reads.size()) {
-  for (size_t i = 0; i < reads_.size(); ++i)
-    if (!load_reads_cluster(reads_[i].spec))
-      early_[i] = std::async(std::launch::async, [this, i, &not_listed] {
-        yield_to_the_cluster();
-        return read_(reads_[i], not_listed);
-      });
+  const bool idle = may_leave_idle_priority();
+  for (size_t i = 0; i < reads_.size(); ++i) {
+    if (load_reads_cluster(reads_[i].spec)) continue;
+    auto early = std::make_unique<Early>();
+    early->result = std::async(std::launch::async, [this, i, &not_listed, idle, e = early.get()] {
+      e->lower_priority(idle);
+      auto fetched = read_(reads_[i], not_listed);
+      e->read_done();
+      return fetched;
+    });
+    early_[i] = std::move(early);
+  }
+}
+
+// A read still running is waited for (by its future) here too.
+LoadReader::~LoadReader() {
+  for (auto& early : early_)
+    if (early) early->await();
 }
 
 bool LoadReader::any_early() const {
-  return std::any_of(early_.begin(), early_.end(), [](const auto& f) { return f.valid(); });
+  return std::any_of(early_.begin(), early_.end(), [](const auto& e) { return e != nullptr; });
 }
 
 Result<std::vector<LoadReport>> LoadReader::finish(const Cluster& cluster) {
   std::vector<LoadReport> out;
   for (size_t i = 0; i < reads_.size(); ++i) {
-    auto fetched = early_[i].valid() ? early_[i].get() : read_(reads_[i], cluster);
+    Early* early = early_[i].get();
+    if (early) early->await();
+    auto fetched = early ? early->result.get() : read_(reads_[i], cluster);
     if (!fetched) return fetched.error();
     out.push_back(std::move(*fetched));
   }

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,13 +66,15 @@ using ReadLoadFn = std::function<Result<LoadReport>(const LoadRead& read, const 
 class LoadReader {
  public:
   LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed);
+  ~LoadReader();
   Result<std::vector<LoadReport>> finish(const Cluster& cluster);
   bool any_early() const;
 
  private:
+  struct Early;   // a read started at once, on a thread of its own
   const std::vector<LoadRead>& reads_;
   ReadLoadFn read_;
-  std::vector<std::future<Result<LoadReport>>> early_;
+  std::vector<std::unique_ptr<Early>> early_;   // per read; null: read in finish()
 };
 
 // Per profile (Policy::profiles index), the load its plugins read (null: none).

@@ -2,7 +2,12 @@
 // their join, query templates; state round trips; carrying a plan out.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "descheduler/app/cluster_source.h"
 #include "descheduler/app/cycle.h"
@@ -210,14 +215,78 @@ TEST(Load, ReadEarlyBesideTheClusterOnlyWhenACoreIsIdle) {
                                        {LoadSpec{LoadSpec::Kind::Annotations, ""}, {}, {1}}};
   const Cluster none;
   std::vector<int> policies(2, -1);
+  std::atomic<int> early_nice{-100};
+  std::atomic<bool> early_read{false};
   LoadReader reader(reads, [&](const LoadRead& read, const Cluster&) -> Result<LoadReport> {
-    policies[read.spec.kind == LoadSpec::Kind::File ? 0 : 1] = ::sched_getscheduler(0);
+    const bool early = read.spec.kind == LoadSpec::Kind::File;
+    policies[early ? 0 : 1] = ::sched_getscheduler(0);
+    if (early) {
+      early_nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+      early_read = true;
+    }
     return LoadReport{};
   }, none);
+  while (!early_read) std::this_thread::sleep_for(std::chrono::milliseconds(1));   // read before it is awaited
   auto loads = reader.finish(none);
   ASSERT_TRUE(loads.ok()) << loads.message();
   EXPECT_EQ(policies[1], ::sched_getscheduler(0));   // read on this thread, as it was
-  EXPECT_EQ(policies[0], SCHED_IDLE);                // early: only what the cluster's threads leave
+  // Early: only what the cluster's threads leave (root may leave idle priority again;
+  // without that right the read runs at nice 5 instead).
+  if (::geteuid() == 0) {
+    EXPECT_EQ(policies[0], SCHED_IDLE);
+  } else {
+    EXPECT_EQ(policies[0], SCHED_OTHER);
+    EXPECT_EQ(early_nice, 5);
+  }
+}
+
+// Reads until its thread leaves idle priority (or 10 s pass) and tells its policy before and after.
+struct ReadUntilAwaited {
+  std::atomic<int> before{-1}, after{-1};
+  std::atomic<bool> started{false};
+  Result<LoadReport> operator()() {
+    before = ::sched_getscheduler(0);
+    started = true;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (::sched_getscheduler(0) == SCHED_IDLE && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    after = ::sched_getscheduler(0);
+    return LoadReport{};
+  }
+  void wait_started() const {
+    while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+};
+
+// An idle-priority thread gets no CPU while anything else runs: once the cycle waits for
+// the early read, it reads at normal priority (else a busy machine would starve the cycle).
+TEST(Load, AnEarlyReadTheCycleWaitsForRunsAtNormalPriority) {
+  const std::vector<LoadRead> reads = {{LoadSpec{LoadSpec::Kind::File, "early.json"}, {}, {0}}};
+  const Cluster none;
+  ReadUntilAwaited read;
+  LoadReader reader(reads, [&](const LoadRead&, const Cluster&) { return read(); }, none);
+  read.wait_started();
+  auto loads = reader.finish(none);
+  ASSERT_TRUE(loads.ok()) << loads.message();
+  if (::geteuid() == 0) {
+    EXPECT_EQ(read.before, SCHED_IDLE);
+  }
+  EXPECT_EQ(read.after, SCHED_OTHER);
+}
+
+// A reader dropped before its loads are asked for (a cycle that failed first) waits for
+// its early reads at normal priority too.
+TEST(Load, AReaderDroppedUnfinishedWaitsForItsEarlyReadsAtNormalPriority) {
+  const std::vector<LoadRead> reads = {{LoadSpec{LoadSpec::Kind::File, "early.json"}, {}, {0}}};
+  const Cluster none;
+  ReadUntilAwaited read;
+  const auto start = std::chrono::steady_clock::now();
+  {
+    LoadReader reader(reads, [&](const LoadRead&, const Cluster&) { return read(); }, none);
+    read.wait_started();
+  }
+  EXPECT_EQ(read.after, SCHED_OTHER);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST(State, RoundTripAndPrune) {
