@@ -166,7 +166,7 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
   // here in order as it arrives: the server's work and the client's overlap.
   std::vector<std::unique_ptr<kube::ListAhead>> lists;
   for (const Kind& k : kinds)
-    lists.push_back(std::make_unique<kube::ListAhead>(client, k.ref, "", k.options, kube::ListAhead::Items::Texts));
+    lists.push_back(std::make_unique<kube::ListAhead>(client, k.ref, "", k.options));
   for (size_t i = 0; i < kinds.size(); ++i) {
     const Kind& k = kinds[i];
     // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.

@@ -152,7 +152,7 @@ Result<ObjectList> Client::list_each_raw(const ResourceRef& ref, const std::stri
 
 Result<ObjectList> Client::list_each_text(const ResourceRef& ref, const std::string& ns, const ListOptions& options,
                                           const std::function<void(std::string_view)>& on_item) {
-  return ListAhead(*this, ref, ns, options, ListAhead::Items::Texts).each_text(on_item);
+  return ListAhead(*this, ref, ns, options).each_text(on_item);
 }
 
 Result<ObjectList> Client::list_pages(const ResourceRef& ref, const std::string& ns, const ListOptions& options,

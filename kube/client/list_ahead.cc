@@ -9,8 +9,8 @@ constexpr size_t kPagesAhead = 2;
 bool success(int status) { return status >= 200 && status < 300; }
 }  // namespace
 
-ListAhead::ListAhead(Client& client, ResourceRef ref, std::string ns, ListOptions options, Items items)
-    : client_(client), ref_(std::move(ref)), ns_(std::move(ns)), options_(std::move(options)), mode_(items) {
+ListAhead::ListAhead(Client& client, ResourceRef ref, std::string ns, ListOptions options)
+    : client_(client), ref_(std::move(ref)), ns_(std::move(ns)), options_(std::move(options)) {
   fetcher_ = std::thread([this] { fetch(); });
 }
 
@@ -47,7 +47,7 @@ void ListAhead::fetch() {
     if (options_.limit > 0 && page.response && success(page.response->status))
       token = continue_of(page.response->body);
     page.last = token.empty();
-    if (mode_ == Items::Texts) split(page);
+    split(page);
     std::lock_guard lock(mu_);
     if (stop_) return;
     pages_.push_back(std::move(page));
@@ -79,10 +79,6 @@ void ListAhead::give_back(std::string body) {
   spare_.push_back(std::move(body));
 }
 
-Result<ObjectList> ListAhead::read(const std::function<Result<ListMeta>(const std::string& body)>& decode) {
-  return read_pages([&](const Page& page) { return decode(page.response->body); });
-}
-
 Result<ObjectList> ListAhead::read_pages(const std::function<Result<ListMeta>(const Page&)>& use) {
   ObjectList list;
   for (bool first = true;; first = false) {
@@ -103,10 +99,6 @@ Result<ObjectList> ListAhead::read_pages(const std::function<Result<ListMeta>(co
   }
 }
 
-Result<ObjectList> ListAhead::each(const std::function<void(nlohmann::json&&)>& on_item) {
-  return read([&](const std::string& body) { return decode_list(body, on_item, options_.keep); });
-}
-
 Result<ObjectList> ListAhead::each_text(const std::function<void(std::string_view)>& on_item) {
   return each_page_texts([&](const std::vector<std::string_view>& texts) {
     for (std::string_view text : texts) on_item(text);
@@ -115,13 +107,6 @@ Result<ObjectList> ListAhead::each_text(const std::function<void(std::string_vie
 
 Result<ObjectList> ListAhead::each_page_texts(const std::function<void(const std::vector<std::string_view>&)>& on_page) {
   std::vector<std::string_view> texts;
-  if (mode_ == Items::Trees)
-    return read([&](const std::string& body) {
-      texts.clear();
-      auto meta = decode_list_texts(body, [&](std::string_view item) { texts.push_back(item); });
-      on_page(texts);
-      return meta;
-    });
   return read_pages([&](const Page& page) {   // the fetcher found the items
     const std::string_view body = page.response->body;
     texts.clear();

@@ -4,8 +4,8 @@
 // requests every kind it reads together, as an informer factory starts its informers).
 // A page's memory goes back to the fetcher for the next page, so a big list is received
 // into the same few buffers instead of fresh memory the kernel must fault in and zero.
-// With Items::Texts the fetcher also finds each item's text in the page, so the reader's
-// thread walks each item once, to decode it.
+// The fetcher also finds each item's text in the page, so the reader's thread walks each
+// item once, to decode it.
 #pragma once
 
 #include <condition_variable>
@@ -23,20 +23,17 @@ namespace weft::kube {
 
 class ListAhead {
  public:
-  enum class Items { Trees, Texts };   // read by each (the reader decodes) or each_text
   // Starts fetching at once.
-  ListAhead(Client& client, ResourceRef ref, std::string ns, ListOptions options, Items items = Items::Trees);
+  ListAhead(Client& client, ResourceRef ref, std::string ns, ListOptions options);
   // Stops fetching (a request in flight is finished) and waits for the fetcher.
   ~ListAhead();
   ListAhead(const ListAhead&) = delete;
   ListAhead& operator=(const ListAhead&) = delete;
 
-  // Each page's body to `decode` in order, once. A continue token that expired (410) after
-  // pages were handed over is an error with code 410: those items came from a list that can
-  // no longer be finished consistently, and the reader must start over.
-  Result<ObjectList> read(const std::function<Result<ListMeta>(const std::string& body)>& decode);
-  // Items as trees (options.keep applies), or as their unchecked texts (decode_list_texts).
-  Result<ObjectList> each(const std::function<void(nlohmann::json&&)>& on_item);
+  // Each item's unchecked text (decode_list_texts), in order, once; options.keep does not
+  // apply. A continue token that expired (410) after pages were handed over is an error
+  // with code 410: those items came from a list that can no longer be finished
+  // consistently, and the reader must start over.
   Result<ObjectList> each_text(const std::function<void(std::string_view)>& on_item);
   // The same texts a page at a time (valid during the call), so a reader may spread one
   // page's items over threads.
@@ -47,8 +44,8 @@ class ListAhead {
     std::string path;
     Result<HttpResponse> response = make_error("not fetched");
     bool last = false;
-    // Items::Texts: each item's place in the body, found by the fetcher, and the page's
-    // metadata (or why the body is not a list).
+    // Each item's place in the body, found by the fetcher, and the page's metadata (or
+    // why the body is not a list).
     std::vector<std::pair<size_t, size_t>> items;
     Result<ListMeta> meta = make_error("not split");
   };
@@ -62,7 +59,6 @@ class ListAhead {
   const ResourceRef ref_;
   const std::string ns_;
   const ListOptions options_;
-  const Items mode_;
   std::mutex mu_;
   std::condition_variable changed_;
   std::deque<Page> pages_;            // fetched, not yet read

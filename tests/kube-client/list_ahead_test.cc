@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "kube/client/json_reader.h"
 #include "tests/support/function_transport.h"
 
 namespace weft::kube {
@@ -48,7 +49,10 @@ ListOptions pages_of_two() {
 
 std::vector<std::string> names_read(ListAhead& list, Result<ObjectList>& result) {
   std::vector<std::string> names;
-  result = list.each([&](nlohmann::json&& item) { names.push_back(item["metadata"]["name"]); });
+  result = list.each_text([&](std::string_view text) {
+    auto item = read_json(text);
+    names.push_back(item ? (*item)["metadata"]["name"].get<std::string>() : item.message());
+  });
   return names;
 }
 
@@ -81,33 +85,29 @@ TEST(ListAhead, EveryPageOnceInOrderIntoTheMemoryOfPagesAlreadyRead) {
 TEST(ListAhead, ItemTextsFoundByTheFetcherAreEveryItemInOrder) {
   auto transport = std::make_shared<FunctionTransport>([&](const HttpRequest& r) { return page_of(asked_page(r), 4); });
   Client client(transport, fast());
-  for (auto mode : {ListAhead::Items::Texts, ListAhead::Items::Trees}) {
-    ListAhead list(client, resources::configmaps(), "default", pages_of_two(), mode);
-    std::vector<std::string> texts;
-    auto result = list.each_text([&](std::string_view text) { texts.emplace_back(text); });
-    ASSERT_TRUE(result) << result.message();
-    EXPECT_EQ(result->resource_version, "7");
-    ASSERT_EQ(texts.size(), 8u);
-    for (int i = 0; i < 8; ++i) EXPECT_EQ(texts[i], R"({"metadata":{"name":"cm-)" + std::to_string(i) + R"("}})");
-  }
+  ListAhead list(client, resources::configmaps(), "default", pages_of_two());
+  std::vector<std::string> texts;
+  auto result = list.each_text([&](std::string_view text) { texts.emplace_back(text); });
+  ASSERT_TRUE(result) << result.message();
+  EXPECT_EQ(result->resource_version, "7");
+  ASSERT_EQ(texts.size(), 8u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(texts[i], R"({"metadata":{"name":"cm-)" + std::to_string(i) + R"("}})");
 }
 
 TEST(ListAhead, PageTextsAreEachPagesItemsInOrder) {
   auto transport = std::make_shared<FunctionTransport>([&](const HttpRequest& r) { return page_of(asked_page(r), 4); });
   Client client(transport, fast());
-  for (auto mode : {ListAhead::Items::Texts, ListAhead::Items::Trees}) {
-    ListAhead list(client, resources::configmaps(), "default", pages_of_two(), mode);
-    std::vector<std::vector<std::string>> pages;
-    auto result = list.each_page_texts([&](const std::vector<std::string_view>& texts) {
-      pages.emplace_back(texts.begin(), texts.end());
-    });
-    ASSERT_TRUE(result) << result.message();
-    EXPECT_EQ(result->resource_version, "7");
-    ASSERT_EQ(pages.size(), 4u);
-    for (int i = 0; i < 8; ++i) {
-      ASSERT_EQ(pages[i / 2].size(), 2u);
-      EXPECT_EQ(pages[i / 2][i % 2], R"({"metadata":{"name":"cm-)" + std::to_string(i) + R"("}})");
-    }
+  ListAhead list(client, resources::configmaps(), "default", pages_of_two());
+  std::vector<std::vector<std::string>> pages;
+  auto result = list.each_page_texts([&](const std::vector<std::string_view>& texts) {
+    pages.emplace_back(texts.begin(), texts.end());
+  });
+  ASSERT_TRUE(result) << result.message();
+  EXPECT_EQ(result->resource_version, "7");
+  ASSERT_EQ(pages.size(), 4u);
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_EQ(pages[i / 2].size(), 2u);
+    EXPECT_EQ(pages[i / 2][i % 2], R"({"metadata":{"name":"cm-)" + std::to_string(i) + R"("}})");
   }
 }
 
