@@ -129,7 +129,7 @@ class Defragmenter {
         if (!movable_[static_cast<size_t>(p)])
           for (int d = 0; d < D; ++d) fixed[n][static_cast<size_t>(d)] += fit_.request(p)[static_cast<size_t>(d)];
     for (const Gang& g : all) {
-      Request shape = fit_.request(g.pending.front());
+      Request shape = request_of(fit_.request(g.pending.front()));
       for (int p : g.pending) shape = max_of(shape, fit_.request(p));
       for (size_t n = 0; n < N; ++n) {
         if (hosts_gang_[n]) continue;
@@ -244,7 +244,7 @@ class Defragmenter {
       const auto& pod = s_.pods[pi];
       if (!movable_[pi] || evicted_[pi] || pod.priority >= s.gang->priority || !budget_left(p)) continue;
       if (gang_local && (s.excluded.count(p) || pod.group == s.gang->group->key)) continue;
-      mv.push_back({p, fit_.request(p), Cost{1, pod.priority, share(p, node)}});
+      mv.push_back({p, request_of(fit_.request(p)), Cost{1, pod.priority, share(p, node)}});
     }
     Request free(static_cast<size_t>(fit_.dims()));
     for (int d = 0; d < fit_.dims(); ++d) free[static_cast<size_t>(d)] = fit_.free(node, d);
@@ -324,7 +324,7 @@ class Defragmenter {
   // The pod's largest share of the node's allocatable (its "usage" for tie-breaks).
   double share(int pod, int node) const {
     double worst = 0;
-    const Request& r = fit_.request(pod);
+    const auto r = fit_.request(pod);
     for (int d = 0; d < fit_.dims(); ++d) {
       int64_t a = fit_.allocatable(node, d);
       if (fit_.dim_name(d) != "pods" && a > 0) worst = std::max(worst, static_cast<double>(r[static_cast<size_t>(d)]) / static_cast<double>(a));
@@ -359,7 +359,7 @@ class Defragmenter {
     Search s;
     s.gang = &g;
     s.pods.assign(g.pending.begin(), g.pending.begin() + need);
-    s.shape = fit_.request(s.pods.front());
+    s.shape = request_of(fit_.request(s.pods.front()));
     for (int p : s.pods) s.shape = max_of(s.shape, fit_.request(p));
     OptionCache& cache = caches_[cache_key(s)];
     if (cache.options.empty()) {

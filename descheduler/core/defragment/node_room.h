@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include <algorithm>
@@ -14,8 +15,11 @@ namespace weft::descheduler::defragment {
 // (scheduler::query::Fit::dims), "pods" included.
 using Request = std::vector<int64_t>;
 
+// A pod's request as the Fit keeps it (scheduler::query::Fit::request), held.
+inline Request request_of(std::span<const int64_t> r) { return {r.begin(), r.end()}; }
+
 // Elementwise max of requests (a shape every one of them fits in).
-inline Request max_of(Request a, const Request& b) {
+inline Request max_of(Request a, std::span<const int64_t> b) {
   for (size_t d = 0; d < a.size(); ++d) a[d] = std::max(a[d], b[d]);
   return a;
 }

@@ -34,8 +34,9 @@ ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks)
     if (!snap.nodes[i].allocatable.count("pods")) alloc_[i * D + pods_] = kUnlimited;
   }
   free_ = alloc_;
-  requests_.resize(snap.pods.size());
-  sparse_.resize(snap.pods.size());
+  requests_.assign(snap.pods.size() * D, 0);
+  sparse_.reserve(snap.pods.size() * 3);   // most pods ask cpu and memory, and take a pod slot
+  sparse_begin_.reserve(snap.pods.size() + 1);
   std::unordered_map<std::string_view, int> node_index;
   node_index.reserve(snap.nodes.size());
   for (size_t i = 0; i < snap.nodes.size(); ++i) node_index.emplace(snap.nodes[i].name, static_cast<int>(i));
@@ -44,17 +45,18 @@ ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks)
     return static_cast<size_t>(std::find(dim_names_.begin(), dim_names_.end(), name) - dim_names_.begin());
   };
   for (size_t p = 0; p < snap.pods.size(); ++p) {
-    auto& r = requests_[p];
-    r.assign(D, 0);
+    int64_t* r = &requests_[p * D];
     for (const auto& [k, v] : snap.pods[p].request)
       if (k != "pods") r[known_dim(k)] = v;
     r[pods_] = 1000;
-    sparse_[p].reserve(static_cast<size_t>(std::count_if(r.begin(), r.end(), [](int64_t v) { return v > 0; })));
+    sparse_begin_.push_back(static_cast<uint32_t>(sparse_.size()));
     for (size_t d = 0; d < D; ++d)
-      if (r[d] > 0) sparse_[p].push_back({static_cast<int>(d), r[d]});
+      if (r[d] > 0) sparse_.push_back({static_cast<int>(d), r[d]});
+  }
+  sparse_begin_.push_back(static_cast<uint32_t>(sparse_.size()));
+  for (size_t p = 0; p < snap.pods.size(); ++p)
     if (snap.pods[p].bound())
       if (auto it = node_index.find(snap.pods[p].node.view()); it != node_index.end()) assume(static_cast<int>(p), it->second);
-  }
 }
 
 int ClusterState::dim_of(const std::string& resource) const {
@@ -96,7 +98,7 @@ const StaticFilter& ClusterState::filter_for(int pod) {
 int64_t ClusterState::slots(int pod, int node) const {
   const int64_t* fr = &free_[static_cast<size_t>(node) * dim_names_.size()];
   int64_t best = kUnlimited;
-  for (const auto& [d, v] : sparse_[pod]) best = std::min(best, fr[d] < 0 ? 0 : fr[d] / v);
+  for (const auto& [d, v] : sparse_request(pod)) best = std::min(best, fr[d] < 0 ? 0 : fr[d] / v);
   return best;
 }
 
@@ -145,19 +147,19 @@ int ClusterState::best_node(int pod, const std::vector<int>* candidates, std::ma
 
 void ClusterState::assume(int pod, int node) {
   int64_t* fr = &free_[static_cast<size_t>(node) * dim_names_.size()];
-  for (const auto& [d, v] : sparse_[pod]) fr[d] -= v;
+  for (const auto& [d, v] : sparse_request(pod)) fr[d] -= v;
   placed_.add(pod, node);
 }
 
 void ClusterState::release(int pod, int node) {
   int64_t* fr = &free_[static_cast<size_t>(node) * dim_names_.size()];
-  for (const auto& [d, v] : sparse_[pod]) fr[d] += v;
+  for (const auto& [d, v] : sparse_request(pod)) fr[d] += v;
   placed_.remove(pod, node);
 }
 
 std::string ClusterState::resources_message(int pod, int node) const {
   const int64_t* fr = &free_[static_cast<size_t>(node) * dim_names_.size()];
-  for (const auto& [d, v] : sparse_[pod])
+  for (const auto& [d, v] : sparse_request(pod))
     if (fr[d] < v) return d == pods_ ? "Too many pods" : "Insufficient " + dim_names_[d];
   return "Insufficient resources";
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -48,14 +49,16 @@ class ClusterState {
   int dim_of(const std::string& resource) const;   // -1 when no node or pod has it
 
   // Dense request of a pod (cpu, memory, ..., plus one "pods" slot).
-  const std::vector<int64_t>& request(int pod) const { return requests_[pod]; }
+  std::span<const int64_t> request(int pod) const {
+    return {requests_.data() + static_cast<size_t>(pod) * dim_names_.size(), dim_names_.size()};
+  }
   int64_t free(int node, int d) const { return free_[static_cast<size_t>(node) * dim_names_.size() + d]; }
   int64_t allocatable(int node, int d) const { return alloc_[static_cast<size_t>(node) * dim_names_.size() + d]; }
 
   const StaticFilter& filter_for(int pod);
   bool fits(int pod, int node) const {
     const int64_t* fr = &free_[static_cast<size_t>(node) * dim_names_.size()];
-    for (const auto& [d, v] : sparse_[pod])
+    for (const auto& [d, v] : sparse_request(pod))
       if (fr[d] < v) return false;
     return true;
   }
@@ -77,9 +80,13 @@ class ClusterState {
     const size_t base = static_cast<size_t>(node) * dim_names_.size();
     int64_t a = alloc_[base + d];
     if (a <= 0) return 1;
-    return static_cast<double>(a - free_[base + d] + requests_[pod][d]) / static_cast<double>(a);
+    return static_cast<double>(a - free_[base + d] + request(pod)[d]) / static_cast<double>(a);
   }
-  const std::vector<std::pair<int, int64_t>>& sparse_request(int pod) const { return sparse_[pod]; }
+  // The pod's nonzero dimensions and their requests.
+  std::span<const std::pair<int, int64_t>> sparse_request(int pod) const {
+    const uint32_t begin = sparse_begin_[static_cast<size_t>(pod)];
+    return {sparse_.data() + begin, sparse_begin_[static_cast<size_t>(pod) + 1] - begin};
+  }
 
   // Best feasible node for the pod among `candidates` (nullptr: all nodes); -1 when none.
   // Rejections are counted into `reasons` when given.
@@ -102,8 +109,11 @@ class ClusterState {
   std::vector<std::string> dim_names_;
   int pods_ = -1;
   std::vector<int64_t> free_, alloc_;
-  std::vector<std::vector<int64_t>> requests_;
-  std::vector<std::vector<std::pair<int, int64_t>>> sparse_;   // nonzero dims per pod
+  // Per pod, flat: its dense request at pod * dims(), its nonzero dimensions at
+  // sparse_[sparse_begin_[pod]..sparse_begin_[pod + 1]) (one allocation each, not two per pod).
+  std::vector<int64_t> requests_;
+  std::vector<std::pair<int, int64_t>> sparse_;
+  std::vector<uint32_t> sparse_begin_;
   std::unordered_map<std::string, StaticFilter> filters_;
   std::vector<std::string> reasons_{""};
   std::unordered_map<std::string, uint16_t> reason_index_;

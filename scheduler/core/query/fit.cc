@@ -70,7 +70,7 @@ std::vector<std::string> Fit::other_pod_rejects(int pod, int node) {
 
 int Fit::dims() const { return session_->cluster.dims(); }
 const std::string& Fit::dim_name(int d) const { return session_->cluster.dim_name(d); }
-const std::vector<int64_t>& Fit::request(int pod) const { return session_->cluster.request(pod); }
+std::span<const int64_t> Fit::request(int pod) const { return session_->cluster.request(pod); }
 int64_t Fit::free(int node, int d) const { return session_->cluster.free(node, d); }
 int64_t Fit::allocatable(int node, int d) const { return session_->cluster.allocatable(node, d); }
 

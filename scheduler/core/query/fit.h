@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,7 @@ class Fit {
   // plus "pods" (1000 per pod; a node stating no pod count holds any number).
   int dims() const;
   const std::string& dim_name(int d) const;
-  const std::vector<int64_t>& request(int pod) const;
+  std::span<const int64_t> request(int pod) const;
   int64_t free(int node, int d) const;
   int64_t allocatable(int node, int d) const;
 
