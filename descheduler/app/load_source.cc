@@ -229,14 +229,10 @@ LoadReader::~LoadReader() {
     if (early) early->await();
 }
 
-bool LoadReader::any_early() const {
-  return std::any_of(early_.begin(), early_.end(), [](const auto& e) { return e != nullptr; });
-}
-
 Result<std::vector<LoadReport>> LoadReader::finish(const Cluster& cluster) {
   std::vector<LoadReport> out;
   for (size_t i = 0; i < reads_.size(); ++i) {
-    Early* early = early_[i].get();
+    Early* early = early_[i] && early_[i]->result.valid() ? early_[i].get() : nullptr;   // once
     if (early) early->await();
     auto fetched = early ? early->result.get() : read_(reads_[i], cluster);
     if (!fetched) return fetched.error();

@@ -68,7 +68,6 @@ class LoadReader {
   LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed);
   ~LoadReader();
   Result<std::vector<LoadReport>> finish(const Cluster& cluster);
-  bool any_early() const;
 
  private:
   struct Early;   // a read started at once, on a thread of its own
