@@ -17,8 +17,15 @@ int index_of(const Cluster& c, const std::string& key) {
 
 int node_index(const Cluster& c, const std::string& name) { return c.node_index.at(name); }
 
+// The evictor's ledger keeps the state: it must outlive the evictor (a default argument
+// would not).
+const DeschedulerState& no_state() {
+  static const DeschedulerState none;
+  return none;
+}
+
 std::unique_ptr<framework::DefaultEvictor> evictor(const Cluster& c, const Policy& pol, Plan& plan,
-                                                   const DeschedulerState& state = {}) {
+                                                   const DeschedulerState& state = no_state()) {
   auto e = framework::DefaultEvictor::create(pol.profiles[0].evictor, c, state, framework::evictor_options(pol, pol.profiles[0], t0(), Seconds(600)),
                                              plan);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.message());
