@@ -14,6 +14,7 @@ struct CpuCounter {
   int cpu = 0;
   uint64_t busy_ns = 0;   // time not idle
   uint64_t total_ns = 0;  // time accounted in all (busy + idle); a wall clock for ebpf
+  uint64_t steal_ns = 0;  // procfs: the hypervisor's steal, inside busy_ns (the programs never see it)
 };
 
 struct MemoryInfo {

@@ -48,7 +48,7 @@ Result<std::vector<CpuCounter>> parse_proc_stat(const std::string& text, uint64_
     // user nice system idle iowait irq softirq steal
     uint64_t busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
     uint64_t idle = v[3] + v[4];
-    cpus.push_back({static_cast<int>(cpu_index), busy * ns_per_tick, (busy + idle) * ns_per_tick});
+    cpus.push_back({static_cast<int>(cpu_index), busy * ns_per_tick, (busy + idle) * ns_per_tick, v[7] * ns_per_tick});
   }
   if (cpus.empty()) return make_error("/proc/stat: no cpuN lines");
   return cpus;

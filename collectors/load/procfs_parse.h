@@ -12,7 +12,7 @@
 namespace weft::load {
 
 // /proc/stat "cpuN" lines: busy = user+nice+system+irq+softirq+steal (guest is inside
-// user), idle = idle+iowait; ticks converted with ns_per_tick.
+// user), idle = idle+iowait, steal apart too; ticks converted with ns_per_tick.
 Result<std::vector<CpuCounter>> parse_proc_stat(const std::string& text, uint64_t ns_per_tick);
 
 // /proc/meminfo MemTotal and MemAvailable.

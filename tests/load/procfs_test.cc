@@ -24,7 +24,9 @@ TEST(ProcStat, BusyAndTotalPerCpu) {
   EXPECT_EQ((*cpus)[0].cpu, 0);
   EXPECT_EQ((*cpus)[0].busy_ns, (1 + 2 + 3 + 6 + 7 + 8) * 10u);
   EXPECT_EQ((*cpus)[0].total_ns, (1 + 2 + 3 + 6 + 7 + 8 + 40 + 5) * 10u);
+  EXPECT_EQ((*cpus)[0].steal_ns, 8 * 10u);   // inside busy, apart too
   EXPECT_EQ((*cpus)[1].busy_ns, 100u);
+  EXPECT_EQ((*cpus)[1].steal_ns, 0u);
 }
 
 TEST(ProcStat, ErrorsNameTheLineAndField) {

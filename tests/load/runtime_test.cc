@@ -13,13 +13,13 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <thread>
 #include <tuple>
 
 #include "collectors/load/cgroup.h"
 #include "collectors/load/ebpf/ebpf_source.h"
 #include "collectors/load/probe.h"
+#include "collectors/load/procfs_parse.h"
 #include "collectors/load/procfs/procfs_source.h"
 #include "collectors/load/sampler.h"
 #include "collectors/load/select.h"
@@ -90,22 +90,13 @@ struct Sources {
   }
 };
 
-// Each CPU's steal ticks and all its ticks, from /proc/stat.
-std::vector<std::pair<uint64_t, uint64_t>> steal_and_total_ticks() {
-  std::vector<std::pair<uint64_t, uint64_t>> cpus;
-  std::ifstream in("/proc/stat");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] == ' ') continue;
-    std::istringstream fields(line.substr(line.find(' ')));
-    uint64_t v = 0, steal = 0, total = 0;
-    for (int n = 0; fields >> v; n++) {
-      if (n == 7) steal = v;
-      if (n < 8) total += v;   // guest time is inside user's
-    }
-    cpus.emplace_back(steal, total);
-  }
-  return cpus;
+// Each CPU's counters from /proc/stat (steal among them), in ticks.
+std::vector<CpuCounter> proc_stat_ticks() {
+  HostFiles files;
+  auto text = files.read("/proc/stat");
+  auto cpus = text ? parse_proc_stat(*text, 1) : Result<std::vector<CpuCounter>>(text.error());
+  EXPECT_TRUE(cpus) << cpus.message();
+  return cpus ? *cpus : std::vector<CpuCounter>{};
 }
 
 struct Windows {
@@ -127,10 +118,10 @@ Windows measure(Sources& s, std::chrono::milliseconds length, During during) {
   auto x0 = s.exact->read();
   auto c0 = s.sampled->read();
   auto p0 = s.procfs->read();
-  const auto ticks0 = steal_and_total_ticks();
+  const auto ticks0 = proc_stat_ticks();
   EXPECT_TRUE(e0 && x0 && c0 && p0);
   during(length);
-  const auto ticks1 = steal_and_total_ticks();
+  const auto ticks1 = proc_stat_ticks();
   auto e1 = s.ebpf->read();
   auto x1 = s.exact->read();
   auto c1 = s.sampled->read();
@@ -143,8 +134,8 @@ Windows measure(Sources& s, std::chrono::milliseconds length, During during) {
   EXPECT_TRUE(we && wx && wc && wp);
   std::vector<double> steal;
   for (size_t i = 0; i < ticks0.size() && i < ticks1.size(); i++) {
-    const uint64_t total = ticks1[i].second - ticks0[i].second;
-    steal.push_back(total ? static_cast<double>(ticks1[i].first - ticks0[i].first) / static_cast<double>(total) : 0);
+    const uint64_t total = ticks1[i].total_ns - ticks0[i].total_ns;
+    steal.push_back(total ? static_cast<double>(ticks1[i].steal_ns - ticks0[i].steal_ns) / static_cast<double>(total) : 0);
   }
   return {*we, *wx, *wc, *wp, steal};
 }
