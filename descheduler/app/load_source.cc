@@ -161,14 +161,6 @@ namespace {
 // thread gets nothing while anything else on the machine runs: once the cycle waits for
 // it, it is raised back to normal priority. Going back needs CAP_SYS_NICE or an
 // RLIMIT_NICE of 20 or more; without either the read runs at nice 5, which never starves.
-bool may_leave_idle_priority() {
-  rlimit nice{};
-  if (::getrlimit(RLIMIT_NICE, &nice) == 0 && (nice.rlim_cur == RLIM_INFINITY || nice.rlim_cur >= 20)) return true;
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
-  return ::syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1u << CAP_SYS_NICE)) != 0;
-}
-
 void yield_to_the_cluster(bool idle) {
   const sched_param none{};
   if (idle) (void)::sched_setscheduler(::gettid(), SCHED_IDLE, &none);
@@ -176,6 +168,14 @@ void yield_to_the_cluster(bool idle) {
 }
 
 }  // namespace
+
+bool may_leave_idle_priority() {
+  rlimit nice{};
+  if (::getrlimit(RLIMIT_NICE, &nice) == 0 && (nice.rlim_cur == RLIM_INFINITY || nice.rlim_cur >= 20)) return true;
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+  return ::syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1u << CAP_SYS_NICE)) != 0;
+}
 
 // A read started at once on a thread of its own, at idle priority until awaited.
 struct LoadReader::Early {

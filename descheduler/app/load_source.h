@@ -63,6 +63,9 @@ bool load_reads_cluster(const LoadSpec& spec);
 // threads (with `not_listed`, which must outlive them) while the cluster is listed; the
 // others when it is. One read per LoadRead; the first error ends it.
 using ReadLoadFn = std::function<Result<LoadReport>(const LoadRead& read, const Cluster& cluster)>;
+// Whether this process may raise a thread back from idle priority (CAP_SYS_NICE or an
+// RLIMIT_NICE of 20 or more): an early read is idle only then, else at nice 5.
+bool may_leave_idle_priority();
 class LoadReader {
  public:
   LoadReader(const std::vector<LoadRead>& reads, ReadLoadFn read, const Cluster& not_listed);

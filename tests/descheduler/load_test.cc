@@ -230,9 +230,9 @@ TEST(Load, ReadEarlyBesideTheClusterOnlyWhenACoreIsIdle) {
   auto loads = reader.finish(none);
   ASSERT_TRUE(loads.ok()) << loads.message();
   EXPECT_EQ(policies[1], ::sched_getscheduler(0));   // read on this thread, as it was
-  // Early: only what the cluster's threads leave (root may leave idle priority again;
-  // without that right the read runs at nice 5 instead).
-  if (::geteuid() == 0) {
+  // Early: only what the cluster's threads leave (idle where the process may raise it back
+  // again; without that right the read runs at nice 5 instead).
+  if (may_leave_idle_priority()) {
     EXPECT_EQ(policies[0], SCHED_IDLE);
   } else {
     EXPECT_EQ(policies[0], SCHED_OTHER);
@@ -268,7 +268,7 @@ TEST(Load, AnEarlyReadTheCycleWaitsForRunsAtNormalPriority) {
   read.wait_started();
   auto loads = reader.finish(none);
   ASSERT_TRUE(loads.ok()) << loads.message();
-  if (::geteuid() == 0) {
+  if (may_leave_idle_priority()) {
     EXPECT_EQ(read.before, SCHED_IDLE);
   }
   EXPECT_EQ(read.after, SCHED_OTHER);
