@@ -21,15 +21,15 @@ void add_prometheus_auth(CLI::App* app, weft::descheduler::PrometheusAuthFlags& 
 }
 
 // One-shot commands build a whole cluster's model (some 150 MiB of small records at
-// 100,000 pods) and exit: on 2 MiB pages that costs a few hundred page faults instead of
-// some 40,000, which on a virtual machine were a fifth of a plan's time. The --interval
-// daemon keeps the allocator's defaults (its freed memory is returned page by page).
-void prefer_large_pages() {
+// 100,000 pods) and exit. Memory freed while the model is built (the decode's scratch) is
+// kept for what comes next: returned to the OS, it would be zeroed again by the kernel
+// when reused. The --interval daemon keeps the allocator's defaults (its freed memory is
+// returned page by page). 2 MiB pages are not asked for: on a virtual machine whose host
+// takes free memory back (free page reporting reports whole 2 MiB blocks), each fresh one
+// costs the host's faults as well as its zeroing: a plan took 2.06 s of CPU on them
+// against 1.80 s on 4 KiB pages (docs/benchmarks.md).
+void keep_freed_memory() {
 #if WEFT_MIMALLOC
-  mi_option_enable(mi_option_large_os_pages);
-  mi_option_set(mi_option_eager_commit_delay, 0);   // else each thread's first segments stay on small pages
-  // Memory freed while the model is built (the decode's scratch) is kept for what comes
-  // next: returned to the OS, it would be zeroed again by the kernel when reused.
   mi_option_disable(mi_option_allow_decommit);
 #endif
 }
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "weft-descheduler: %s\n", s.message().c_str());
     return 1;
   }
-  if (!*r || run.once) prefer_large_pages();
+  if (!*r || run.once) keep_freed_memory();
   if (*r) return run_command(run);
   return plan_command(plan);
 }

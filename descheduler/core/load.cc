@@ -107,6 +107,7 @@ Status add_file_node(const json& e, const std::string& where0, LoadReport& repor
 struct TimeCache {
   std::string text;
   TimePoint at;
+  std::string read;   // the time text being read, its room kept from entry to entry
 };
 
 Status add_file_pod(const json& e, size_t index, LoadReport& report,
@@ -139,7 +140,8 @@ Status add_file_pod(const json& e, size_t index, LoadReport& report,
       if (text != times.text) {
         auto t = parse_rfc3339(text);
         if (!t) return bad(where(k), t.message());
-        times = {text, *t};
+        times.text = text;
+        times.at = *t;
       }
       (k == "at" ? at : k == "cpu_at" ? u.cpu_at : u.memory_at) = times.at;
     } else {
@@ -154,15 +156,17 @@ Status add_file_pod(const json& e, size_t index, LoadReport& report,
   return {};
 }
 
-// A pod entry straight from its text, in the common clean case: only known keys, each
-// once, of the types add_file_pod takes, a name and namespace, a new pod. Anything else
-// (even what add_file_pod would accept, such as a negative zero) returns false with
-// nothing added, and the entry is read as a tree, whose verdict and words stand.
+// A pod entry straight from its text, checked as it is read, in the common clean case:
+// only known keys, each once, of the types add_file_pod takes, a name and namespace, a new
+// pod, nothing after it. Anything else (even what add_file_pod would accept, such as a
+// negative zero, or text that is not JSON) returns false with nothing added, and the entry
+// is checked and read as a tree, whose verdict and words stand.
 bool added_clean_pod(std::string_view entry, LoadReport& report, TimeCache& times) {
   static constexpr std::string_view kKeys[] = {"namespace", "name", "cpu", "memory", "at", "cpu_at", "memory_at"};
-  kube::JsonCursor c = kube::JsonCursor::over_checked(entry);
+  kube::JsonCursor c(entry);
   if (c.peek() != '{') return false;
-  std::string ns, name, text;
+  std::string ns, name;
+  std::string& text = times.read;
   PodUsage u;
   std::optional<TimePoint> at;
   unsigned seen = 0;
@@ -193,15 +197,19 @@ bool added_clean_pod(std::string_view entry, LoadReport& report, TimeCache& time
     if (text != times.text) {
       auto t = parse_rfc3339(text);
       if (!t) return clean = false, make_error("");
-      times = {text, *t};
+      times.text = text;
+      times.at = *t;
     }
     (which == 4 ? at : which == 5 ? u.cpu_at : u.memory_at) = times.at;
     return {};
   });
-  if (!s || !clean || ns.empty() || name.empty()) return false;
+  if (!s || !clean || ns.empty() || name.empty() || !c.end()) return false;
   if (!u.cpu_at) u.cpu_at = at;
   if (!u.memory_at) u.memory_at = at;
-  return report.pods.emplace(ns + "/" + name, u).second;
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).append("/").append(name);
+  return report.pods.emplace(std::move(key), u).second;
 }
 
 }  // namespace
@@ -233,10 +241,18 @@ Result<LoadReport> parse_load_file(std::string_view text, const std::string& fil
     if (which < 0 || c.peek() != '[') return c.pass_over();
     seen[which] = true;
     return c.elements(key, [&](size_t) -> Status {
+      const size_t at = index[which]++;
+      if (failed && which == 1 && c.peek() == '{') {
+        // One pass over a clean entry: its end found by its brackets, its text checked as it is read.
+        const size_t start = c.pos(), end = kube::json_value_end(text, start);
+        if (added_clean_pod(text.substr(start, end - start), report, times)) {
+          c.passed(end);
+          return {};
+        }
+      }
       auto entry = c.skip();
       if (!entry) return entry.error();
-      const size_t at = index[which]++;
-      if (!failed || (which == 1 && added_clean_pod(*entry, report, times))) return {};
+      if (!failed) return {};
       auto e = kube::read_json(*entry);
       if (!e) return e.error();
       failed = which == 0 ? add_file_node(*e, "nodes[" + std::to_string(at) + "]", report, bad)

@@ -76,14 +76,14 @@ char JsonCursor::peek() {
 Status JsonCursor::enter_object() {
   if (peek() != '{') return fail("expected '{'");
   ++p_;
-  first_.push_back(true);
+  first_.push();
   return {};
 }
 
 Status JsonCursor::enter_array() {
   if (peek() != '[') return fail("expected '['");
   ++p_;
-  first_.push_back(true);
+  first_.push();
   return {};
 }
 
@@ -92,15 +92,15 @@ Result<bool> JsonCursor::next_key(std::string& key) {
   skip_ws();
   if (p_ < s_.size() && s_[p_] == '}') {
     ++p_;
-    first_.pop_back();
+    first_.pop();
     return false;
   }
-  if (!first_.back()) {
+  if (!first_.first()) {
     if (p_ >= s_.size() || s_[p_] != ',') return fail("expected ',' or '}'");
     ++p_;
     skip_ws();
   }
-  first_.back() = false;
+  first_.not_first();
   if (p_ >= s_.size() || s_[p_] != '"') return fail("expected a key");
   if (auto s = read_json_string(s_, p_, key); !s) return s.error();
   skip_ws();
@@ -114,14 +114,14 @@ Result<bool> JsonCursor::next_element() {
   skip_ws();
   if (p_ < s_.size() && s_[p_] == ']') {
     ++p_;
-    first_.pop_back();
+    first_.pop();
     return false;
   }
-  if (!first_.back()) {
+  if (!first_.first()) {
     if (p_ >= s_.size() || s_[p_] != ',') return fail("expected ',' or ']'");
     ++p_;
   }
-  first_.back() = false;
+  first_.not_first();
   return true;
 }
 

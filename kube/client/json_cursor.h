@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -76,9 +77,35 @@ class JsonCursor {
   Error fail(const std::string& what) const;
   Error not_a(std::string_view field, const char* what);
 
+  // Per open container, whether its next member would be the first: a bit each, in one
+  // word while fewer than 64 are open (decoders make a cursor per object; none allocates).
+  class FirstFlags {
+   public:
+    bool empty() const { return depth_ == 0; }
+    void push() {
+      if (depth_ < 64) word_ |= uint64_t{1} << depth_;
+      else deeper_.push_back(true);
+      ++depth_;
+    }
+    void pop() {
+      --depth_;
+      if (depth_ >= 64) deeper_.pop_back();
+    }
+    bool first() const { return depth_ <= 64 ? (word_ >> (depth_ - 1) & 1) != 0 : deeper_.back(); }
+    void not_first() {
+      if (depth_ <= 64) word_ &= ~(uint64_t{1} << (depth_ - 1));
+      else deeper_.back() = false;
+    }
+
+   private:
+    uint64_t word_ = 0;
+    size_t depth_ = 0;
+    std::vector<bool> deeper_;   // the 65th open container on
+  };
+
   std::string_view s_;
   size_t p_;
-  std::vector<bool> first_;   // per open container: its next member would be the first
+  FirstFlags first_;
   bool checked_ = false;
 };
 

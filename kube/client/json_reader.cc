@@ -1,6 +1,7 @@
 #include "kube/client/json_reader.h"
 
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -198,9 +199,15 @@ class Reader {
       }
       // Too large for 64 bits: a double, as nlohmann reads it.
     }
-    const std::string token(s_.substr(start, p_ - start));
-    const double value = std::strtod(token.c_str(), nullptr);
-    if (!std::isfinite(value)) return fail("number overflow: " + token);
+    // The grammar is checked: from_chars reads it exactly as strtod would, without a copy
+    // or the locale. Out of range is an overflow or an underflow; strtod tells which.
+    double value = 0;
+    const char* first = s_.data() + start;
+    if (std::from_chars(first, s_.data() + p_, value).ec == std::errc::result_out_of_range) {
+      const std::string token(s_.substr(start, p_ - start));
+      value = std::strtod(token.c_str(), nullptr);
+      if (!std::isfinite(value)) return fail("number overflow: " + token);
+    }
     if (target) *target = value;
     return {};
   }
@@ -354,6 +361,15 @@ Status skip_json_value(std::string_view text, size_t& pos) {
 Status read_json_string(std::string_view text, size_t& pos, std::string& out) {
   if (pos >= text.size() || text[pos] != '"')
     return make_error("syntax error at byte " + std::to_string(pos) + ": expected a string");
+  // Most strings (keys, names, times) are plain bytes up to their closing quote: copied
+  // whole, without a Reader. Any other byte is read the general way from the start.
+  size_t end = pos + 1;
+  while (end < text.size() && kPlain[static_cast<unsigned char>(text[end])]) ++end;
+  if (end < text.size() && text[end] == '"') {
+    out.assign(text.data() + pos + 1, end - pos - 1);
+    pos = end + 1;
+    return {};
+  }
   Reader reader(text, pos);
   if (auto s = reader.string(&out); !s) return s;
   pos = reader.pos();

@@ -128,6 +128,22 @@ TEST(PodUsage, LoadFilePodEntriesReadAlikeWhateverTheirShape) {
   EXPECT_NE(e.message().find("pods[1] (a/q).at"), std::string::npos) << e.message();
 }
 
+// A pod entry is read in one pass, its end found by its brackets before its text is
+// checked: an entry whose brackets close but whose text is not JSON is still refused,
+// naming the byte, and a good entry after it is not taken for it.
+TEST(PodUsage, LoadFilePodEntryThatIsNotJsonIsRefused) {
+  for (const char* entry : {R"({"namespace":"a","name":"p","cpu":01})", R"({"namespace":"a","name":"p" "cpu":1})",
+                            R"({"namespace":"a","name":"p","cpu":1,})", "{\"namespace\":\"a\",\"name\":\"p\x01\"}",
+                            R"({"namespace":"a","name":"p","cpu":tru})", R"({"namespace":"a","name":"p","cpu":1 x})",
+                            R"({"namespace":"a","name":"p","at":"2026-11-23T10:00:00Z\q"})"}) {
+    const std::string text = std::string(R"({"nodes":[],"pods":[)") + entry + R"(,{"namespace":"a","name":"q"}]})";
+    auto e = parse_load_file(text, "load.json");
+    ASSERT_FALSE(e.ok()) << text;
+    EXPECT_NE(e.message().find("load file load.json: "), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("byte"), std::string::npos) << e.message();
+  }
+}
+
 TEST(PodUsage, PrometheusPerPodSeries) {
   auto vec = parse_prometheus_vector(R"({"status":"success","data":{"resultType":"vector","result":[
       {"metric":{"namespace":"team","pod":"burns","node":"hot"},"value":[1700000000,"7.5"]},

@@ -2,6 +2,8 @@
 // project(parse(text), keep) without building what is dropped: the same tree (number kinds
 // too) on every shape a projection meets, the same inputs refused, and the list and watch
 // decoders give the projected items and events (ERROR Status objects whole).
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "kube/client/client.h"
@@ -62,7 +64,9 @@ TEST(KubeClientJsonReader, SameTreeAsParseThenProject) {
 TEST(KubeClientJsonReader, ReadsWhatNlohmannReadsAsItReadsIt) {
   const std::vector<std::string> texts = {
       "0", "-0", "-0.0", "18446744073709551615", "18446744073709551616", "-9223372036854775808",
-      "-9223372036854775809", "1e-400", "1.5E+3", "123456789012345678901234567890", "[1,-2,3.25,true,false,null]",
+      "-9223372036854775809", "1e-400", "-1e-400", "4.9e-324", "2.2250738585072011e-308", "1.7976931348623157e308",
+      "0.1", "3.0000000000000004", "9007199254740993.0", "1.5E+3", "123456789012345678901234567890",
+      "[1,-2,3.25,true,false,null]",
       R"("\" \\ \/ \b \f \n \r \t \u0041 \u00e9 \u20AC \ud83d\ude00 \u0000")", "\"h\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"",
       "\xEF\xBB\xBF{\"bom\":1}", std::string("{\"nul\":1}\0trailing", 18), " \t\r\n[ ] ",
       R"({"b":1,"a":2,"b":3})", std::string(500, '[') + std::string(500, ']')};
@@ -90,7 +94,7 @@ TEST(KubeClientJsonReader, AnyDepthIsReadWithoutRecursion) {
 
 TEST(KubeClientJsonReader, RefusesWhatNlohmannRefusesNamingTheByte) {
   const std::vector<std::string> texts = {
-      R"({"metadata":{"name":"p")", R"({"a":1} trailing)", "", R"({"spec":{"x":[1,2,}})", R"({"a":1e999})",
+      R"({"metadata":{"name":"p")", R"({"a":1} trailing)", "", R"({"spec":{"x":[1,2,}})", R"({"a":1e999})", "-1e999", "1.8e308",
       "01", "-", "1.", ".5", "1e", "+1", "tru", "nul", "[1,]", R"({"a" 1})", R"({a:1})", "\"\x01\"", R"("\x")",
       R"("\u12")", R"("\ud83d")", R"("\ude00")", R"("\ud83d\u0041")", "\"\xC0\xAF\"", "\"\xED\xA0\x80\"",
       "\"\xF4\x90\x80\x80\"", "\"\xE2\x82\"", "\xEF\xBB{}", std::string("\0{}", 3), "[1 2]", "/* c */ 1"};
@@ -265,6 +269,48 @@ TEST(KubeClientJsonCursor, WalksObjectsAndArraysCheckingWhatItSkips) {
     }
     EXPECT_TRUE(failed) << bad;
   }
+}
+
+// Each open container keeps whether its next member is its first, however deep they
+// nest: [{"a":[{"a":...}],"b":1}] walked 100 deep, each level's second member after its first.
+TEST(KubeClientJsonCursor, NestsDeeperThanAWordOfFlags) {
+  constexpr int kDepth = 100;
+  std::string text;
+  for (int i = 0; i < kDepth; ++i) text += R"([{"a":)";
+  text += "0";
+  for (int i = 0; i < kDepth; ++i) text += R"(,"b":1},2])";
+  JsonCursor c(text);
+  std::string key;
+  int deepest = 0, seconds = 0;
+  std::function<Status(int)> level = [&](int depth) -> Status {
+    deepest = std::max(deepest, depth);
+    return c.elements("list", [&](size_t i) -> Status {
+      if (i == 1) return c.pass_over();
+      return c.members("object", [&](const std::string& k) -> Status {
+        if (k == "b") return ++seconds, c.pass_over();
+        return c.peek() == '[' ? level(depth + 1) : c.pass_over();
+      });
+    });
+  };
+  ASSERT_TRUE(level(1));
+  EXPECT_TRUE(c.end());
+  EXPECT_EQ(deepest, kDepth);
+  EXPECT_EQ(seconds, kDepth);
+  // A comma missing at depth 80 is still seen there.
+  std::string bad = text;
+  const size_t comma = kDepth * 6 + 1 + (kDepth - 80) * 10;
+  ASSERT_EQ(bad.substr(comma, 4), R"(,"b")");
+  bad.erase(comma, 1);
+  JsonCursor e(bad);
+  std::function<Status()> any = [&]() -> Status {
+    const char kind = e.peek();
+    if (kind == '[') return e.elements("l", [&](size_t) { return any(); });
+    if (kind == '{') return e.members("o", [&](const std::string&) { return any(); });
+    return e.pass_over();
+  };
+  auto s = any();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("at byte " + std::to_string(comma)), std::string::npos) << s.message();
 }
 
 }  // namespace
