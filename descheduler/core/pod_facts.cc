@@ -42,10 +42,12 @@ Status integer_of(JsonCursor& c, std::optional<int64_t>& into, int64_t lo, int64
   return {};
 }
 
-Result<std::optional<TimePoint>> time_of(const std::string& text, const std::string& where) {
+// `where` names the field in an error (a text, or a function that spells it): built only then.
+template <class Where>
+Result<std::optional<TimePoint>> time_of(const std::string& text, const Where& where) {
   if (text.empty()) return std::optional<TimePoint>();
   auto t = parse_rfc3339(text);
-  if (!t) return make_error(where + ": " + t.message());
+  if (!t) return make_error(kube::json_cursor_detail::spelled(where) + ": " + t.message());
   return std::optional<TimePoint>(*t);
 }
 
@@ -238,10 +240,10 @@ Status PodFactsReader::read_conditions(std::string_view text) {
         if (key == "status") return text_of(c, cond.status, pool_);
         if (key == "reason") return text_of(c, cond.reason, pool_);
         if (key != "lastTransitionTime") return c.pass_over();
-        const std::string where = "status.conditions[" + std::to_string(i) + "].lastTransitionTime";
+        auto where = [i] { return "status.conditions[" + std::to_string(i) + "].lastTransitionTime"; };
         time.clear();
         if (c.peek() == 'n') return c.pass_over();
-        if (c.peek() != '"') return make_error(where + ": must be an RFC 3339 time");
+        if (c.peek() != '"') return make_error(where() + ": must be an RFC 3339 time");
         if (auto st = c.string(time); !st) return st;
         auto t = time_of(time, where);
         if (!t) return t.error();

@@ -368,8 +368,9 @@ Result<NodeInfo> node_info_of_text(std::string_view text, const std::string& whe
 }
 
 Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePools* pools) {
-  const std::string prefix = where.empty() ? "" : where + ": ";
-  if (f.name.empty()) return make_error(prefix + "metadata.name: missing");
+  // Spelled only for an error: every pod of a list shares `where`.
+  auto prefix = [&where] { return where.empty() ? std::string() : where + ": "; };
+  if (f.name.empty()) return make_error(prefix() + "metadata.name: missing");
   StringPool* pool = pools ? &pools->strings : nullptr;
   PodInfo p;
   std::string namespace_name = f.namespace_name.empty() ? "default" : f.namespace_name;
@@ -380,7 +381,7 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   if (!group.empty()) p.group = shared_text(pool, namespace_name + "/" + group);
   if (!f.scheduling_group.empty()) {
     if (!group.empty())
-      return make_error(prefix + "spec.schedulingGroup: the pod also names Volcano PodGroup '" + group +
+      return make_error(prefix() + "spec.schedulingGroup: the pod also names Volcano PodGroup '" + group +
                         "' in an annotation; a pod belongs to one group");
     p.group = shared_text(pool, kube::native_group_key("PodGroup", namespace_name, f.scheduling_group));
   }
@@ -388,18 +389,18 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   p.constraints = pools ? pools->constraints(f.constraints) : nullptr;
   if (!p.constraints) {
     auto pod = constraints_pod(f.constraints);
-    if (!pod) return make_error(prefix + "spec: " + pod.message());
+    if (!pod) return make_error(prefix() + "spec: " + pod.message());
     PodConstraints c;
     auto tol = kube::tolerations_of_pod(*pod);
-    if (!tol) return make_error(prefix + tol.message());
+    if (!tol) return make_error(prefix() + tol.message());
     c.tolerations = std::move(*tol);
     auto aff = kube::NodeAffinity::from_pod(*pod);
-    if (!aff) return make_error(prefix + aff.message());
+    if (!aff) return make_error(prefix() + aff.message());
     c.affinity = std::move(*aff);
     auto ports = host_ports_of_json((*pod)["hostPorts"]);
-    if (!ports) return make_error(prefix + "spec.containers: " + ports.message());
+    if (!ports) return make_error(prefix() + "spec.containers: " + ports.message());
     auto contract = pod_contract_of(*pod, std::move(*ports));
-    if (!contract) return make_error(prefix + contract.message());
+    if (!contract) return make_error(prefix() + contract.message());
     c.contract = std::move(*contract);
     if (pools) p.constraints = pools->keep(f.constraints, std::move(c));
     else if (!c.tolerations.empty() || !c.affinity.empty() || !c.contract.empty())
@@ -425,7 +426,7 @@ Result<PodInfo> pod_info_from(PodFields&& f, const std::string& where, DecodePoo
   if (!preemptable) return preemptable.error();
   p.preemptable = *preemptable;
   p.task_role = shared_text(pool, annotation_or_label(f, "volcano.sh/task-spec", &field).value_or(""));
-  if (auto s = add_volumes(p, f, pool); !s) return make_error(prefix + s.message());
+  if (auto s = add_volumes(p, f, pool); !s) return make_error(prefix() + s.message());
   if (!f.scheduled_time.empty())
     if (auto t = kube::parse_rfc3339(f.scheduled_time)) p.scheduled_at = *t;
   if (!p.scheduled_at && !f.start_time.empty())
