@@ -201,19 +201,19 @@ bool ClusterBuilder::added_as_pod(std::string_view text, const std::string& wher
 }
 
 Result<ClusterBuilder::ReadPod> ClusterBuilder::PodReader::read_text(std::string_view text, const std::string& where) {
-  auto fields = scheduler::pod_fields_of_text(text, false, &facts_);
-  if (!fields) return make_error((where.empty() ? "" : where + ": ") + fields.message());
-  return read_fields(std::move(*fields), where);
+  if (auto s = scheduler::pod_fields_of_text(text, fields_, false, &facts_); !s)
+    return make_error((where.empty() ? "" : where + ": ") + s.message());
+  return read_fields(std::move(fields_), where);
 }
 
 std::optional<ClusterBuilder::ReadPod> ClusterBuilder::PodReader::read_if_pod(std::string_view text,
                                                                             const std::string& where,
                                                                             bool kind_implied) {
-  auto fields = scheduler::pod_fields_of_text(text, false, &facts_);
+  const bool decoded = scheduler::pod_fields_of_text(text, fields_, false, &facts_).ok();
   const bool pod = facts_.kind() == "Pod" || (kind_implied && facts_.kind().empty());
   // Anything else (or a pod it would refuse) goes the general way, whose errors name more.
-  if (!fields || !pod || !facts_.has_metadata()) return std::nullopt;
-  auto read = read_fields(std::move(*fields), where);
+  if (!decoded || !pod || !facts_.has_metadata()) return std::nullopt;
+  auto read = read_fields(std::move(fields_), where);
   if (!read) return std::nullopt;
   return std::move(*read);
 }

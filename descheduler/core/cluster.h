@@ -172,7 +172,8 @@ class ClusterBuilder {
    private:
     Result<ReadPod> read_fields(scheduler::PodFields&& fields, const std::string& where);
     scheduler::DecodePools& pools_;
-    PodFactsReader facts_;   // reused: its lists keep their room from pod to pod
+    PodFactsReader facts_;      // reused: its lists keep their room from pod to pod
+    scheduler::PodFields fields_;   // reused the same way
   };
   // The builder's own reader (pooling with the nodes), for the thread that adds.
   PodReader& pod_reader() { return reader_; }

@@ -366,7 +366,11 @@ PodFields& reset_metadata(PodFields& f) {
 
 PodFields& reset_spec(PodFields& f) {
   f.volumes.clear();
-  f.resources = {};
+  // Cleared in place: a reader that reuses its fields keeps their room from pod to pod.
+  f.resources.containers.clear();
+  f.resources.init_containers.clear();
+  f.resources.overhead.clear();
+  f.resources.pod_level = {};
   f.priority = nullptr;
   f.scheduling_gated = f.resource_claims = false;
   for (auto* text : {&f.priority_class, &f.scheduler_name, &f.node_name, &f.constraints, &f.scheduling_group})
@@ -438,8 +442,8 @@ Result<PodFields> pod_fields_of(const json& o) {
 }
 
 namespace {
-Result<PodFields> read_pod_text(std::string_view text, bool checked, PodTextExtension* more) {
-  PodFields f;
+Status read_pod_text(std::string_view text, bool checked, PodTextExtension* more, PodFields& f) {
+  reset_status(reset_spec(reset_metadata(f)));
   JsonCursor c = checked ? JsonCursor::over_checked(text) : JsonCursor(text);
   if (c.peek() != '{') return make_error("the pod is not a JSON object");
   if (more) more->restart(Section::Top);
@@ -454,23 +458,32 @@ Result<PodFields> read_pod_text(std::string_view text, bool checked, PodTextExte
     if (key == "status") return read_status(c, reset_status(f), section(Section::Status));
     return more ? more->member(Section::Top, key, c) : c.pass_over();
   });
-  if (!s) return s.error();
+  if (!s) return s;
   if (f.constraints.empty()) f.constraints = constraints_text({}, {});
-  if (auto end = c.end(); !end) return end.error();
-  return f;
+  return c.end();
 }
 }  // namespace
 
-Result<PodFields> pod_fields_of_text(std::string_view text, bool checked, PodTextExtension* more) {
-  auto f = read_pod_text(text, checked, more);
-  if (f) return f;
-  if (!more) return tree_verdict(text, pod_fields_of);
+Status pod_fields_of_text(std::string_view text, PodFields& out, bool checked, PodTextExtension* more) {
+  if (read_pod_text(text, checked, more, out)) return {};
+  if (!more) {
+    auto verdict = tree_verdict(text, pod_fields_of);
+    if (!verdict) return verdict.error();
+    out = std::move(*verdict);
+    return {};
+  }
   // What a tree accepts, `more` reads from the tree's own text (each member once).
   auto tree = kube::read_json(text);
   if (!tree) return tree.error();
   auto verdict = kube::refuse_type_errors("", [&] { return pod_fields_of(*tree); });
-  if (!verdict) return verdict;
-  return read_pod_text(tree->dump(), true, more);
+  if (!verdict) return verdict.error();
+  return read_pod_text(tree->dump(), true, more, out);
+}
+
+Result<PodFields> pod_fields_of_text(std::string_view text, bool checked, PodTextExtension* more) {
+  PodFields f;
+  if (auto s = pod_fields_of_text(text, f, checked, more); !s) return s.error();
+  return f;
 }
 
 Result<kube::ResourceList> resource_list_of_text(std::string_view text, const std::string& field) {

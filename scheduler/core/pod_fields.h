@@ -74,6 +74,10 @@ Result<PodFields> pod_fields_of(const nlohmann::json& pod);
 // `more`: reads the rest of what its caller needs in the same pass; it has read the pod
 // (as pod_fields_of reads it) when this returns fields.
 Result<PodFields> pod_fields_of_text(std::string_view pod_text, bool checked = false, PodTextExtension* more = nullptr);
+// The same into `out` (left unspecified on an error): a reader that decodes pod after pod
+// into one PodFields keeps its texts' and lists' room instead of allocating them per pod.
+Status pod_fields_of_text(std::string_view pod_text, PodFields& out, bool checked = false,
+                          PodTextExtension* more = nullptr);
 
 // A resource list ("cpu": "4", ...) from its JSON text; "null" is an empty one. Errors
 // name `field` and the resource, as parse_resource_list's do.
