@@ -220,7 +220,9 @@ Result<LoadReport> parse_load_file(std::string_view text, const std::string& fil
   };
   LoadReport report;
   report.source_name = "file " + file;
-  report.pods.reserve(text.size() / 128);   // a pod entry takes about a hundred bytes
+  // A pod entry takes about a hundred bytes: buckets for more keep the table from rehashing
+  // and its chains short.
+  report.pods.reserve(text.size() / 64);
   // Entries of "nodes" and "pods" are read one at a time, each as a small tree, and dropped.
   size_t index[2] = {0, 0};
   bool seen[2] = {false, false};

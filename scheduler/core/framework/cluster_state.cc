@@ -15,18 +15,37 @@ constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max() / 4;
 ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks)
     : snap_(snap), callbacks_(callbacks), placed_(snap) {
   // The resources named anywhere, sorted. They are few and every pod names the same ones:
-  // a scan of those already met is cheaper than a set insert per pod and resource.
-  std::vector<std::string> names{"cpu", "memory", "pods"};
-  auto note = [&](const std::string& name) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  // each pod's request is walked once, its names found by a scan of those met so far, its
+  // amounts kept in one flat list by the order met; the names are sorted after.
+  std::vector<std::string_view> met{"cpu", "memory", "pods"};
+  constexpr uint32_t kPodsMet = 2;
+  auto met_as = [&](std::string_view name) {
+    const auto it = std::find(met.begin(), met.end(), name);
+    if (it != met.end()) return static_cast<uint32_t>(it - met.begin());
+    met.push_back(name);
+    return static_cast<uint32_t>(met.size() - 1);
   };
   for (const auto& n : snap.nodes)
-    for (const auto& [k, v] : n.allocatable) note(k);
-  for (const auto& p : snap.pods)
-    for (const auto& [k, v] : p.request) note(k);
-  std::sort(names.begin(), names.end());
-  dim_names_ = std::move(names);
-  pods_ = dim_of("pods");
+    for (const auto& [k, v] : n.allocatable) (void)met_as(k);
+  std::vector<std::pair<uint32_t, int64_t>> asked;   // pod after pod: (name met, amount)
+  std::vector<uint32_t> asked_begin;
+  asked.reserve(snap.pods.size() * 2);
+  asked_begin.reserve(snap.pods.size() + 1);
+  for (const auto& p : snap.pods) {
+    asked_begin.push_back(static_cast<uint32_t>(asked.size()));
+    for (const auto& [k, v] : p.request)
+      if (const uint32_t m = met_as(k); m != kPodsMet) asked.emplace_back(m, v);
+  }
+  asked_begin.push_back(static_cast<uint32_t>(asked.size()));
+  std::vector<uint32_t> sorted(met.size());
+  for (uint32_t m = 0; m < met.size(); ++m) sorted[m] = m;
+  std::sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) { return met[a] < met[b]; });
+  std::vector<size_t> dim_met(met.size());   // per name met, its dimension
+  for (size_t d = 0; d < sorted.size(); ++d) {
+    dim_names_.emplace_back(met[sorted[d]]);
+    dim_met[sorted[d]] = d;
+  }
+  pods_ = static_cast<int>(dim_met[kPodsMet]);
   const size_t D = dim_names_.size();
   alloc_.assign(snap.nodes.size() * D, 0);
   for (size_t i = 0; i < snap.nodes.size(); ++i) {
@@ -37,23 +56,18 @@ ClusterState::ClusterState(const Snapshot& snap, const NodeCallbacks& callbacks)
   requests_.assign(snap.pods.size() * D, 0);
   sparse_.reserve(snap.pods.size() * 3);   // most pods ask cpu and memory, and take a pod slot
   sparse_begin_.reserve(snap.pods.size() + 1);
-  std::unordered_map<std::string_view, int> node_index;
-  node_index.reserve(snap.nodes.size());
-  for (size_t i = 0; i < snap.nodes.size(); ++i) node_index.emplace(snap.nodes[i].name, static_cast<int>(i));
-  // Every resource is among the few names: found by equality, not by a search in order.
-  auto known_dim = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(dim_names_.begin(), dim_names_.end(), name) - dim_names_.begin());
-  };
   for (size_t p = 0; p < snap.pods.size(); ++p) {
     int64_t* r = &requests_[p * D];
-    for (const auto& [k, v] : snap.pods[p].request)
-      if (k != "pods") r[known_dim(k)] = v;
+    for (uint32_t a = asked_begin[p]; a < asked_begin[p + 1]; ++a) r[dim_met[asked[a].first]] = asked[a].second;
     r[pods_] = 1000;
     sparse_begin_.push_back(static_cast<uint32_t>(sparse_.size()));
     for (size_t d = 0; d < D; ++d)
       if (r[d] > 0) sparse_.push_back({static_cast<int>(d), r[d]});
   }
   sparse_begin_.push_back(static_cast<uint32_t>(sparse_.size()));
+  std::unordered_map<std::string_view, int> node_index;
+  node_index.reserve(snap.nodes.size());
+  for (size_t i = 0; i < snap.nodes.size(); ++i) node_index.emplace(snap.nodes[i].name, static_cast<int>(i));
   for (size_t p = 0; p < snap.pods.size(); ++p)
     if (snap.pods[p].bound())
       if (auto it = node_index.find(snap.pods[p].node.view()); it != node_index.end()) assume(static_cast<int>(p), it->second);
