@@ -122,6 +122,8 @@ write("scheduler_config", files("tests/scheduler/scenarios/*.conf") + files("dep
       literals("tests/scheduler/config_test.cc"))
 write("descheduler_policy", files("tests/descheduler/testdata/*.yaml") +
       files("deploy/descheduler/common/policy-configmap.yaml") + literals("tests/descheduler/policy_test.cc"))
+write("load_file", [s for t in ("load_test.cc", "usage_test.cc") for s in literals("tests/descheduler/" + t)
+                    if s.lstrip().startswith(b"{")])
 # prometheus: one byte for the join label (odd: node, even: instance), then the body.
 write("prometheus", [bytes([1]) + s for s in literals("tests/descheduler/load_test.cc")] +
       [bytes([0]) + s for s in literals("tests/descheduler/load_test.cc") if b"instance" in s])

@@ -226,6 +226,7 @@ Result<LoadReport> parse_load_file(std::string_view text, const std::string& fil
   // Entries of "nodes" and "pods" are read one at a time, each as a small tree, and dropped.
   size_t index[2] = {0, 0};
   bool seen[2] = {false, false};
+  int given[2] = {0, 0};
   Status failed;
   std::string unknown;   // the first key that is neither, reported after the entries
   bool pods_given = false;
@@ -238,6 +239,8 @@ Result<LoadReport> parse_load_file(std::string_view text, const std::string& fil
   }
   auto read = c.members("load file", [&](const std::string& key) -> Status {
     const int which = key == "nodes" ? 0 : key == "pods" ? 1 : -1;
+    // Twice is refused rather than read as one list (or the last, as a tree would keep it).
+    if (which >= 0 && given[which]++) return make_error(key + ": given twice");
     if (which < 0 && unknown.empty()) unknown = key;
     if (which == 1) pods_given = true;
     if (which < 0 || c.peek() != '[') return c.pass_over();

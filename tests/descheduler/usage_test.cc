@@ -89,6 +89,8 @@ TEST(PodUsage, LoadFileWithPods) {
                 Bad{R"({"nodes":[],"pods":[{"namespace":"a","name":"p"},{"namespace":"a","name":"p"}]})", "pods[1] (a/p)"},
                 Bad{R"({"nodes":[],"pods":{}})", "pods"},
                 Bad{R"({"nodes":[],"podz":[]})", "podz"},
+                Bad{R"({"nodes":[],"pods":[{"namespace":"a","name":"p"}],"pods":[]})", "pods: given twice"},
+                Bad{R"({"nodes":null,"nodes":[]})", "nodes: given twice"},
                 Bad{R"({"pods":[]})", "nodes"}}) {
     auto e = parse_load_file(b.text, "load.json");
     ASSERT_FALSE(e.ok()) << b.text;
