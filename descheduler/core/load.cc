@@ -108,6 +108,16 @@ struct TimeCache {
   std::string text;
   TimePoint at;
   std::string read;   // the time text being read, its room kept from entry to entry
+  // The time `t` spells: the last one again when it is the same text.
+  Result<TimePoint> of(const std::string& t) {
+    if (t != text) {
+      auto parsed = parse_rfc3339(t);
+      if (!parsed) return parsed.error();
+      text = t;
+      at = *parsed;
+    }
+    return at;
+  }
 };
 
 Status add_file_pod(const json& e, size_t index, LoadReport& report,
@@ -136,14 +146,9 @@ Status add_file_pod(const json& e, size_t index, LoadReport& report,
     } else if (k == "at" || k == "cpu_at" || k == "memory_at") {
       if (v.is_null()) continue;
       if (!v.is_string()) return bad(where(k), "must be an RFC 3339 time");
-      const std::string& text = v.get_ref<const std::string&>();
-      if (text != times.text) {
-        auto t = parse_rfc3339(text);
-        if (!t) return bad(where(k), t.message());
-        times.text = text;
-        times.at = *t;
-      }
-      (k == "at" ? at : k == "cpu_at" ? u.cpu_at : u.memory_at) = times.at;
+      auto t = times.of(v.get_ref<const std::string&>());
+      if (!t) return bad(where(k), t.message());
+      (k == "at" ? at : k == "cpu_at" ? u.cpu_at : u.memory_at) = *t;
     } else {
       return bad(where(k), "unknown field");
     }
@@ -194,13 +199,9 @@ bool added_clean_pod(std::string_view entry, LoadReport& report, TimeCache& time
     }
     if (kind != '"') return clean = false, make_error("");
     if (auto st = c.string(text); !st) return st;
-    if (text != times.text) {
-      auto t = parse_rfc3339(text);
-      if (!t) return clean = false, make_error("");
-      times.text = text;
-      times.at = *t;
-    }
-    (which == 4 ? at : which == 5 ? u.cpu_at : u.memory_at) = times.at;
+    auto t = times.of(text);
+    if (!t) return clean = false, make_error("");
+    (which == 4 ? at : which == 5 ? u.cpu_at : u.memory_at) = *t;
     return {};
   });
   if (!s || !clean || ns.empty() || name.empty() || !c.end()) return false;

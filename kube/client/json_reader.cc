@@ -22,6 +22,12 @@ constexpr std::array<bool, 256> plain_bytes() {
 }
 constexpr auto kPlain = plain_bytes();
 
+// Past the run of plain bytes from `from`.
+size_t plain_run_end(std::string_view s, size_t from) {
+  while (from < s.size() && kPlain[static_cast<unsigned char>(s[from])]) ++from;
+  return from;
+}
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -219,7 +225,7 @@ class Reader {
     ++p_;
     for (;;) {
       const size_t run = p_;
-      while (p_ < s_.size() && kPlain[static_cast<unsigned char>(s_[p_])]) ++p_;
+      p_ = plain_run_end(s_, p_);
       if (out) out->append(s_.data() + run, p_ - run);
       if (p_ >= s_.size()) return fail("unterminated string");
       const auto c = static_cast<unsigned char>(s_[p_]);
@@ -363,8 +369,7 @@ Status read_json_string(std::string_view text, size_t& pos, std::string& out) {
     return make_error("syntax error at byte " + std::to_string(pos) + ": expected a string");
   // Most strings (keys, names, times) are plain bytes up to their closing quote: copied
   // whole, without a Reader. Any other byte is read the general way from the start.
-  size_t end = pos + 1;
-  while (end < text.size() && kPlain[static_cast<unsigned char>(text[end])]) ++end;
+  const size_t end = plain_run_end(text, pos + 1);
   if (end < text.size() && text[end] == '"') {
     out.assign(text.data() + pos + 1, end - pos - 1);
     pos = end + 1;
