@@ -48,7 +48,9 @@ class SharedString {
   const char* c_str() const noexcept { return str().c_str(); }
   const char* data() const noexcept { return str().data(); }
   size_t size() const noexcept { return str().size(); }
-  bool empty() const noexcept { return !rep_ || rep_->text.empty(); }
+  // No Rep is ever built for an empty text, so this reads no memory but the pointer (a
+  // pool's probe tests it on every slot it passes).
+  bool empty() const noexcept { return rep_ == nullptr; }
   // Holders of this text, the pool's own reference included (0 for the empty string).
   uint32_t use_count() const noexcept { return rep_ ? rep_->refs.load(std::memory_order_relaxed) : 0; }
   bool same_text_object(const SharedString& other) const noexcept { return rep_ == other.rep_; }

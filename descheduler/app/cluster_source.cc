@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "descheduler/app/read_on_two_threads.h"
+#include "kube/client/json_cursor.h"
 #include "kube/client/json_reader.h"
 #include "kube/client/list_ahead.h"
 #include "kube/client/list_decoder.h"
@@ -15,6 +16,18 @@
 namespace weft::descheduler {
 
 namespace {
+
+// Adds what a TextReader read; false when the builder refuses it (a node met twice): the
+// caller adds its tree then, to be told why.
+template <class Builder>
+bool added(Builder& builder, ClusterBuilder::ReadPod&& pod) {
+  builder.add_read(std::move(pod));
+  return true;
+}
+template <class Builder>
+bool added(Builder& builder, ClusterBuilder::ReadNode&& node) {
+  return builder.add_read(std::move(node)).ok();
+}
 
 // Adds every object of a scenario file to `builder` (a ClusterBuilder or WorldBuilder).
 template <class Builder>
@@ -47,18 +60,27 @@ Status fill_from_file(Builder& builder, const std::string& path) {
     // The second thread pools on its own: sharing the builder's pools would have both
     // threads wait on one lock and count references on the same texts for every pod.
     scheduler::DecodePools beside_pools;
-    ClusterBuilder::PodReader beside(beside_pools);
-    using ReadItem = std::variant<ClusterBuilder::ReadPod, Result<nlohmann::json>>;
-    auto read = [&path](ClusterBuilder::PodReader& reader, std::string_view item) -> ReadItem {
-      if (auto pod = reader.read_if_pod(item, path, false)) return std::move(*pod);
+    ClusterBuilder::TextReader beside(beside_pools);
+    // Nodes and pods are read from their text; other kinds, and what those readers refuse, as trees.
+    using ReadItem = std::variant<ClusterBuilder::ReadPod, ClusterBuilder::ReadNode, Result<nlohmann::json>>;
+    auto read = [&path](ClusterBuilder::TextReader& reader, std::string_view item) -> ReadItem {
+      if (kube::json_plain_string_member(item, "kind") == "Node") {
+        if (auto node = reader.read_if_node(item, path, false)) return std::move(*node);
+      } else if (auto pod = reader.read_if_pod(item, path, false)) {
+        return std::move(*pod);
+      }
       return kube::read_json(item);
     };
     Status failed;
-    find_and_read_on_two_threads(items, find, builder.pod_reader(), beside, read, [&](size_t i, ReadItem&& read_item) {
+    find_and_read_on_two_threads(items, find, builder.text_reader(), beside, read, [&](size_t i, ReadItem&& read_item) {
       if (!failed) return;
       if (auto* pod = std::get_if<ClusterBuilder::ReadPod>(&read_item)) {
         builder.add_read(std::move(*pod));
         return;
+      }
+      if (auto* node = std::get_if<ClusterBuilder::ReadNode>(&read_item)) {
+        if (added(builder, std::move(*node))) return;
+        read_item = kube::read_json(items[i]);   // refused: its tree is told why, naming the item
       }
       const size_t index = i + 1;
       const auto& tree = std::get<Result<nlohmann::json>>(read_item);
@@ -115,28 +137,30 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
       });
     };
   };
-  // Pods (most of the cluster) in one pass over their text, each page's on two threads
-  // and added in the page's order; one a reader refuses, as a tree. The thread beside
-  // pools on its own (as fill_from_file's).
+  // Nodes and pods (most of the cluster) in one pass over their text, each page's on two
+  // threads and added in the page's order; one a reader refuses, as a tree. The thread
+  // beside pools on its own (as fill_from_file's).
   scheduler::DecodePools beside_pools;
-  ClusterBuilder::PodReader beside(beside_pools);
-  auto add_pod_page = [&](const kube::ResourceRef& ref) {
-    return [&, tree = add("Pod", ref), where = ref.collection_path("")](const std::vector<std::string_view>& texts) {
-      using ReadPod = std::optional<ClusterBuilder::ReadPod>;
-      auto read = [&where](ClusterBuilder::PodReader& reader, std::string_view text) -> ReadPod {
-        return reader.read_if_pod(text, where, true);
+  ClusterBuilder::TextReader beside(beside_pools);
+  auto add_text_page = [&](const char* kind, const kube::ResourceRef& ref, auto read_one) {
+    return [&, read_one, tree = add(kind, ref), where = ref.collection_path("")](const std::vector<std::string_view>& texts) {
+      auto read = [&where, &read_one](ClusterBuilder::TextReader& reader, std::string_view text) {
+        return read_one(reader, text, where);
       };
-      read_on_two_threads(texts, builder.pod_reader(), beside, read, [&](size_t i, ReadPod&& pod) {
+      read_on_two_threads(texts, builder.text_reader(), beside, read, [&](size_t i, auto&& object) {
         if (!failed) return;
-        if (pod) {
-          builder.add_read(std::move(*pod));
-          return;
-        }
+        if (object && added(builder, std::move(*object))) return;
         auto item = kube::read_json(texts[i]);
         if (!item) failed = make_error(where + ": " + item.message());
         else tree(std::move(*item));
       });
     };
+  };
+  auto pod_text = [](ClusterBuilder::TextReader& reader, std::string_view text, const std::string& where) {
+    return reader.read_if_pod(text, where, true);
+  };
+  auto node_text = [](ClusterBuilder::TextReader& reader, std::string_view text, const std::string& where) {
+    return reader.read_if_node(text, where, true);
   };
   struct Kind {
     const char* kind;
@@ -169,10 +193,12 @@ Status fill_from_api(Builder& builder, kube::Client& client, std::vector<std::st
     lists.push_back(std::make_unique<kube::ListAhead>(client, k.ref, "", k.options));
   for (size_t i = 0; i < kinds.size(); ++i) {
     const Kind& k = kinds[i];
+    const std::string kind = k.kind;
     // Nodes come first: their pod capacity bounds the pods, so up to a page of pods never regrows.
-    if (std::string(k.kind) == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));
-    auto r = std::string(k.kind) == "Pod" ? lists[i]->each_page_texts(add_pod_page(k.ref))
-                                          : lists[i]->each_page_texts(add_tree_page(k.kind, k.ref));
+    if (kind == "Pod") builder.reserve_pods(std::min<size_t>(builder.pod_capacity(), kListPageLimit));
+    auto r = kind == "Pod"    ? lists[i]->each_page_texts(add_text_page(k.kind, k.ref, pod_text))
+             : kind == "Node" ? lists[i]->each_page_texts(add_text_page(k.kind, k.ref, node_text))
+                              : lists[i]->each_page_texts(add_tree_page(k.kind, k.ref));
     lists[i].reset();
     if (!r) {
       if (k.optional && (r.error().code == 404 || r.error().code == 403)) {

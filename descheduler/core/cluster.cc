@@ -10,6 +10,7 @@
 #include "kube/priority.h"
 #include "kube/objects.h"
 #include "kube/podgroup.h"
+#include "scheduler/core/node_fields.h"
 #include "scheduler/core/pod_fields.h"
 #include "scheduler/core/query/group_name.h"
 
@@ -18,51 +19,32 @@ namespace {
 
 using nlohmann::json;
 
-const json& at_path(const json& obj, std::initializer_list<const char*> path) {
-  static const json null_value;
-  const json* cur = &obj;
-  for (const char* key : path) {
-    if (!cur->is_object()) return null_value;
-    auto it = cur->find(key);
-    if (it == cur->end()) return null_value;
-    cur = &*it;
+// This side's record of a node, made from the scheduler's (its one decode).
+NodeInfo node_record_of(const scheduler::NodeInfo& spec) {
+  NodeInfo n;
+  n.name = spec.name;
+  for (const auto& [key, value] : spec.labels) n.labels.emplace_hint(n.labels.end(), key.str(), value.str());
+  n.allocatable = spec.allocatable;
+  n.taints = spec.taints;
+  n.ready = spec.ready;
+  n.unschedulable = spec.unschedulable;
+  if (spec.load) {
+    LoadSample s;
+    s.cpu = spec.load->cpu;
+    s.memory = spec.load->memory;
+    s.cpu_at = spec.load->cpu_at;
+    s.memory_at = spec.load->memory_at;
+    s.source = spec.load->source.empty() ? "annotation" : spec.load->source;
+    n.annotated_load = s;
+  } else if (!spec.load_error.empty()) {
+    n.annotation_error = "annotation " + std::string(keys::kLoadAnnotation) + ": " + spec.load_error;
   }
-  return *cur;
+  return n;
 }
 
-Status add_node(Cluster& c, const json& obj, const std::string& where) {
-  NodeInfo n;
-  n.name = kube::name_of(obj);
-  if (c.node_index.count(n.name)) return make_error(where + ": node " + n.name + " appears twice");
-  n.labels = kube::labels_of(obj);
-  auto alloc = kube::node_allocatable(obj);
-  if (!alloc) return wrap(alloc.error(), where);
-  n.allocatable = std::move(*alloc);
-  auto taints = kube::taints_of_node(obj);
-  if (!taints) return wrap(taints.error(), where);
-  n.taints = std::move(*taints);
-  // A node without conditions (as in hand-written scenarios) counts as ready.
-  const json& conds = at_path(obj, {"status", "conditions"});
-  n.ready = !conds.is_array() || conds.empty() || kube::node_ready(obj);
-  n.unschedulable = kube::node_unschedulable(obj);
-  std::string load = kube::annotation(obj, keys::kLoadAnnotation);
-  if (!load.empty()) {
-    auto decoded = kube::decode_load_annotation(load);
-    if (decoded) {
-      LoadSample s;
-      s.cpu = decoded->cpu;
-      s.memory = decoded->memory;
-      s.cpu_at = decoded->cpu_at;
-      s.memory_at = decoded->memory_at;
-      s.source = decoded->source.empty() ? "annotation" : decoded->source;
-      n.annotated_load = s;
-    } else {
-      n.annotation_error = "annotation " + std::string(keys::kLoadAnnotation) + ": " + decoded.message();
-    }
-  }
+void add_node(Cluster& c, NodeInfo&& n) {
   c.node_index[n.name] = static_cast<int>(c.nodes.size());
   c.nodes.push_back(std::move(n));
-  return {};
 }
 
 // Each node's index in the snapshot (sorted by name, as it keeps them).
@@ -162,7 +144,7 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
     if (cluster_.node_index.count(kube::name_of(obj))) return make_error(where + ": node " + kube::name_of(obj) + " appears twice");
     auto spec = scheduler::node_info_of(obj, where, &decode_pools_);
     if (!spec) return spec.error();
-    if (auto s = add_node(cluster_, obj, where); !s) return s;
+    add_node(cluster_, node_record_of(*spec));
     scheduling_.add(std::move(*spec));
     return {};
   }
@@ -200,13 +182,13 @@ bool ClusterBuilder::added_as_pod(std::string_view text, const std::string& wher
   return pod.has_value();
 }
 
-Result<ClusterBuilder::ReadPod> ClusterBuilder::PodReader::read_text(std::string_view text, const std::string& where) {
+Result<ClusterBuilder::ReadPod> ClusterBuilder::TextReader::read_text(std::string_view text, const std::string& where) {
   if (auto s = scheduler::pod_fields_of_text(text, fields_, false, &facts_); !s)
     return make_error((where.empty() ? "" : where + ": ") + s.message());
   return read_fields(std::move(fields_), where);
 }
 
-std::optional<ClusterBuilder::ReadPod> ClusterBuilder::PodReader::read_if_pod(std::string_view text,
+std::optional<ClusterBuilder::ReadPod> ClusterBuilder::TextReader::read_if_pod(std::string_view text,
                                                                             const std::string& where,
                                                                             bool kind_implied) {
   const bool decoded = scheduler::pod_fields_of_text(text, fields_, false, &facts_).ok();
@@ -218,9 +200,29 @@ std::optional<ClusterBuilder::ReadPod> ClusterBuilder::PodReader::read_if_pod(st
   return std::move(*read);
 }
 
+std::optional<ClusterBuilder::ReadNode> ClusterBuilder::TextReader::read_if_node(std::string_view text,
+                                                                              const std::string& where,
+                                                                              bool kind_implied) {
+  // Anything else, or a node it would refuse, goes the general way (as read_if_pod).
+  auto fields = scheduler::node_fields_of_text(text);
+  if (!fields || !(fields->kind == "Node" || (kind_implied && fields->kind.empty()))) return std::nullopt;
+  auto later = arrives_later(fields->arrival, where);
+  if (!later) return std::nullopt;
+  ReadNode read;
+  if (*later) {
+    read.later = true;
+    return read;
+  }
+  auto spec = scheduler::node_info_from(std::move(*fields), where, &pools_);
+  if (!spec) return std::nullopt;
+  read.own = node_record_of(*spec);
+  read.spec = std::move(*spec);
+  return read;
+}
+
 // Every pod goes to the snapshot (GangDefragment places the pending ones); bound pods are
 // kept here too, with their eviction facts (read in the same pass).
-Result<ClusterBuilder::ReadPod> ClusterBuilder::PodReader::read_fields(scheduler::PodFields&& fields,
+Result<ClusterBuilder::ReadPod> ClusterBuilder::TextReader::read_fields(scheduler::PodFields&& fields,
                                                                      const std::string& where) {
   const std::string* arrival = nullptr;
   for (const auto& [key, value] : fields.annotations)
@@ -251,6 +253,14 @@ void ClusterBuilder::add_read(ReadPod&& pod) {
   cluster_.pods.push_back(std::move(*pod.bound));
   pod_nodes_.push_back(std::move(pod.node));
   pod_twins_.push_back(twin);
+}
+
+Status ClusterBuilder::add_read(ReadNode&& node) {
+  if (node.later) return {};
+  if (cluster_.node_index.count(node.own.name)) return make_error("node " + node.own.name + " appears twice");
+  add_node(cluster_, std::move(node.own));
+  scheduling_.add(std::move(node.spec));
+  return {};
 }
 
 void ClusterBuilder::reserve_pods(size_t pods) {

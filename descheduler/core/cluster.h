@@ -158,16 +158,26 @@ class ClusterBuilder {
     std::string node;
     bool later = false;
   };
-  // Reads pods as add_pod_text and added_as_pod do, touching nothing of a builder, so pods
-  // can be read on several threads, one reader each. Each reader pools through the pools
-  // it is given: readers on different threads given different pools share no lock and no
-  // text's count (a text read by two such readers is two equal texts, not one object).
-  class PodReader {
+  // A Node as read from its text: the scheduler's record and this side's, made from it.
+  struct ReadNode {
+    scheduler::NodeInfo spec;
+    NodeInfo own;
+    bool later = false;
+  };
+  // Reads pods and nodes as add_pod_text and added_as_pod do, touching nothing of a
+  // builder, so they can be read on several threads, one reader each. Each reader pools
+  // through the pools it is given: readers on different threads given different pools
+  // share no lock and no text's count (a text read by two such readers is two equal texts,
+  // not one object).
+  class TextReader {
    public:
-    explicit PodReader(scheduler::DecodePools& pools) : pools_(pools), facts_(pools.strings) {}
+    explicit TextReader(scheduler::DecodePools& pools) : pools_(pools), facts_(pools.strings) {}
     Result<ReadPod> read_text(std::string_view text, const std::string& where);
     // Null when not a pod it takes (see added_as_pod).
     std::optional<ReadPod> read_if_pod(std::string_view text, const std::string& where, bool kind_implied);
+    // The same for a Node (`kind_implied`: a node list's item). Null for anything else and
+    // for a node it would refuse: add() reads that one's tree, whose errors name more.
+    std::optional<ReadNode> read_if_node(std::string_view text, const std::string& where, bool kind_implied);
 
    private:
     Result<ReadPod> read_fields(scheduler::PodFields&& fields, const std::string& where);
@@ -175,11 +185,13 @@ class ClusterBuilder {
     PodFactsReader facts_;      // reused: its lists keep their room from pod to pod
     scheduler::PodFields fields_;   // reused the same way
   };
-  // The builder's own reader (pooling with the nodes), for the thread that adds.
-  PodReader& pod_reader() { return reader_; }
-  // Adds what a PodReader read. Pods added in the order of their texts make the same
-  // cluster as add_pod_text / added_as_pod over the same texts.
+  // The builder's own reader (pooling with add()), for the thread that adds.
+  TextReader& text_reader() { return reader_; }
+  // Adds what a TextReader read. Objects added in the order of their texts make the same
+  // cluster as add_pod_text / added_as_pod / add over the same texts.
   void add_read(ReadPod&& pod);
+  // Refused (nothing changed) for a node added already: add() the node's tree to be told so.
+  Status add_read(ReadNode&& node);
   // Room for about this many pods, so a big list does not regrow (and move) the pods.
   void reserve_pods(size_t pods);
   // Where the pods reserved for will be kept (both records of each): for a thread that
@@ -213,7 +225,7 @@ class ClusterBuilder {
   std::vector<std::string> pod_nodes_;
   std::vector<size_t> pod_twins_;          // per pod, its order of add to scheduling_ (SnapshotBuilder::pod_slots)
   scheduler::DecodePools decode_pools_;   // texts and constraints, shared by both records of a pod
-  PodReader reader_{decode_pools_};
+  TextReader reader_{decode_pools_};
   scheduler::SnapshotBuilder scheduling_;
 };
 

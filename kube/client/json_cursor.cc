@@ -54,6 +54,48 @@ size_t json_value_end(std::string_view text, size_t pos) {
   return pos < text.size() ? value_end(text, pos) : pos;
 }
 
+std::string_view json_plain_string_member(std::string_view text, std::string_view key) {
+  size_t p = 0;
+  auto skip_ws = [&] {
+    while (p < text.size() && is_space(text[p])) ++p;
+  };
+  // The text at `from` as one string, unescaped ("" and npos past it when it is not).
+  auto plain_string = [&](size_t from, size_t& end) -> std::string_view {
+    end = string_end(text, from);
+    if (end < from + 2 || text[end - 1] != '"') {   // unterminated
+      end = std::string_view::npos;
+      return {};
+    }
+    const std::string_view inside = text.substr(from + 1, end - from - 2);
+    if (inside.find('\\') != std::string_view::npos) end = std::string_view::npos;
+    return end == std::string_view::npos ? std::string_view() : inside;
+  };
+  skip_ws();
+  if (p >= text.size() || text[p] != '{') return {};
+  for (++p;;) {
+    skip_ws();
+    if (p >= text.size() || text[p] != '"') return {};
+    size_t end;
+    const std::string_view member = plain_string(p, end);
+    if (end == std::string_view::npos) return {};
+    p = end;
+    skip_ws();
+    if (p >= text.size() || text[p] != ':') return {};
+    ++p;
+    skip_ws();
+    if (p >= text.size()) return {};
+    if (member == key) {
+      if (text[p] != '"') return {};
+      const std::string_view value = plain_string(p, end);
+      return end == std::string_view::npos ? std::string_view() : value;
+    }
+    p = value_end(text, p);
+    skip_ws();
+    if (p >= text.size() || text[p] != ',') return {};
+    ++p;
+  }
+}
+
 void JsonCursor::skip_ws() {
   while (p_ < s_.size() && is_space(s_[p_])) ++p_;
 }

@@ -29,6 +29,11 @@ namespace weft::kube {
 // passed whole, without checking it: for text that is checked as it is read after.
 size_t json_value_end(std::string_view text, size_t pos);
 
+// The string value of the member `key` of the object that `text` holds, when it is there
+// without escapes; else "". Found without checking the text: a hint for choosing a reader,
+// which checks what it reads.
+std::string_view json_plain_string_member(std::string_view text, std::string_view key);
+
 class JsonCursor {
  public:
   explicit JsonCursor(std::string_view text, size_t pos = 0) : s_(text), p_(pos) {}

@@ -59,9 +59,12 @@ Status read_metadata(JsonCursor& c, NodeFields& f) {
     }
     if (key == "annotations") {
       f.load.clear();
+      f.arrival.clear();
       if (c.peek() != '{') return c.pass_over();
       return c.members("metadata.annotations", [&](const std::string& annotation) {
-        return annotation == keys::kLoadAnnotation ? string_or_nothing(c, f.load) : c.pass_over();
+        if (annotation == keys::kLoadAnnotation) return string_or_nothing(c, f.load);
+        if (annotation == keys::kArrivalAnnotation) return string_or_nothing(c, f.arrival);
+        return c.pass_over();
       });
     }
     return c.pass_over();
@@ -124,6 +127,7 @@ Status read_status(JsonCursor& c, NodeFields& f) {
 Result<NodeFields> node_fields_of(const json& o) {
   if (!o.is_object()) return make_error(o.dump().substr(0, 60) + " is not an object");
   NodeFields f;
+  f.kind = kube::kind_of(o);
   f.name = kube::metadata_string(o, "name");
   f.uid = kube::metadata_string(o, "uid");
   f.resource_version = kube::metadata_string(o, "resourceVersion");
@@ -131,6 +135,7 @@ Result<NodeFields> node_fields_of(const json& o) {
   if (const json& labels = json_at(json_at(o, "metadata"), "labels"); labels.is_object())
     for (const auto& [k, v] : labels.items()) f.labels.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
   f.load = kube::annotation(o, keys::kLoadAnnotation);
+  f.arrival = kube::annotation(o, keys::kArrivalAnnotation);
   const json& spec = json_at(o, "spec");
   f.unschedulable = json_at(spec, "unschedulable").is_boolean() && json_at(spec, "unschedulable").get<bool>();
   f.taints = json_at(spec, "taints").dump();
@@ -159,8 +164,9 @@ Result<NodeFields> read_node_text(std::string_view text, bool checked) {
   if (c.peek() != '{') return make_error("the node is not a JSON object");
   auto s = c.members("node", [&](const std::string& key) -> Status {
     // A section met twice is read from its last copy only, as a tree keeps it.
+    if (key == "kind") return string_or_nothing(c, f.kind);
     if (key == "metadata") {
-      f.name = f.uid = f.resource_version = f.created = f.load = "";
+      f.name = f.uid = f.resource_version = f.created = f.load = f.arrival = "";
       f.labels.clear();
       return read_metadata(c, f);
     }

@@ -16,10 +16,12 @@
 namespace weft::scheduler {
 
 struct NodeFields {
+  std::string kind;             // the object's kind, when a string
   std::string name, uid, resource_version, created;
   // metadata.labels in the order met (a value that is not a string as its JSON text).
   std::vector<std::pair<std::string, std::string>> labels;
   std::string load;             // the weft.dev/load annotation, when a string
+  std::string arrival;          // the weft.dev/arrival-cycle annotation (scenarios), when a string
   bool unschedulable = false;   // spec.unschedulable is true
   // spec.taints, status.allocatable and status.capacity as JSON text ("null": absent).
   std::string taints = "null", allocatable = "null", capacity = "null";

@@ -60,6 +60,8 @@ std::optional<NodeLoad> parse_load(const std::string& text, std::string* error) 
   l.window_s = decoded->window_s;
   l.source = decoded->source;
   l.at = decoded->oldest();
+  l.cpu_at = decoded->cpu_at;
+  l.memory_at = decoded->memory_at;
   return l;
 }
 

@@ -37,7 +37,8 @@ struct NodeLoad {
   double cpu = 0, memory = 0;   // ratios 0..1
   double window_s = 0;
   std::string source;
-  std::optional<TimePoint> at;
+  std::optional<TimePoint> at;           // the older of the two readings
+  TimePoint cpu_at{}, memory_at{};       // each reading's own time (the descheduler's freshness)
 };
 
 struct NodeInfo {

@@ -124,5 +124,50 @@ TEST(ClusterFromApi, PagesReadOnTwoThreadsKeepTheListsOrder) {
   }
 }
 
+// A node list's items (no kind: the list says it) are read from their text as their trees
+// read: labels, taints, allocatable, conditions and the load annotation; one the text
+// reader refuses is told about by its tree.
+TEST(ClusterFromApi, NodesAreReadFromTheirText) {
+  const std::string tainted =
+      R"({"metadata":{"name":"n2","labels":{"weft.dev/leaf":"l2","n":3},"annotations":{"weft.dev/load":)"
+      R"("{\"cpu\":0.5,\"memory\":0.25,\"at\":\"2026-11-28T04:00:00Z\"}"}},)"
+      R"("spec":{"taints":[{"key":"gpu","effect":"NoSchedule"}]},)"
+      R"("status":{"capacity":{"cpu":"4","pods":"10"},"conditions":[{"type":"Ready","status":"False"}]}})";
+  std::string nodes = kNode + "," + tainted;
+  auto transport = std::make_shared<testing::FunctionTransport>([&](const HttpRequest& r) {
+    const std::string what = collection(r);
+    if (what == "/api/v1/nodes") return list_of(nodes);
+    if (what == "/api/v1/pods") return list_of(pod("p1"));
+    return list_of("");
+  });
+  kube::Client client(transport, fast());
+  std::vector<std::string> warnings;
+  auto cluster = cluster_from_api(client, warnings);
+  ASSERT_TRUE(cluster) << cluster.message();
+  ASSERT_EQ(cluster->nodes.size(), 2u);
+  const NodeInfo* n2 = cluster->node("n2");
+  ASSERT_NE(n2, nullptr);
+  EXPECT_EQ(n2->labels.at("weft.dev/leaf"), "l2");
+  EXPECT_EQ(n2->labels.at("n"), "3");
+  ASSERT_EQ(n2->taints.size(), 1u);
+  EXPECT_EQ(n2->taints[0].key, "gpu");
+  EXPECT_EQ(n2->allocatable.at("cpu"), 4000);
+  EXPECT_FALSE(n2->ready);
+  ASSERT_TRUE(n2->annotated_load);
+  EXPECT_EQ(n2->annotated_load->cpu, 0.5);
+  EXPECT_EQ(n2->annotated_load->source, "annotation");
+  ASSERT_EQ(cluster->snapshot.nodes.size(), 2u);
+  EXPECT_EQ(cluster->snapshot.nodes[1].name, "n2");
+  EXPECT_EQ(cluster->snapshot.nodes[1].taints.size(), 1u);
+  ASSERT_EQ(cluster->pods.size(), 1u);
+  EXPECT_EQ(cluster->nodes[static_cast<size_t>(cluster->pods[0].node)].name, "n1");
+
+  nodes = kNode + "," + R"({"metadata":{"name":"n3"},"status":{"allocatable":{"cpu":"lots"}}})";
+  auto bad = cluster_from_api(client, warnings);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("n3"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("status.allocatable"), std::string::npos) << bad.message();
+}
+
 }  // namespace
 }  // namespace weft::descheduler

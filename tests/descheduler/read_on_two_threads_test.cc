@@ -123,7 +123,7 @@ TEST(ReadOnTwoThreads, ItemsFoundWhileReadAreEachTakenOnceInOrder) {
 TEST(ReadOnTwoThreads, ReadersOnTheirOwnPoolsReadEqualTextsApart) {
   const std::string text = test::pod("p", "n1", {.ns = "team-a"}).dump();
   scheduler::DecodePools first_pools, second_pools;
-  ClusterBuilder::PodReader first(first_pools), second(second_pools);
+  ClusterBuilder::TextReader first(first_pools), second(second_pools);
   auto a = first.read_text(text, "a");
   auto b = first.read_text(text, "b");
   auto c = second.read_text(text, "c");
@@ -192,6 +192,134 @@ TEST(ClusterSource, PodsReadOnTwoThreadsMakeTheClusterOneThreadMakes) {
   }
   EXPECT_EQ(read->running_in_group, added.running_in_group);
   EXPECT_EQ(read->pods_of_owner, added.pods_of_owner);
+}
+
+// Nodes of every shape the readers tell apart, read from their text in a scenario list, are
+// the nodes their trees make: both records of each (this side's is made from the
+// scheduler's), one arriving later left out, and a node met twice refused as before.
+std::vector<test::json> odd_nodes() {
+  std::vector<test::json> nodes;
+  nodes.push_back(test::node("plain"));
+  auto tainted = test::node("tainted", {{"weft.dev/leaf", "l1"}, {"zone", "a"}});
+  tainted["spec"]["taints"] = {{{"key", "gpu"}, {"value", "x"}, {"effect", "NoSchedule"}}};
+  tainted["spec"]["unschedulable"] = true;
+  nodes.push_back(tainted);
+  auto loaded = test::node("loaded");
+  loaded["metadata"]["annotations"]["weft.dev/load"] =
+      R"({"cpu":0.5,"memory":0.25,"cpu_at":"2026-11-28T04:00:00Z","memory_at":"2026-11-28T03:59:00Z","source":"ebpf"})";
+  nodes.push_back(loaded);
+  auto bad_load = test::node("bad-load");
+  bad_load["metadata"]["annotations"]["weft.dev/load"] = "not a report";
+  nodes.push_back(bad_load);
+  auto not_ready = test::node("not-ready");
+  not_ready["status"]["conditions"] = {{{"type", "MemoryPressure"}, {"status", "False"}},
+                                       {{"type", "Ready"}, {"status", "False"}}};
+  nodes.push_back(not_ready);
+  auto odd_label = test::node("odd-label");
+  odd_label["metadata"]["labels"]["count"] = 8;   // not a string: the scheduler's reading is its JSON text
+  odd_label["metadata"]["annotations"]["weft.dev/arrival-cycle"] = "0";
+  nodes.push_back(odd_label);
+  auto capacity_only = test::node("capacity-only");
+  capacity_only["status"]["capacity"] = capacity_only["status"]["allocatable"];
+  capacity_only["status"].erase("allocatable");
+  nodes.push_back(capacity_only);
+  auto later = test::node("later");
+  later["metadata"]["annotations"]["weft.dev/arrival-cycle"] = "3";
+  nodes.push_back(later);
+  return nodes;
+}
+
+void expect_same_nodes(const Cluster& read, const Cluster& added) {
+  ASSERT_EQ(read.nodes.size(), added.nodes.size());
+  for (size_t n = 0; n < added.nodes.size(); ++n) {
+    const NodeInfo& r = read.nodes[n];
+    const NodeInfo& a = added.nodes[n];
+    SCOPED_TRACE(a.name);
+    EXPECT_EQ(r.name, a.name);
+    EXPECT_EQ(r.labels, a.labels);
+    EXPECT_EQ(r.allocatable, a.allocatable);
+    ASSERT_EQ(r.taints.size(), a.taints.size());
+    for (size_t t = 0; t < a.taints.size(); ++t)
+      EXPECT_EQ(r.taints[t].key + "=" + r.taints[t].value + ":" + r.taints[t].effect,
+                a.taints[t].key + "=" + a.taints[t].value + ":" + a.taints[t].effect);
+    EXPECT_EQ(r.ready, a.ready);
+    EXPECT_EQ(r.unschedulable, a.unschedulable);
+    ASSERT_EQ(r.annotated_load.has_value(), a.annotated_load.has_value());
+    if (a.annotated_load) {
+      EXPECT_EQ(r.annotated_load->cpu, a.annotated_load->cpu);
+      EXPECT_EQ(r.annotated_load->memory, a.annotated_load->memory);
+      EXPECT_EQ(r.annotated_load->cpu_at, a.annotated_load->cpu_at);
+      EXPECT_EQ(r.annotated_load->memory_at, a.annotated_load->memory_at);
+      EXPECT_EQ(r.annotated_load->source, a.annotated_load->source);
+    }
+    EXPECT_EQ(r.annotation_error, a.annotation_error);
+  }
+  ASSERT_EQ(read.snapshot.nodes.size(), added.snapshot.nodes.size());
+  for (size_t n = 0; n < added.snapshot.nodes.size(); ++n) {
+    EXPECT_EQ(read.snapshot.nodes[n].name, added.snapshot.nodes[n].name);
+    EXPECT_EQ(read.snapshot.nodes[n].labels.size(), added.snapshot.nodes[n].labels.size());
+    EXPECT_EQ(read.snapshot.nodes[n].allocatable, added.snapshot.nodes[n].allocatable);
+    EXPECT_EQ(read.snapshot.nodes[n].ready, added.snapshot.nodes[n].ready);
+  }
+}
+
+// A list's text with its items as given (a tree would sort their keys).
+std::string list_text(const std::vector<std::string>& items) {
+  std::string text = R"({"apiVersion":"v1","kind":"List","items":[)";
+  for (size_t i = 0; i < items.size(); ++i) text += (i ? "," : "") + items[i];
+  return text + "]}";
+}
+
+TEST(ClusterSource, NodesReadFromTheirTextAreTheNodesTheirTreesMake) {
+  std::vector<test::json> items = odd_nodes();
+  items.push_back(test::pod("p", "loaded"));
+  std::vector<std::string> texts;
+  for (const auto& item : items) texts.push_back(item.dump());
+  // Its kind last, and escaped: only a reader that checks what it reads tells it is a Node.
+  const std::string kind_last =
+      R"({"metadata":{"name":"kind-last"},"status":{"allocatable":{"cpu":"4","pods":"110"}},"apiVersion":"v1","kind":"No\u0064e"})";
+  texts.push_back(kind_last);
+  items.push_back(test::json::parse(kind_last));
+  testing::TempDir dir("descheduler-node-text");
+  testing::write_file(dir.file("list.json"), list_text(texts));
+  auto read = cluster_from_file(dir.file("list.json"));
+  ASSERT_TRUE(read.ok()) << read.message();
+  const Cluster added = test::build(items);
+  EXPECT_EQ(read->nodes.size(), items.size() - 2);   // not the later one, nor the pod
+  expect_same_nodes(*read, added);
+  ASSERT_EQ(read->pods.size(), 1u);
+  EXPECT_EQ(read->nodes[static_cast<size_t>(read->pods[0].node)].name, "loaded");
+  const NodeInfo* odd = read->node("odd-label");
+  ASSERT_NE(odd, nullptr);
+  EXPECT_EQ(odd->labels.at("count"), "8");
+  const NodeInfo* loaded = read->node("loaded");
+  ASSERT_NE(loaded, nullptr);
+  ASSERT_TRUE(loaded->annotated_load);
+  EXPECT_EQ(loaded->annotated_load->source, "ebpf");
+  EXPECT_NE(loaded->annotated_load->cpu_at, loaded->annotated_load->memory_at);
+}
+
+TEST(ClusterSource, ANodeMetTwiceInAListIsRefusedNamingTheItem) {
+  std::vector<test::json> items = {test::node("n1"), test::node("n2"), test::node("n1")};
+  testing::TempDir dir("descheduler-node-twice");
+  testing::write_file(dir.file("list.json"), test::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
+  auto read = cluster_from_file(dir.file("list.json"));
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.message().find("item 3 (Node n1)"), std::string::npos) << read.message();
+  EXPECT_NE(read.message().find("node n1 appears twice"), std::string::npos) << read.message();
+}
+
+// What the text reader refuses is read as a tree, whose errors name the field.
+TEST(ClusterSource, ANodeTheTextReaderRefusesIsToldAboutByItsTree) {
+  auto bad = test::node("bad");
+  bad["status"]["allocatable"]["cpu"] = "lots";
+  std::vector<test::json> items = {test::node("n1"), bad};
+  testing::TempDir dir("descheduler-node-bad");
+  testing::write_file(dir.file("list.json"), test::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
+  auto read = cluster_from_file(dir.file("list.json"));
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.message().find("item 2 (Node bad)"), std::string::npos) << read.message();
+  EXPECT_NE(read.message().find("status.allocatable"), std::string::npos) << read.message();
 }
 
 }  // namespace

@@ -271,6 +271,19 @@ TEST(KubeClientJsonCursor, WalksObjectsAndArraysCheckingWhatItSkips) {
   }
 }
 
+// A member's plain string found without checking: a hint, "" whenever the text is not plain.
+TEST(KubeClientJsonCursor, FindsATopLevelMembersPlainStringAsAHint) {
+  using kube::json_plain_string_member;
+  EXPECT_EQ(json_plain_string_member(R"({"kind":"Node","metadata":{}})", "kind"), "Node");
+  EXPECT_EQ(json_plain_string_member(R"( { "apiVersion" : "v1" , "metadata": {"kind":"Pod","a":[1,"}"]},
+    "kind" : "Node" })", "kind"), "Node");
+  EXPECT_EQ(json_plain_string_member(R"({"spec":{"x":"a\"}"},"kind":"Pod"})", "kind"), "Pod");
+  for (const char* none : {R"({"metadata":{"kind":"Node"}})", R"({"kind":"No\u0064e"})", R"({"kind":5})",
+                           R"({"kind":"Node)", R"({"ki\nd":"Node"})", R"(["kind","Node"])", "", R"({"kind")",
+                           R"({"a":1 "kind":"Node"})", R"({"a")", R"({"kind":)", R"(")"})
+    EXPECT_EQ(json_plain_string_member(none, "kind"), "") << none;
+}
+
 // Each open container keeps whether its next member is its first, however deep they
 // nest: [{"a":[{"a":...}],"b":1}] walked 100 deep, each level's second member after its first.
 TEST(KubeClientJsonCursor, NestsDeeperThanAWordOfFlags) {

@@ -24,7 +24,10 @@ std::string describe(const NodeInfo& n) {
               {"taints", taints},
               {"ready", n.ready},
               {"unschedulable", n.unschedulable},
-              {"load", n.load ? json{n.load->cpu, n.load->memory, n.load->source} : json()},
+              {"load", n.load ? json{n.load->cpu, n.load->memory, n.load->source,
+                                     n.load->cpu_at.time_since_epoch().count(),
+                                     n.load->memory_at.time_since_epoch().count()}
+                              : json()},
               {"load_error", n.load_error}}
       .dump();
 }
@@ -36,6 +39,8 @@ void expect_same(const json& node, const std::string& text) {
   if (!tree) return;
   EXPECT_EQ(tree->uid, raw->uid);
   EXPECT_EQ(tree->resource_version, raw->resource_version);
+  EXPECT_EQ(tree->kind, raw->kind);
+  EXPECT_EQ(tree->arrival, raw->arrival);
   auto a = node_info_from(std::move(*tree), "Node x");
   auto b = node_info_from(std::move(*raw), "Node x");
   ASSERT_EQ(a.ok(), b.ok()) << (a ? b.message() : a.message()) << "\n" << text;
@@ -110,6 +115,9 @@ TEST(SchedulerNodeFields, DuplicatesOddShapesAndBadQuantitiesAsTheTreeReadsThem)
            R"({"metadata":{"name":"a"},"status":{"conditions":[{"type":["Ready"]}],"conditions":{}}})",
            R"({"metadata":{"name":"a"},"status":{"conditions":[{"type":"Ready","status":1}]}})",
            R"([1])",
+           R"({"kind":"Node","metadata":{"name":"a","annotations":{"weft.dev/arrival-cycle":"2"}},"kind":5})",
+           R"({"kind":"Pod","metadata":{"name":"a","annotations":{"weft.dev/arrival-cycle":2}}})",
+           R"({"metadata":{"name":"a","annotations":{"weft.dev/arrival-cycle":"1","weft.dev/arrival-cycle":"0"}}})",
        }) {
     SCOPED_TRACE(text);
     expect_same(json::parse(text), text);
