@@ -332,8 +332,11 @@ Result<PodInfo> pod_info_of(const json& o, const std::string& where, DecodePools
 namespace {
 // Sorted by key, each key once (its last value), as a JSON object keeps them.
 kube::InternedLabels interned_labels(std::vector<std::pair<std::string, std::string>>& read, StringPool* pool) {
-  std::stable_sort(read.begin(), read.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  // The API server writes them sorted: a sort would only take a buffer per object.
+  if (!std::is_sorted(read.begin(), read.end(), by_key)) std::stable_sort(read.begin(), read.end(), by_key);
   std::vector<std::pair<SharedString, SharedString>> labels;
+  labels.reserve(read.size());
   for (size_t i = 0; i < read.size(); ++i)
     if (i + 1 == read.size() || read[i + 1].first != read[i].first)
       labels.emplace_back(shared_text(pool, read[i].first), shared_text(pool, read[i].second));

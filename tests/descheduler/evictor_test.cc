@@ -148,6 +148,28 @@ TEST(Evictor, NodeFitCountsTheCyclesMoves) {
   EXPECT_EQ(ev->target_blocker(index_of(c, "default/big-0"), node_index(c, "b")), "node-fit");
 }
 
+// A fit built ahead on another thread (build_fit_ahead) is the fit built on first use:
+// moves the cycle recorded before it was first asked are placed in it.
+TEST(Evictor, AFitBuiltAheadCountsTheMovesRecordedBeforeItIsAsked) {
+  std::vector<json> objs = {node("a"), node("b", {}, "4", "64Gi")};
+  objs.push_back(pod("big-0", "a", {.cpu = "3"}));
+  objs.push_back(pod("big-1", "a", {.cpu = "3"}));
+  Cluster c = build(objs);
+  const int big0 = index_of(c, "default/big-0"), big1 = index_of(c, "default/big-1"), b = node_index(c, "b");
+  for (bool ahead : {false, true}) {
+    SCOPED_TRACE(ahead ? "built ahead" : "built on first use");
+    Plan plan;
+    framework::CycleLedger ledger(c, no_state(), framework::LedgerOptions{.now = t0()}, plan);
+    if (ahead) ledger.build_fit_ahead();
+    auto ev = framework::DefaultEvictor::create(seed_policy().profiles[0].evictor, false, ledger);
+    ASSERT_TRUE(ev.ok());
+    EXPECT_EQ((*ev)->evict({big0, b, "t", "Test"}), "");   // without nodeFit: the fit is not asked
+    const int target = c.topology_node[static_cast<size_t>(b)];
+    EXPECT_EQ(ledger.fit().node_of(c.pods[static_cast<size_t>(big0)].core), target);
+    EXPECT_NE(ledger.fit().reject(c.pods[static_cast<size_t>(big1)].core, target), "");
+  }
+}
+
 json with_host(json node) {
   node["metadata"]["labels"]["kubernetes.io/hostname"] = node["metadata"]["name"];
   return node;

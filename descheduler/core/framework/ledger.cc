@@ -60,10 +60,18 @@ std::string CycleLedger::budget_blocker(const PodInfo& pod) const {
 
 scheduler::query::Fit& CycleLedger::fit() const {
   if (!fit_) {
-    fit_ = std::make_unique<scheduler::query::Fit>(cluster_.snapshot);
+    fit_ = fit_ahead_.valid() ? fit_ahead_.get() : std::make_unique<scheduler::query::Fit>(cluster_.snapshot);
     for (const auto& [pod, node] : moves_) fit_->place(pod, node);
   }
   return *fit_;
+}
+
+void CycleLedger::build_fit_ahead() {
+  if (fit_ || fit_ahead_.valid()) return;
+  // The fit only reads the snapshot, which no one changes during the cycle.
+  fit_ahead_ = std::async(std::launch::async, [&snapshot = cluster_.snapshot] {
+    return std::make_unique<scheduler::query::Fit>(snapshot);
+  });
 }
 
 void CycleLedger::skip(int index, const std::string& reason) {

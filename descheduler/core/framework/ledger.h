@@ -5,6 +5,7 @@
 // counts them for nodeFit). Every allowed eviction is recorded in the plan.
 #pragma once
 
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,9 @@ class CycleLedger {
   std::vector<int> overdrawn(const std::vector<int>& pods) const;
   // The scheduler's fit with this cycle's moves placed, built on first use.
   scheduler::query::Fit& fit() const;
+  // Starts building the fit on another thread, for a cycle that will ask it (an evictor
+  // with nodeFit asks it of every candidate): fit() takes it from there.
+  void build_fit_ahead();
 
   void skip(int pod, const std::string& reason);
   // Counts an allowed eviction (limits, budgets, the gang, the pod's move) and plans it.
@@ -61,6 +65,7 @@ class CycleLedger {
   // is built; per budget what is left.
   std::vector<std::pair<int, int>> moves_;
   mutable std::unique_ptr<scheduler::query::Fit> fit_;
+  mutable std::future<std::unique_ptr<scheduler::query::Fit>> fit_ahead_;   // waited for by fit() or the destructor
   std::vector<int> evicted_from_;  // per node
   std::vector<char> evicted_pod_;   // per pod
   std::unordered_map<std::string, int> evicted_in_namespace_;

@@ -1,5 +1,6 @@
 #include "descheduler/core/framework/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -90,6 +91,10 @@ Result<Plan> run_profiles(std::span<const Profile> profiles, const Policy& polic
     handles.emplace_back(in, loads, i, *evictors.back(), plan);
   }
   const std::vector<int> nodes = profile_nodes(in.cluster, policy);
+  if (nodes.size() >= 2 && std::any_of(profiles.begin(), profiles.end(), [](const Profile& p) {
+        return p.node_fit.value_or(p.evictor.node_fit);
+      }))
+    ledger.build_fit_ahead();
   if (nodes.size() < 2) {
     if (auto s = loads.resolve(); !s) return s.error();
     plan.notes.push_back("skipping the cycle: it needs at least 2 ready nodes, " + std::to_string(nodes.size()) +
