@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/fuzz.h"
+#include "kube/client/json_cursor.h"
 #include "kube/client/object_text.h"
 #include "kube/objects.h"
 #include "scheduler/core/node_fields.h"
@@ -45,6 +46,9 @@ void check_node(const std::string& text, const json& tree) {
   auto scanned = weft::scheduler::node_fields_of_text(text, /*checked=*/true);
   weft::fuzz::check(fields.ok() == raw.ok() && raw.ok() == scanned.ok(), "the node readers refuse the same nodes");
   if (!fields) return;
+  for (auto* f : {&*raw, &*scanned})
+    weft::fuzz::check(f->kind == fields->kind && f->arrival == fields->arrival,
+                      "every node reader reads the kind and the arrival annotation alike");
   json records[3];
   int i = 0;
   for (auto* f : {&*fields, &*raw, &*scanned}) {
@@ -59,6 +63,16 @@ void check_node(const std::string& text, const json& tree) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = weft::fuzz::text(data, size);
   const json tree = json::parse(text, nullptr, false);
+  // The kind hint (read without checking) is a view into the text, whatever the text; over
+  // an object whose kind it finds, it is the kind the tree keeps unless a key repeats
+  // (plainly, or spelled with escapes).
+  const std::string_view hint = weft::kube::json_plain_string_member(text, "kind");
+  weft::fuzz::check(hint.empty() || (hint.data() >= text.data() && hint.data() + hint.size() <= text.data() + text.size()),
+                    "the kind hint points into the text");
+  if (!hint.empty() && tree.is_object() && tree.contains("kind") && tree["kind"].is_string() &&
+      tree["kind"].get<std::string>() != hint)
+    weft::fuzz::check(text.find("\"kind\"") != text.rfind("\"kind\"") || text.find('\\') != std::string::npos,
+                      "the kind hint is the object's kind");
   auto raw = weft::scheduler::pod_fields_of_text(text);
   if (tree.is_discarded() || !tree.is_object()) {
     weft::fuzz::check(!raw.ok(), "text that is not a JSON object is refused");
