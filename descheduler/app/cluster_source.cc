@@ -26,7 +26,7 @@ bool added(Builder& builder, ClusterBuilder::ReadPod&& pod) {
 }
 template <class Builder>
 bool added(Builder& builder, ClusterBuilder::ReadNode&& node) {
-  return builder.add_read(std::move(node)).ok();
+  return builder.add_read(std::move(node));
 }
 
 // Adds every object of a scenario file to `builder` (a ClusterBuilder or WorldBuilder).

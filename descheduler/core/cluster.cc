@@ -42,11 +42,6 @@ NodeInfo node_record_of(const scheduler::NodeInfo& spec) {
   return n;
 }
 
-void add_node(Cluster& c, NodeInfo&& n) {
-  c.node_index[n.name] = static_cast<int>(c.nodes.size());
-  c.nodes.push_back(std::move(n));
-}
-
 // Each node's index in the snapshot (sorted by name, as it keeps them).
 void link_nodes(Cluster& c) {
   const auto& nodes = c.snapshot.nodes;
@@ -144,8 +139,10 @@ Status ClusterBuilder::add_checked(const json& obj, const std::string& where) {
     if (cluster_.node_index.count(kube::name_of(obj))) return make_error(where + ": node " + kube::name_of(obj) + " appears twice");
     auto spec = scheduler::node_info_of(obj, where, &decode_pools_);
     if (!spec) return spec.error();
-    add_node(cluster_, node_record_of(*spec));
-    scheduling_.add(std::move(*spec));
+    ReadNode read;
+    read.own = node_record_of(*spec);
+    read.spec = std::move(*spec);
+    (void)add_read(std::move(read));
     return {};
   }
   if (kind == "Pod") return add_pod(obj, where);
@@ -255,12 +252,13 @@ void ClusterBuilder::add_read(ReadPod&& pod) {
   pod_twins_.push_back(twin);
 }
 
-Status ClusterBuilder::add_read(ReadNode&& node) {
-  if (node.later) return {};
-  if (cluster_.node_index.count(node.own.name)) return make_error("node " + node.own.name + " appears twice");
-  add_node(cluster_, std::move(node.own));
+bool ClusterBuilder::add_read(ReadNode&& node) {
+  if (node.later) return true;
+  if (cluster_.node_index.count(node.own.name)) return false;
+  cluster_.node_index[node.own.name] = static_cast<int>(cluster_.nodes.size());
+  cluster_.nodes.push_back(std::move(node.own));
   scheduling_.add(std::move(node.spec));
-  return {};
+  return true;
 }
 
 void ClusterBuilder::reserve_pods(size_t pods) {

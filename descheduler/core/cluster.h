@@ -190,8 +190,8 @@ class ClusterBuilder {
   // Adds what a TextReader read. Objects added in the order of their texts make the same
   // cluster as add_pod_text / added_as_pod / add over the same texts.
   void add_read(ReadPod&& pod);
-  // Refused (nothing changed) for a node added already: add() the node's tree to be told so.
-  Status add_read(ReadNode&& node);
+  // False (nothing changed) for a node added already: add() the node's tree to be told so.
+  bool add_read(ReadNode&& node);
   // Room for about this many pods, so a big list does not regrow (and move) the pods.
   void reserve_pods(size_t pods);
   // Where the pods reserved for will be kept (both records of each): for a thread that

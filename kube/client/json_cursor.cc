@@ -9,6 +9,11 @@ namespace weft::kube {
 namespace {
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+size_t past_space(std::string_view s, size_t p) {
+  while (p < s.size() && is_space(s[p])) ++p;
+  return p;
+}
+
 // Past the string whose opening quote is at p, in text known to be JSON. Most of an
 // object's bytes are in its strings: quotes are found with memchr, and one preceded by an
 // odd run of backslashes is escaped, so the search goes on past it.
@@ -50,15 +55,13 @@ size_t value_end(std::string_view s, size_t p) {
 }  // namespace
 
 size_t json_value_end(std::string_view text, size_t pos) {
-  while (pos < text.size() && is_space(text[pos])) ++pos;
+  pos = past_space(text, pos);
   return pos < text.size() ? value_end(text, pos) : pos;
 }
 
 std::string_view json_plain_string_member(std::string_view text, std::string_view key) {
   size_t p = 0;
-  auto skip_ws = [&] {
-    while (p < text.size() && is_space(text[p])) ++p;
-  };
+  auto skip_ws = [&] { p = past_space(text, p); };
   // The text at `from` as one string, unescaped ("" and npos past it when it is not).
   auto plain_string = [&](size_t from, size_t& end) -> std::string_view {
     end = string_end(text, from);
@@ -96,9 +99,7 @@ std::string_view json_plain_string_member(std::string_view text, std::string_vie
   }
 }
 
-void JsonCursor::skip_ws() {
-  while (p_ < s_.size() && is_space(s_[p_])) ++p_;
-}
+void JsonCursor::skip_ws() { p_ = past_space(s_, p_); }
 
 Error JsonCursor::fail(const std::string& what) const {
   return make_error("syntax error at byte " + std::to_string(p_) + ": " + what);

@@ -137,6 +137,24 @@ TEST(ReadOnTwoThreads, ReadersOnTheirOwnPoolsReadEqualTextsApart) {
   EXPECT_FALSE(a->bound->owner_kind.same_text_object(c->bound->owner_kind));
 }
 
+// A scenario file holding `text`, read as `plan` reads it.
+Result<Cluster> read_scenario(const std::string& text) {
+  testing::TempDir dir("descheduler-scenario");
+  testing::write_file(dir.file("list.json"), text);
+  return cluster_from_file(dir.file("list.json"));
+}
+
+std::string list_of(const std::vector<test::json>& items) {
+  return test::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump();
+}
+
+// A list's text with its items as given (a tree would sort their keys).
+std::string list_text(const std::vector<std::string>& items) {
+  std::string text = R"({"apiVersion":"v1","kind":"List","items":[)";
+  for (size_t i = 0; i < items.size(); ++i) text += (i ? "," : "") + items[i];
+  return text + "]}";
+}
+
 // More pods than one block of the two-thread read, with a PodGroup, a PriorityClass, a
 // finished pod and one arriving later among them: the cluster a scenario file makes is
 // the one adding the same objects one by one makes.
@@ -158,9 +176,7 @@ TEST(ClusterSource, PodsReadOnTwoThreadsMakeTheClusterOneThreadMakes) {
     if (i == 7777) p["metadata"]["annotations"]["weft.dev/arrival-cycle"] = "2";
     items.push_back(std::move(p));
   }
-  testing::TempDir dir("descheduler-two-threads");
-  testing::write_file(dir.file("list.json"), test::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
-  auto read = cluster_from_file(dir.file("list.json"));
+  auto read = read_scenario(list_of(items));
   ASSERT_TRUE(read.ok()) << read.message();
   const Cluster added = test::build(items);
 
@@ -263,13 +279,6 @@ void expect_same_nodes(const Cluster& read, const Cluster& added) {
   }
 }
 
-// A list's text with its items as given (a tree would sort their keys).
-std::string list_text(const std::vector<std::string>& items) {
-  std::string text = R"({"apiVersion":"v1","kind":"List","items":[)";
-  for (size_t i = 0; i < items.size(); ++i) text += (i ? "," : "") + items[i];
-  return text + "]}";
-}
-
 TEST(ClusterSource, NodesReadFromTheirTextAreTheNodesTheirTreesMake) {
   std::vector<test::json> items = odd_nodes();
   items.push_back(test::pod("p", "loaded"));
@@ -280,9 +289,7 @@ TEST(ClusterSource, NodesReadFromTheirTextAreTheNodesTheirTreesMake) {
       R"({"metadata":{"name":"kind-last"},"status":{"allocatable":{"cpu":"4","pods":"110"}},"apiVersion":"v1","kind":"No\u0064e"})";
   texts.push_back(kind_last);
   items.push_back(test::json::parse(kind_last));
-  testing::TempDir dir("descheduler-node-text");
-  testing::write_file(dir.file("list.json"), list_text(texts));
-  auto read = cluster_from_file(dir.file("list.json"));
+  auto read = read_scenario(list_text(texts));
   ASSERT_TRUE(read.ok()) << read.message();
   const Cluster added = test::build(items);
   EXPECT_EQ(read->nodes.size(), items.size() - 2);   // not the later one, nor the pod
@@ -301,9 +308,7 @@ TEST(ClusterSource, NodesReadFromTheirTextAreTheNodesTheirTreesMake) {
 
 TEST(ClusterSource, ANodeMetTwiceInAListIsRefusedNamingTheItem) {
   std::vector<test::json> items = {test::node("n1"), test::node("n2"), test::node("n1")};
-  testing::TempDir dir("descheduler-node-twice");
-  testing::write_file(dir.file("list.json"), test::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
-  auto read = cluster_from_file(dir.file("list.json"));
+  auto read = read_scenario(list_of(items));
   ASSERT_FALSE(read.ok());
   EXPECT_NE(read.message().find("item 3 (Node n1)"), std::string::npos) << read.message();
   EXPECT_NE(read.message().find("node n1 appears twice"), std::string::npos) << read.message();
@@ -314,9 +319,7 @@ TEST(ClusterSource, ANodeTheTextReaderRefusesIsToldAboutByItsTree) {
   auto bad = test::node("bad");
   bad["status"]["allocatable"]["cpu"] = "lots";
   std::vector<test::json> items = {test::node("n1"), bad};
-  testing::TempDir dir("descheduler-node-bad");
-  testing::write_file(dir.file("list.json"), test::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
-  auto read = cluster_from_file(dir.file("list.json"));
+  auto read = read_scenario(list_of(items));
   ASSERT_FALSE(read.ok());
   EXPECT_NE(read.message().find("item 2 (Node bad)"), std::string::npos) << read.message();
   EXPECT_NE(read.message().find("status.allocatable"), std::string::npos) << read.message();

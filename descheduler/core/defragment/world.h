@@ -35,7 +35,7 @@ class WorldBuilder {
   }
   ClusterBuilder::TextReader& text_reader() { return cluster_.text_reader(); }
   void add_read(ClusterBuilder::ReadPod&& pod) { cluster_.add_read(std::move(pod)); }
-  Status add_read(ClusterBuilder::ReadNode&& node) { return cluster_.add_read(std::move(node)); }
+  bool add_read(ClusterBuilder::ReadNode&& node) { return cluster_.add_read(std::move(node)); }
   void reserve_pods(size_t pods) { cluster_.reserve_pods(pods); }
   size_t pod_capacity() const { return cluster_.pod_capacity(); }
   ClusterBuilder::PodRoom reserved_pod_room() { return cluster_.reserved_pod_room(); }

@@ -1,6 +1,5 @@
 #include "descheduler/core/framework/runner.h"
 
-#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -83,24 +82,24 @@ Result<Plan> run_profiles(std::span<const Profile> profiles, const Policy& polic
   std::vector<std::unique_ptr<DefaultEvictor>> evictors;
   std::vector<CycleHandle> handles;
   handles.reserve(profiles.size());
+  bool asks_fit = false;   // an evictor with nodeFit asks the fit of every candidate
   for (size_t i = 0; i < profiles.size(); ++i) {
     const Profile& p = profiles[i];
-    auto evictor = DefaultEvictor::create(p.evictor, p.node_fit.value_or(p.evictor.node_fit), ledger);
+    const bool node_fit = p.node_fit.value_or(p.evictor.node_fit);
+    asks_fit |= node_fit;
+    auto evictor = DefaultEvictor::create(p.evictor, node_fit, ledger);
     if (!evictor) return profiles.size() > 1 ? wrap(evictor.error(), "profile " + p.name) : evictor.error();
     evictors.push_back(std::move(*evictor));
     handles.emplace_back(in, loads, i, *evictors.back(), plan);
   }
   const std::vector<int> nodes = profile_nodes(in.cluster, policy);
-  if (nodes.size() >= 2 && std::any_of(profiles.begin(), profiles.end(), [](const Profile& p) {
-        return p.node_fit.value_or(p.evictor.node_fit);
-      }))
-    ledger.build_fit_ahead();
   if (nodes.size() < 2) {
     if (auto s = loads.resolve(); !s) return s.error();
     plan.notes.push_back("skipping the cycle: it needs at least 2 ready nodes, " + std::to_string(nodes.size()) +
                          " found (as upstream)");
     return plan;
   }
+  if (asks_fit) ledger.build_fit_ahead();
   // As upstream, a plugin's error is reported and the others still run; what it evicted
   // stands. What one call added to the plan is its profile's and plugin's, and it is timed.
   auto run = [&](const std::string& profile, const Plugin& p, auto&& call) {
