@@ -28,22 +28,13 @@ SharedString& SharedString::operator=(const SharedString& other) noexcept {
   return *this;
 }
 
-SharedString& SharedString::operator=(SharedString&& other) noexcept {
-  if (this != &other) {
-    release();
-    rep_ = other.rep_;
-    other.rep_ = nullptr;
-  }
-  return *this;
-}
-
 const std::string& SharedString::empty_text() noexcept {
   static const std::string empty;
   return empty;
 }
 
-void SharedString::release() noexcept {
-  if (rep_ && rep_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete rep_;
+void SharedString::drop() noexcept {
+  if (rep_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete rep_;
   rep_ = nullptr;
 }
 

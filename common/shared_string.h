@@ -36,7 +36,14 @@ class SharedString {
   ~SharedString() { release(); }
 
   SharedString& operator=(const SharedString& other) noexcept;
-  SharedString& operator=(SharedString&& other) noexcept;
+  SharedString& operator=(SharedString&& other) noexcept {
+    if (this != &other) {
+      release();
+      rep_ = other.rep_;
+      other.rep_ = nullptr;
+    }
+    return *this;
+  }
   SharedString& operator=(std::string_view text) { return *this = SharedString(text); }
   SharedString& operator=(const std::string& text) { return *this = SharedString(std::string_view(text)); }
   SharedString& operator=(std::string&& text) { return *this = SharedString(std::move(text)); }
@@ -86,7 +93,11 @@ class SharedString {
   void retain() const noexcept {
     if (rep_) rep_->refs.fetch_add(1, std::memory_order_relaxed);
   }
-  void release() noexcept;
+  // Inline for the null test: most releases are of moved-from records' fields.
+  void release() noexcept {
+    if (rep_) drop();
+  }
+  void drop() noexcept;   // rep_ is set: one reference less
 
   Rep* rep_ = nullptr;
 };

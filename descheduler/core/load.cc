@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "common/decimal_number.h"
 #include "kube/client/json_cursor.h"
 #include "kube/client/json_reader.h"
 
@@ -176,7 +177,7 @@ bool added_clean_pod(std::string_view entry, LoadReport& report, TimeCache& time
   std::optional<TimePoint> at;
   unsigned seen = 0;
   bool clean = true;
-  auto s = c.members("", [&](const std::string& key) -> Status {
+  auto s = c.members("", [&](std::string_view key) -> Status {
     const auto which = static_cast<size_t>(std::find(std::begin(kKeys), std::end(kKeys), key) - std::begin(kKeys));
     const char kind = c.peek();
     if (which == std::size(kKeys) || (seen >> which & 1u)) clean = false;
@@ -191,7 +192,7 @@ bool added_clean_pod(std::string_view entry, LoadReport& report, TimeCache& time
       if (!number) return number.error();
       double v = 0;
       const char* end = number->data() + number->size();
-      const auto parsed = std::from_chars(number->data(), end, v);
+      const auto parsed = read_decimal(number->data(), end, v);
       if (kind != '0' || number->front() == '-' || parsed.ec != std::errc() || parsed.ptr != end || !std::isfinite(v))
         return clean = false, make_error("");
       (which == 2 ? u.cpu_cores : u.memory_bytes) = v;
@@ -238,10 +239,10 @@ Result<LoadReport> parse_load_file(std::string_view text, const std::string& fil
     if (auto s = c.end(); !s) return make_error("load file " + file + ": " + s.message());
     return bad("nodes", "must be a list of {name, cpu, memory, at}");
   }
-  auto read = c.members("load file", [&](const std::string& key) -> Status {
+  auto read = c.members("load file", [&](std::string_view key) -> Status {
     const int which = key == "nodes" ? 0 : key == "pods" ? 1 : -1;
     // Twice is refused rather than read as one list (or the last, as a tree would keep it).
-    if (which >= 0 && given[which]++) return make_error(key + ": given twice");
+    if (which >= 0 && given[which]++) return make_error(std::string(key) + ": given twice");
     if (which < 0 && unknown.empty()) unknown = key;
     if (which == 1) pods_given = true;
     if (which < 0 || c.peek() != '[') return c.pass_over();

@@ -141,7 +141,7 @@ Status PodFactsReader::also(Section section, std::string_view key, std::string_v
   JsonCursor c = JsonCursor::over_checked(text);
   return c.members("spec.affinity", [&](std::string_view part) -> Status {
     if (part != "nodeAffinity" || c.peek() != '{') return c.pass_over();
-    return c.members("spec.affinity.nodeAffinity", [&](const std::string& rule) {
+    return c.members("spec.affinity.nodeAffinity", [&](std::string_view rule) {
       if (rule == "requiredDuringSchedulingIgnoredDuringExecution") requires_node_affinity_ = c.peek() == '{';
       return c.pass_over();
     });

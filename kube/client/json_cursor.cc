@@ -130,7 +130,7 @@ Status JsonCursor::enter_array() {
   return {};
 }
 
-Result<bool> JsonCursor::next_key(std::string& key) {
+Result<bool> JsonCursor::next_key(std::string_view& key, std::string& unescaped) {
   if (first_.empty()) return fail("not inside an object");
   skip_ws();
   if (p_ < s_.size() && s_[p_] == '}') {
@@ -145,11 +145,18 @@ Result<bool> JsonCursor::next_key(std::string& key) {
   }
   first_.not_first();
   if (p_ >= s_.size() || s_[p_] != '"') return fail("expected a key");
-  if (auto s = read_json_string(s_, p_, key); !s) return s.error();
+  if (auto s = read_json_string(s_, p_, key, unescaped); !s) return s.error();
   skip_ws();
   if (p_ >= s_.size() || s_[p_] != ':') return fail("expected ':' after a key");
   ++p_;
   return true;
+}
+
+Result<bool> JsonCursor::next_key(std::string& key) {
+  std::string_view read;
+  auto more = next_key(read, key);
+  if (more && *more && read.data() != key.data()) key.assign(read);
+  return more;
 }
 
 Result<bool> JsonCursor::next_element() {

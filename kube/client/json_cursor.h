@@ -4,7 +4,7 @@
 // as JSON, so a text the cursor walks to its end is one read_json (json_reader.h) accepts.
 //
 //   JsonCursor c(text);
-//   Status s = c.members("metadata", [&](const std::string& key) {
+//   Status s = c.members("metadata", [&](std::string_view key) {
 //     return key == "name" ? c.string_field("metadata.name", name) : c.pass_over();
 //   });
 //
@@ -49,7 +49,10 @@ class JsonCursor {
   // number); '\0' at the end of the text or before anything else.
   char peek();
   Status enter_object();                      // at '{'
-  Result<bool> next_key(std::string& key);    // the next member's key; false at its object's end
+  // The next member's key; false at its object's end. The view is into the text, or into
+  // `unescaped` for a key with escapes.
+  Result<bool> next_key(std::string_view& key, std::string& unescaped);
+  Result<bool> next_key(std::string& key);    // the same, copied
   Status enter_array();                       // at '['
   Result<bool> next_element();                // true before each element; false at its array's end
   Status string(std::string& out);            // at '"'
@@ -66,7 +69,7 @@ class JsonCursor {
   Status string_field(std::string_view field, std::string& out);   // null: ""
   Result<bool> object_field(std::string_view field);                // entered; false: null
   Result<bool> array_field(std::string_view field);                 // entered; false: null
-  // The object (null: none) member by member: `read(const std::string& key)` finds the
+  // The object (null: none) member by member: `read(std::string_view key)` finds the
   // cursor at the member's value and must read or skip it; it may stop the walk with an
   // error. `field` is a text or a function that spells it, called only for an error.
   // (Templates: a decoder calls these for every object of every pod, and a std::function
@@ -128,12 +131,13 @@ Status JsonCursor::members(const Field& field, Read&& read) {
   auto entered = object_field("");
   if (!entered) return entered.error();
   if (!*entered) return {};
-  std::string key;
+  std::string unescaped;   // a key's own text when it has escapes (rare; no allocation otherwise)
+  std::string_view key;
   for (;;) {
-    auto more = next_key(key);
+    auto more = next_key(key, unescaped);
     if (!more) return more.error();
     if (!*more) return {};
-    if (auto s = read(std::as_const(key)); !s) return s;
+    if (auto s = read(key); !s) return s;
   }
 }
 

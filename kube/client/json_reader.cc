@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/decimal_number.h"
+
 namespace weft::kube {
 
 using nlohmann::json;
@@ -205,11 +207,11 @@ class Reader {
       }
       // Too large for 64 bits: a double, as nlohmann reads it.
     }
-    // The grammar is checked: from_chars reads it exactly as strtod would, without a copy
+    // The grammar is checked: read_decimal reads it exactly as strtod would, without a copy
     // or the locale. Out of range is an overflow or an underflow; strtod tells which.
     double value = 0;
     const char* first = s_.data() + start;
-    if (std::from_chars(first, s_.data() + p_, value).ec == std::errc::result_out_of_range) {
+    if (read_decimal(first, s_.data() + p_, value).ec == std::errc::result_out_of_range) {
       const std::string token(s_.substr(start, p_ - start));
       value = std::strtod(token.c_str(), nullptr);
       if (!std::isfinite(value)) return fail("number overflow: " + token);
@@ -364,20 +366,28 @@ Status skip_json_value(std::string_view text, size_t& pos) {
   return {};
 }
 
-Status read_json_string(std::string_view text, size_t& pos, std::string& out) {
+Status read_json_string(std::string_view text, size_t& pos, std::string_view& out, std::string& unescaped) {
   if (pos >= text.size() || text[pos] != '"')
     return make_error("syntax error at byte " + std::to_string(pos) + ": expected a string");
-  // Most strings (keys, names, times) are plain bytes up to their closing quote: copied
+  // Most strings (keys, names, times) are plain bytes up to their closing quote: taken
   // whole, without a Reader. Any other byte is read the general way from the start.
   const size_t end = plain_run_end(text, pos + 1);
   if (end < text.size() && text[end] == '"') {
-    out.assign(text.data() + pos + 1, end - pos - 1);
+    out = text.substr(pos + 1, end - pos - 1);
     pos = end + 1;
     return {};
   }
   Reader reader(text, pos);
-  if (auto s = reader.string(&out); !s) return s;
+  if (auto s = reader.string(&unescaped); !s) return s;
   pos = reader.pos();
+  out = unescaped;
+  return {};
+}
+
+Status read_json_string(std::string_view text, size_t& pos, std::string& out) {
+  std::string_view read;
+  if (auto s = read_json_string(text, pos, read, out); !s) return s;
+  if (read.data() != out.data()) out.assign(read);
   return {};
 }
 

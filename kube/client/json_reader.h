@@ -28,5 +28,8 @@ Status skip_json_value(std::string_view text, size_t& pos);
 // The string whose opening quote is at `pos`, unescaped into `out` (replacing what it
 // held); on success `pos` is just past its closing quote.
 Status read_json_string(std::string_view text, size_t& pos, std::string& out);
+// The same without a copy where none is needed: `out` views the text when the string has
+// no escapes (nearly every key), else `unescaped`, which holds it then.
+Status read_json_string(std::string_view text, size_t& pos, std::string_view& out, std::string& unescaped);
 
 }  // namespace weft::kube

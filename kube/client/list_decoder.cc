@@ -112,9 +112,9 @@ std::string continue_of(const std::string& body) {
   JsonCursor c = JsonCursor::over_checked(body);
   if (c.peek() != '{') return token;
   // Servers write metadata before items; a body that does not is passed over by brackets.
-  (void)c.members("list", [&](const std::string& key) -> Status {
+  (void)c.members("list", [&](std::string_view key) -> Status {
     if (key != "metadata" || c.peek() != '{') return c.pass_over();
-    auto s = c.members("metadata", [&](const std::string& field) {
+    auto s = c.members("metadata", [&](std::string_view field) {
       return field == "continue" && c.peek() == '"' ? c.string(token) : c.pass_over();
     });
     if (!s) return s;

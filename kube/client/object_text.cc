@@ -16,10 +16,10 @@ Result<ObjectIdentity> identity_at(std::string_view text, size_t& pos) {
   ObjectIdentity id;
   JsonCursor c(text, pos);
   if (c.peek() != '{') return make_error("syntax error at byte " + std::to_string(c.pos()) + ": expected an object");
-  auto s = c.members("object", [&](const std::string& key) -> Status {
+  auto s = c.members("object", [&](std::string_view key) -> Status {
     if (key != "metadata" || c.peek() != '{') return c.pass_over();
     id = {};   // a metadata met twice: the last one, as a tree keeps it
-    return c.members("metadata", [&](const std::string& field) -> Status {
+    return c.members("metadata", [&](std::string_view field) -> Status {
       std::string* into = field == "name"              ? &id.name
                           : field == "namespace"       ? &id.namespace_name
                           : field == "resourceVersion" ? &id.resource_version

@@ -32,7 +32,7 @@ Status text_of(JsonCursor& c, std::string& into) {
 
 Status read_metadata(JsonCursor& c, NodeFields& f) {
   if (c.peek() != '{') return c.pass_over();
-  return c.members("metadata", [&](const std::string& key) -> Status {
+  return c.members("metadata", [&](std::string_view key) -> Status {
     std::string* text = key == "name"                ? &f.name
                         : key == "uid"               ? &f.uid
                         : key == "resourceVersion"   ? &f.resource_version
@@ -42,7 +42,7 @@ Status read_metadata(JsonCursor& c, NodeFields& f) {
     if (key == "labels") {
       f.labels.clear();
       if (c.peek() != '{') return c.pass_over();
-      return c.members("metadata.labels", [&](const std::string& label) -> Status {
+      return c.members("metadata.labels", [&](std::string_view label) -> Status {
         std::string value;
         if (c.peek() == '"') {
           if (auto s = c.string(value); !s) return s;
@@ -61,7 +61,7 @@ Status read_metadata(JsonCursor& c, NodeFields& f) {
       f.load.clear();
       f.arrival.clear();
       if (c.peek() != '{') return c.pass_over();
-      return c.members("metadata.annotations", [&](const std::string& annotation) {
+      return c.members("metadata.annotations", [&](std::string_view annotation) {
         if (annotation == keys::kLoadAnnotation) return string_or_nothing(c, f.load);
         if (annotation == keys::kArrivalAnnotation) return string_or_nothing(c, f.arrival);
         return c.pass_over();
@@ -73,7 +73,7 @@ Status read_metadata(JsonCursor& c, NodeFields& f) {
 
 Status read_spec(JsonCursor& c, NodeFields& f) {
   if (c.peek() != '{') return c.pass_over();
-  return c.members("spec", [&](const std::string& key) -> Status {
+  return c.members("spec", [&](std::string_view key) -> Status {
     if (key == "taints") return text_of(c, f.taints);
     if (key == "unschedulable") {
       auto span = c.skip();
@@ -90,7 +90,7 @@ Status read_condition(JsonCursor& c, NodeFields& f) {
   ++f.conditions;
   if (c.peek() != '{') return c.pass_over();
   std::string type, status;
-  auto s = c.members("status.conditions", [&](const std::string& key) -> Status {
+  auto s = c.members("status.conditions", [&](std::string_view key) -> Status {
     if (key == "type") return string_or_nothing(c, type);
     if (key == "status") return string_or_nothing(c, status);
     return c.pass_over();
@@ -101,7 +101,7 @@ Status read_condition(JsonCursor& c, NodeFields& f) {
 
 Status read_status(JsonCursor& c, NodeFields& f) {
   if (c.peek() != '{') return c.pass_over();
-  return c.members("status", [&](const std::string& key) -> Status {
+  return c.members("status", [&](std::string_view key) -> Status {
     if (key == "allocatable") {
       f.allocatable_given = false;
       const bool object = c.peek() == '{';
@@ -162,7 +162,7 @@ Result<NodeFields> read_node_text(std::string_view text, bool checked) {
   NodeFields f;
   JsonCursor c = checked ? JsonCursor::over_checked(text) : JsonCursor(text);
   if (c.peek() != '{') return make_error("the node is not a JSON object");
-  auto s = c.members("node", [&](const std::string& key) -> Status {
+  auto s = c.members("node", [&](std::string_view key) -> Status {
     // A section met twice is read from its last copy only, as a tree keeps it.
     if (key == "kind") return string_or_nothing(c, f.kind);
     if (key == "metadata") {

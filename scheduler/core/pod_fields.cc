@@ -123,7 +123,8 @@ Result<kube::ResourceList> read_resource_list(JsonCursor& c, const Field& field)
   // As a tree keeps them: a resource named twice is its last value, and the first bad one
   // in name order is the error.
   std::map<std::string, Error> bad;
-  auto s = c.members(field, [&](const std::string& name) -> Status {
+  auto s = c.members(field, [&](std::string_view key) -> Status {
+    const std::string name(key);
     auto text = c.skip();
     if (!text) return text.error();
     auto q = quantity_of(*text);

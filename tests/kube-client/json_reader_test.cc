@@ -299,7 +299,7 @@ TEST(KubeClientJsonCursor, NestsDeeperThanAWordOfFlags) {
     deepest = std::max(deepest, depth);
     return c.elements("list", [&](size_t i) -> Status {
       if (i == 1) return c.pass_over();
-      return c.members("object", [&](const std::string& k) -> Status {
+      return c.members("object", [&](std::string_view k) -> Status {
         if (k == "b") return ++seconds, c.pass_over();
         return c.peek() == '[' ? level(depth + 1) : c.pass_over();
       });
@@ -318,7 +318,7 @@ TEST(KubeClientJsonCursor, NestsDeeperThanAWordOfFlags) {
   std::function<Status()> any = [&]() -> Status {
     const char kind = e.peek();
     if (kind == '[') return e.elements("l", [&](size_t) { return any(); });
-    if (kind == '{') return e.members("o", [&](const std::string&) { return any(); });
+    if (kind == '{') return e.members("o", [&](std::string_view) { return any(); });
     return e.pass_over();
   };
   auto s = any();

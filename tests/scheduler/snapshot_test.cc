@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "kube/scenario.h"
 #include "scheduler/core/session.h"
 #include "scheduler/core/topology.h"
@@ -18,6 +20,42 @@ Snapshot snapshot_of(const std::string& yaml) {
     EXPECT_TRUE(st.ok()) << st.message();
   }
   return b.build();
+}
+
+// Pods come out in key order whatever order they were added in, as std::string orders
+// keys: keys that share their first 16 bytes or more, keys that are the start of others,
+// keys with a NUL byte; equal keys keep their order of add. pod_slots says where each went.
+// Both sizes: a big list is sorted on two threads.
+TEST(SchedulerSnapshot, PodsAreSortedByKeyAsStringsOrderThem) {
+  for (const size_t count : {size_t{500}, size_t{30000}}) {
+    std::mt19937 random(static_cast<unsigned>(count));
+    const std::string stems[] = {"a", "team-12/pod-", "kube-system/pod-with-a-long-name-", "team-12/pod",
+                                 std::string("x\0y", 3), std::string("x\0", 2), "x", ""};
+    SnapshotBuilder b;
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < count; ++i) {
+      std::string key = stems[random() % std::size(stems)];
+      if (random() % 4 != 0) key += std::to_string(random() % (count / 3));
+      keys.push_back(key);
+      PodInfo p;
+      p.key = key;
+      p.priority = static_cast<int32_t>(i);   // its order of add
+      b.add(std::move(p));
+    }
+    const Snapshot s = b.build();
+    ASSERT_EQ(s.pods.size(), count);
+    for (size_t i = 1; i < count; ++i) {
+      ASSERT_LE(s.pods[i - 1].key, s.pods[i].key) << i;
+      if (s.pods[i - 1].key == s.pods[i].key) {
+        EXPECT_LT(s.pods[i - 1].priority, s.pods[i].priority) << i;
+      }
+    }
+    for (size_t i = 0; i < count; ++i) {
+      const PodInfo& landed = s.pods[b.pod_slots()[i]];
+      ASSERT_EQ(landed.key, keys[i]) << i;
+      ASSERT_EQ(landed.priority, static_cast<int32_t>(i)) << i;
+    }
+  }
 }
 
 TEST(SchedulerSnapshot, ErrorsNameObjectAndField) {
