@@ -164,15 +164,17 @@ Status add_file_pod(const json& e, size_t index, LoadReport& report,
 
 // A pod entry straight from its text, checked as it is read, in the common clean case:
 // only known keys, each once, of the types add_file_pod takes, a name and namespace, a new
-// pod, nothing after it. Anything else (even what add_file_pod would accept, such as a
-// negative zero, or text that is not JSON) returns false with nothing added, and the entry
-// is checked and read as a tree, whose verdict and words stand.
-bool added_clean_pod(std::string_view entry, LoadReport& report, TimeCache& times) {
+// pod. The entry is the value at `start` in `text`; returns where it ends once added.
+// Anything else (even what add_file_pod would accept, such as a negative zero, or text
+// that is not JSON) returns npos with nothing added, and the entry is checked and read as
+// a tree, whose verdict and words stand.
+size_t added_clean_pod(std::string_view text, size_t start, LoadReport& report, TimeCache& times) {
   static constexpr std::string_view kKeys[] = {"namespace", "name", "cpu", "memory", "at", "cpu_at", "memory_at"};
-  kube::JsonCursor c(entry);
-  if (c.peek() != '{') return false;
+  constexpr size_t kNotAdded = std::string_view::npos;
+  kube::JsonCursor c(text, start);
+  if (c.peek() != '{') return kNotAdded;
   std::string ns, name;
-  std::string& text = times.read;
+  std::string& time_text = times.read;
   PodUsage u;
   std::optional<TimePoint> at;
   unsigned seen = 0;
@@ -199,19 +201,19 @@ bool added_clean_pod(std::string_view entry, LoadReport& report, TimeCache& time
       return {};
     }
     if (kind != '"') return clean = false, make_error("");
-    if (auto st = c.string(text); !st) return st;
-    auto t = times.of(text);
+    if (auto st = c.string(time_text); !st) return st;
+    auto t = times.of(time_text);
     if (!t) return clean = false, make_error("");
     (which == 4 ? at : which == 5 ? u.cpu_at : u.memory_at) = *t;
     return {};
   });
-  if (!s || !clean || ns.empty() || name.empty() || !c.end()) return false;
+  if (!s || !clean || ns.empty() || name.empty()) return kNotAdded;
   if (!u.cpu_at) u.cpu_at = at;
   if (!u.memory_at) u.memory_at = at;
   std::string key;
   key.reserve(ns.size() + 1 + name.size());
   key.append(ns).append("/").append(name);
-  return report.pods.emplace(std::move(key), u).second;
+  return report.pods.emplace(std::move(key), u).second ? c.pos() : kNotAdded;
 }
 
 }  // namespace
@@ -250,9 +252,8 @@ Result<LoadReport> parse_load_file(std::string_view text, const std::string& fil
     return c.elements(key, [&](size_t) -> Status {
       const size_t at = index[which]++;
       if (failed && which == 1 && c.peek() == '{') {
-        // One pass over a clean entry: its end found by its brackets, its text checked as it is read.
-        const size_t start = c.pos(), end = kube::json_value_end(text, start);
-        if (added_clean_pod(text.substr(start, end - start), report, times)) {
+        // One pass over a clean entry, its text checked as it is read.
+        if (const size_t end = added_clean_pod(text, c.pos(), report, times); end != std::string_view::npos) {
           c.passed(end);
           return {};
         }
