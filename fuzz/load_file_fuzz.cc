@@ -1,7 +1,7 @@
 // The descheduler's load file (plan/run --load file=F): decode; what it accepts is JSON
 // (its pod entries are read in one pass, checked as they are read), every pod entry it
-// accepts is one key of the report, and its numbers are the ones a tree reads (the fast
-// decimal path agrees with strtod).
+// accepts is one key of the report, and its numbers are the ones nlohmann's own reader
+// (strtod) reads.
 #include "descheduler/core/load.h"
 #include "fuzz/fuzz.h"
 #include "kube/client/json_reader.h"

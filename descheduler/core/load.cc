@@ -6,7 +6,6 @@
 #include <functional>
 #include <set>
 
-#include "common/decimal_number.h"
 #include "kube/client/json_cursor.h"
 #include "kube/client/json_reader.h"
 
@@ -194,7 +193,7 @@ size_t added_clean_pod(std::string_view text, size_t start, LoadReport& report, 
       if (!number) return number.error();
       double v = 0;
       const char* end = number->data() + number->size();
-      const auto parsed = read_decimal(number->data(), end, v);
+      const auto parsed = std::from_chars(number->data(), end, v);
       if (kind != '0' || number->front() == '-' || parsed.ec != std::errc() || parsed.ptr != end || !std::isfinite(v))
         return clean = false, make_error("");
       (which == 2 ? u.cpu_cores : u.memory_bytes) = v;

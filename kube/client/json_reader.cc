@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "common/decimal_number.h"
-
 namespace weft::kube {
 
 using nlohmann::json;
@@ -207,11 +205,11 @@ class Reader {
       }
       // Too large for 64 bits: a double, as nlohmann reads it.
     }
-    // The grammar is checked: read_decimal reads it exactly as strtod would, without a copy
+    // The grammar is checked: from_chars reads it exactly as strtod would, without a copy
     // or the locale. Out of range is an overflow or an underflow; strtod tells which.
     double value = 0;
     const char* first = s_.data() + start;
-    if (read_decimal(first, s_.data() + p_, value).ec == std::errc::result_out_of_range) {
+    if (std::from_chars(first, s_.data() + p_, value).ec == std::errc::result_out_of_range) {
       const std::string token(s_.substr(start, p_ - start));
       value = std::strtod(token.c_str(), nullptr);
       if (!std::isfinite(value)) return fail("number overflow: " + token);
