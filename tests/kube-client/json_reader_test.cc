@@ -271,6 +271,28 @@ TEST(KubeClientJsonCursor, WalksObjectsAndArraysCheckingWhatItSkips) {
   }
 }
 
+// Keys are views into the text, or into a buffer of their own object's walk when they have
+// escapes: an escaped key is still whole after a nested object's escaped keys were read.
+TEST(KubeClientJsonCursor, EscapedKeysAreUnescapedAndOutliveNestedOnes) {
+  const std::string text = R"({"pl\u0061in":1,"n\u00e9sted":{"\u0069nner":2,"x\"y":3},"last":4})";
+  JsonCursor c(text);
+  std::vector<std::string> seen;
+  auto s = c.members("o", [&](std::string_view key) -> Status {
+    if (c.peek() != '{') return seen.emplace_back(key), c.pass_over();
+    auto inner = c.members("o.n", [&](std::string_view k) { return seen.emplace_back(k), c.pass_over(); });
+    seen.emplace_back(std::string(key) + " after its members");
+    return inner;
+  });
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(seen, (std::vector<std::string>{"plain", "inner", "x\"y", "n\xC3\xA9sted after its members", "last"}));
+  // The copying form gives the same text.
+  JsonCursor copied(R"({"\u0061b":1})");
+  ASSERT_TRUE(copied.enter_object());
+  std::string key = "old";
+  ASSERT_TRUE(*copied.next_key(key));
+  EXPECT_EQ(key, "ab");
+}
+
 // A member's plain string found without checking: a hint, "" whenever the text is not plain.
 TEST(KubeClientJsonCursor, FindsATopLevelMembersPlainStringAsAHint) {
   using kube::json_plain_string_member;
